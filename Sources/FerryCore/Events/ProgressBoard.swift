@@ -1,0 +1,86 @@
+import FerryKit
+import Foundation
+import Synchronization
+
+/// The latest progress of each running transfer, in memory. Workers add bytes on every chunk
+/// (a lock, no allocation); a few times a second the engine samples it into coalesced
+/// `progress` events with speed and ETA. Progress is journaled only at checkpoints.
+final class ProgressBoard: Sendable {
+    struct Entry {
+        var session: String
+        var bytes: Int64
+        var total: Int64?
+        var bytesPerSecond: Double?
+        var lastSampleBytes: Int64
+        var lastSampleTime: ContinuousClock.Instant
+        var lastPublishedBytes: Int64 = -1
+    }
+
+    struct Snapshot: Sendable {
+        var bytes: Int64
+        var total: Int64?
+        var bytesPerSecond: Double?
+        var etaSeconds: Double? {
+            guard let total, let bytesPerSecond, bytesPerSecond > 0 else { return nil }
+            return Double(max(0, total - bytes)) / bytesPerSecond
+        }
+    }
+
+    private let entries = Mutex<[Int64: Entry]>([:])
+
+    func begin(_ id: Int64, session: String, bytes: Int64, total: Int64?) {
+        entries.withLock {
+            $0[id] = Entry(session: session, bytes: bytes, total: total, lastSampleBytes: bytes, lastSampleTime: .now)
+        }
+    }
+
+    func set(_ id: Int64, bytes: Int64, total: Int64?) {
+        entries.withLock { entries in
+            entries[id]?.bytes = bytes
+            entries[id]?.total = total
+            entries[id]?.lastSampleBytes = bytes
+        }
+    }
+
+    func add(_ id: Int64, bytes: Int) {
+        entries.withLock { $0[id]?.bytes += Int64(bytes) }
+    }
+
+    func end(_ id: Int64) {
+        _ = entries.withLock { $0.removeValue(forKey: id) }
+    }
+
+    func snapshot(_ id: Int64) -> Snapshot? {
+        entries.withLock { entries in
+            entries[id].map { Snapshot(bytes: $0.bytes, total: $0.total, bytesPerSecond: $0.bytesPerSecond) }
+        }
+    }
+
+    /// Updates speeds (smoothed) and returns a progress event for each transfer that moved.
+    func sample(now: ContinuousClock.Instant = .now) -> [TransferEvent] {
+        entries.withLock { entries in
+            var events: [TransferEvent] = []
+            for (id, var entry) in entries {
+                let elapsed = (now - entry.lastSampleTime) / .seconds(1)
+                if elapsed > 0.05 {
+                    let instant = Double(entry.bytes - entry.lastSampleBytes) / elapsed
+                    entry.bytesPerSecond = entry.bytesPerSecond.map { 0.7 * $0 + 0.3 * instant } ?? instant
+                    entry.lastSampleBytes = entry.bytes
+                    entry.lastSampleTime = now
+                }
+                if entry.bytes != entry.lastPublishedBytes {
+                    entry.lastPublishedBytes = entry.bytes
+                    let snapshot = Snapshot(bytes: entry.bytes, total: entry.total, bytesPerSecond: entry.bytesPerSecond)
+                    events.append(
+                        TransferEvent(
+                            kind: .progress, transferId: id, session: entry.session, bytesReceived: entry.bytes,
+                            totalBytes: entry.total, bytesPerSecond: entry.bytesPerSecond, etaSeconds: snapshot.etaSeconds
+                        )
+                    )
+                }
+                entries[id] = entry
+            }
+            return events
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import FerryKit
+import Foundation
+
+/// Turns untrusted names (Content-Disposition, URL paths, catalog metadata) into safe file names
+/// inside one library folder: no path separators, no control or bidi characters, no leading
+/// dots, a length cap, an extension, and `name (2).ext` variants for collisions.
+public enum FileNamer {
+    /// Longest name in UTF-8 bytes; ext4 allows 255, and `" (999)"` must still fit.
+    public static let maxBytes = 200
+
+    /// A safe single path component, or nil when nothing usable is left.
+    ///
+    /// `../../etc/passwd` → `passwd`; `.bashrc` → `bashrc`; `a\u{202E}3pm.exe` → `a3pm.exe`.
+    public static func sanitize(_ raw: String) -> String? {
+        // The last component of whatever path the name pretends to be.
+        let component = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var scalars = String.UnicodeScalarView()
+        for scalar in component.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse:
+                continue
+            default:
+                scalars.append(scalar)
+            }
+        }
+        var name = String(scalars)
+        name = String(name.drop(while: { $0 == "." || $0.isWhitespace }))
+        while let last = name.last, last == "." || last.isWhitespace { name.removeLast() }
+        guard !name.isEmpty else { return nil }
+        return truncated(name)
+    }
+
+    /// Cuts a name to ``maxBytes`` on a character boundary, keeping a short extension.
+    static func truncated(_ name: String) -> String {
+        guard name.utf8.count > maxBytes else { return name }
+        let (stem, ext) = split(name)
+        let extPart = ext.map { ".\($0)" } ?? ""
+        var cut = ""
+        for character in stem {
+            if cut.utf8.count + String(character).utf8.count + extPart.utf8.count > maxBytes { break }
+            cut.append(character)
+        }
+        return cut + extPart
+    }
+
+    /// `a.b.mp3` → (`a.b`, `mp3`); `README` → (`README`, nil). Extensions longer than 10 or with
+    /// spaces are not extensions.
+    static func split(_ name: String) -> (stem: String, ext: String?) {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, nil) }
+        let ext = name[name.index(after: dot)...]
+        guard !ext.isEmpty, ext.count <= 10, !ext.contains(where: { $0.isWhitespace }) else { return (name, nil) }
+        return (String(name[..<dot]), String(ext))
+    }
+
+    /// The name a download gets: from Content-Disposition, else the URL's last path component,
+    /// else the caller's suggestion (catalog metadata), else `download`; with an extension from
+    /// the Content-Type when it has none.
+    public static func name(
+        contentDisposition: String?, url: URL?, suggested: String?, contentType: String?
+    ) -> String {
+        let candidates: [String?] = [
+            contentDisposition.flatMap(ContentDisposition.fileName),
+            url.map { $0.lastPathComponent == "/" ? "" : $0.lastPathComponent },
+            suggested,
+        ]
+        let base = candidates.lazy.compactMap { $0.flatMap(sanitize) }.first ?? "download"
+        if split(base).ext == nil, let ext = contentType.flatMap(fileExtension(forContentType:)) {
+            return truncated("\(base).\(ext)")
+        }
+        return base
+    }
+
+    /// `name.ext` → `name (n).ext` for n ≥ 2.
+    public static func variant(of name: String, number: Int) -> String {
+        guard number > 1 else { return name }
+        let (stem, ext) = split(name)
+        return truncated("\(stem) (\(number))" + (ext.map { ".\($0)" } ?? ""))
+    }
+
+    public static func fileExtension(forContentType contentType: String) -> String? {
+        let type = contentType.split(separator: ";").first.map { $0.trimmingWhitespace().lowercased() } ?? ""
+        return extensions[type]
+    }
+
+    static let extensions: [String: String] = [
+        "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a",
+        "audio/m4a": "m4a", "audio/aac": "aac", "audio/ogg": "ogg", "audio/opus": "opus",
+        "audio/flac": "flac", "audio/x-flac": "flac", "audio/wav": "wav", "audio/x-wav": "wav",
+        "video/mp4": "mp4", "video/x-m4v": "m4v", "video/quicktime": "mov", "video/webm": "webm",
+        "image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
+        "application/pdf": "pdf", "application/zip": "zip", "application/gzip": "gz",
+        "application/x-tar": "tar", "application/json": "json", "application/xml": "xml",
+        "application/rss+xml": "xml", "text/plain": "txt", "text/html": "html", "text/csv": "csv",
+    ]
+}

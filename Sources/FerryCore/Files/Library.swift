@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryKit
+import Foundation
+
+/// The library folder and the rules for putting files into it. Nothing is ever written outside
+/// the root: folders and names are sanitised, and every path is checked to stay inside.
+public struct Library: Sendable {
+    public let root: URL
+
+    public init(root: URL) {
+        self.root = root.standardizedFileURL
+    }
+
+    /// Where unfinished downloads live.
+    public var partials: URL { root.appendingPathComponent(".partial", isDirectory: true) }
+
+    public func partURL(for id: Int64) -> URL {
+        partials.appendingPathComponent("\(id).part")
+    }
+
+    /// The absolute path of a path relative to the root.
+    public func absolute(_ relative: String) -> URL {
+        root.appendingPathComponent(relative)
+    }
+
+    /// A library folder such as `Downloads` or `Podcasts/Show name`, every component sanitised.
+    public static func safeFolder(_ folder: String) -> String {
+        let parts = folder.split(separator: "/").compactMap { FileNamer.sanitize(String($0)) }
+        return parts.isEmpty ? "Downloads" : parts.joined(separator: "/")
+    }
+
+    /// True when `url` is inside the root (after resolving `..` and symlinks).
+    public func contains(_ url: URL) -> Bool {
+        let rootPath = root.resolvingSymlinksInPath().path
+        let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return path.hasPrefix(rootPath + "/")
+    }
+
+    /// Creates the root, `.partial/` and a folder, as needed.
+    func prepare(folder: String) throws(FerryError) -> URL {
+        let url = root.appendingPathComponent(Self.safeFolder(folder), isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw FerryError(.fileSystem, "Could not create the folder \(url.path): \(error.localizedDescription)")
+        }
+        return url
+    }
+
+    /// Moves a finished part file into `folder` under `name`, or `name (2)`, `name (3)`... when
+    /// taken. The name is journaled (`reserve`) before the move so recovery can finish it.
+    /// The move is a hard link (which fails rather than replace an existing file) and an unlink,
+    /// followed by an fsync of both folders.
+    /// - Returns: the chosen name.
+    func place(
+        part: URL, folder: String, name: String, reserve: (String) async throws -> Void
+    ) async throws -> String {
+        let folderURL = try prepare(folder: folder)
+        for number in 1...10_000 {
+            let candidate = FileNamer.variant(of: name, number: number)
+            let target = folderURL.appendingPathComponent(candidate)
+            guard contains(target) else { throw FerryError(.fileSystem, "Refusing to write outside the library: \(target.path)") }
+            if FileManager.default.fileExists(atPath: target.path) { continue }
+            try await reserve(candidate)
+            if link(part.path, target.path) == 0 {
+                unlink(part.path)
+            } else if errno == EEXIST {
+                continue
+            } else if errno == EPERM || errno == EXDEV || errno == ENOTSUP || errno == EOPNOTSUPP {
+                // File systems without hard links: rename after the existence check above.
+                guard rename(part.path, target.path) == 0 else { throw PartFile.error(errno, "move", target) }
+            } else {
+                throw PartFile.error(errno, "move", target)
+            }
+            syncDirectory(folderURL)
+            syncDirectory(part.deletingLastPathComponent())
+            return candidate
+        }
+        throw FerryError(.fileSystem, "Could not find a free name for \(name) in \(folderURL.path).")
+    }
+}

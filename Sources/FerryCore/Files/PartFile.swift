@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FerryKit
+import Foundation
+
+/// The file a download streams into (`.partial/<id>.part`): appends at the end, fsyncs on
+/// checkpoints, truncates to the last durable length on start. One owner at a time.
+final class PartFile {
+    let url: URL
+    private var fd: Int32
+    /// Bytes in the file (written, not necessarily durable).
+    private(set) var length: Int64
+
+    /// Opens or creates the part file.
+    init(url: URL) throws(FerryError) {
+        self.url = url
+        fd = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw PartFile.error(errno, "open", url) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw PartFile.error(code, "stat", url)
+        }
+        length = Int64(info.st_size)
+    }
+
+    deinit {
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Cuts the file to `size` bytes (never grows it) and continues writing there.
+    func truncate(to size: Int64) throws(FerryError) {
+        let size = min(size, length)
+        guard ftruncate(fd, off_t(size)) == 0 else { throw PartFile.error(errno, "truncate", url) }
+        length = size
+    }
+
+    /// Writes all of `bytes` at the end.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(FerryError) {
+        var written = 0
+        while written < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(length))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PartFile.error(errno, "write", url)
+            }
+            written += n
+            length += Int64(n)
+        }
+    }
+
+    /// Makes every byte written so far durable.
+    func sync() throws(FerryError) {
+        guard fsync(fd) == 0 else { throw PartFile.error(errno, "fsync", url) }
+    }
+
+    /// Reads the first `count` bytes in chunks (to hash what is already on disk).
+    func read(first count: Int64, chunk: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void) throws(FerryError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while offset < count {
+            let want = Int(min(Int64(chunk), count - offset))
+            let n = pread(fd, buffer.baseAddress!, want, off_t(offset))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PartFile.error(errno, "read", url)
+            }
+            if n == 0 { break }
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += Int64(n)
+        }
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    static func error(_ code: Int32, _ operation: String, _ url: URL) -> FerryError {
+        if code == ENOSPC || code == EDQUOT {
+            return FerryError(.diskFull, "The disk is full (writing \(url.path)). Free some space, then resume the transfer.")
+        }
+        return FerryError(.fileSystem, "Could not \(operation) \(url.path): \(String(cString: strerror(code))).")
+    }
+}
+
+/// fsyncs a folder, so a rename or link inside it is durable.
+func syncDirectory(_ url: URL) {
+    let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    fsync(fd)
+    close(fd)
+}

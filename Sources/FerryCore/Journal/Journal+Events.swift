@@ -1,0 +1,71 @@
+import FerryKit
+import Foundation
+import GRDB
+
+extension Journal {
+    /// Journals an event on its own (a checkpoint's progress, a restart reason).
+    public func append(_ event: TransferEvent) async throws -> TransferEvent {
+        try await writer.write { db in try Self.insert(event, db) }
+    }
+
+    /// The session's events after `seq`, oldest first.
+    public func events(session: String, after seq: Int64, limit: Int = 1000) async throws -> [TransferEvent] {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, payload FROM event WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [session, seq, limit]
+            )
+            return try rows.map { row in
+                var event = try Self.decoder.decode(TransferEvent.self, from: Data((row["payload"] as String).utf8))
+                event.seq = row["seq"]
+                return event
+            }
+        }
+    }
+
+    /// The newest sequence number ever given (0 when none), across all sessions.
+    public func lastEventSeq() async throws -> Int64 {
+        try await writer.read { db in
+            // sqlite_sequence remembers the highest AUTOINCREMENT value even after pruning.
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+        }
+    }
+
+    public func acknowledgedSeq(session: String) async throws -> Int64 {
+        try await writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT acknowledgedSeq FROM session WHERE name = ?", arguments: [session]) ?? 0
+        }
+    }
+
+    /// Records that the session has handled every event up to `seq`, and prunes those events.
+    /// Acknowledging never goes backwards.
+    public func acknowledge(session: String, through seq: Int64) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO session (name, acknowledgedSeq) VALUES (?, ?)
+                    ON CONFLICT(name) DO UPDATE SET acknowledgedSeq = MAX(acknowledgedSeq, excluded.acknowledgedSeq)
+                    """,
+                arguments: [session, seq]
+            )
+            try db.execute(sql: "DELETE FROM event WHERE session = ? AND seq <= ?", arguments: [session, seq])
+        }
+    }
+
+    static let encoder = FerryJSON.encoder()
+    static let decoder = FerryJSON.decoder()
+
+    /// Inserts an event inside the caller's transaction and returns it with its `seq`.
+    static func insert(_ event: TransferEvent, _ db: Database) throws -> TransferEvent {
+        var stored = event
+        stored.seq = nil
+        let payload = String(decoding: try encoder.encode(stored), as: UTF8.self)
+        try db.execute(
+            sql: "INSERT INTO event (session, transferId, kind, payload, createdAt) VALUES (?, ?, ?, ?, ?)",
+            arguments: [event.session, event.transferId, event.kind.rawValue, payload, event.date]
+        )
+        stored.seq = db.lastInsertedRowID
+        return stored
+    }
+}

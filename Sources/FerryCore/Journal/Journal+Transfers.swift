@@ -1,0 +1,127 @@
+import FerryKit
+import Foundation
+import GRDB
+
+extension Journal {
+    /// States in which a transfer of the same URL counts as "already asked for".
+    static let reusableStates: [TransferState] = [.queued, .running, .paused, .retrying, .completed]
+
+    /// Journals a new transfer with its `created` event, unless `reuseExisting` and the session
+    /// already has the same URL queued, running, paused, retrying or completed.
+    /// - Returns: the record and, when one was created, its event.
+    public func createTransfer(_ new: TransferRecord, reuseExisting: Bool) async throws -> (record: TransferRecord, event: TransferEvent?) {
+        try await writer.write { db in
+            if reuseExisting,
+                let existing = try TransferRecord
+                    .filter(Column("session") == new.session && Column("url") == new.url)
+                    .filter(Self.reusableStates.map(\.rawValue).contains(Column("state")))
+                    .order(Column("id").desc)
+                    .fetchOne(db)
+            {
+                return (existing, nil)
+            }
+            var record = new
+            try record.insert(db)
+            let event = try Self.insert(
+                TransferEvent(kind: .created, transferId: record.transferId, session: record.session, date: record.createdAt),
+                db
+            )
+            return (record, event)
+        }
+    }
+
+    public func transfer(id: Int64) async throws -> TransferRecord? {
+        try await writer.read { db in try TransferRecord.fetchOne(db, key: id) }
+    }
+
+    /// Transfers in creation order, optionally of one session and some states.
+    public func transfers(session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil) async throws -> [TransferRecord] {
+        try await writer.read { db in
+            var request = TransferRecord.order(Column("id"))
+            if let session { request = request.filter(Column("session") == session) }
+            if let states { request = request.filter(states.map(\.rawValue).contains(Column("state"))) }
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// The oldest queued transfers, skipping some ids (those a worker still holds).
+    public func queued(limit: Int, excluding: Set<Int64>) async throws -> [TransferRecord] {
+        guard limit > 0 else { return [] }
+        return try await writer.read { db in
+            try TransferRecord
+                .filter(Column("state") == TransferState.queued.rawValue)
+                .filter(!excluding.contains(Column("id")))
+                .order(Column("id"))
+                .limit(limit)
+                .fetchAll(db)
+        }
+    }
+
+    public func counts() async throws -> [TransferState: Int] {
+        try await writer.read { db in
+            var counts: [TransferState: Int] = [:]
+            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM transfer GROUP BY state")
+            for row in rows {
+                if let state = TransferState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+
+    /// Reads, changes and writes one transfer in a single transaction, with the event the change
+    /// produced (if any). `body` may throw to refuse the change; nothing is written then.
+    /// - Returns: the record as written, what `body` returned, and the event with its `seq`.
+    @discardableResult
+    public func update<Result: Sendable>(
+        id: Int64,
+        _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
+    ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
+        try await writer.write { db in
+            guard var record = try TransferRecord.fetchOne(db, key: id) else { throw FerryError.notFound(transfer: id) }
+            let before = record
+            let (result, draft) = try body(&record)
+            if record != before {
+                record.updatedAt = Date()
+                try record.update(db)
+            }
+            let event = try draft.map { try Self.insert($0, db) }
+            return (record, result, event)
+        }
+    }
+
+    /// ``update(id:_:)`` for changes that return nothing but an event.
+    @discardableResult
+    public func update(
+        id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
+    ) async throws -> (record: TransferRecord, event: TransferEvent?) {
+        let (record, _, event) = try await update(id: id) { (record: inout TransferRecord) -> (Bool, TransferEvent?) in
+            (true, try body(&record))
+        }
+        return (record, event)
+    }
+
+    /// Deletes a transfer's row and journals `removed`.
+    public func removeTransfer(id: Int64) async throws -> TransferEvent {
+        try await writer.write { db in
+            guard let record = try TransferRecord.fetchOne(db, key: id) else { throw FerryError.notFound(transfer: id) }
+            try record.delete(db)
+            return try Self.insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
+        }
+    }
+
+    /// After a crash or restart: transfers that were running go back to the queue (they keep
+    /// their order), and those caught between "name chosen" and "completed" are returned so the
+    /// engine can finish moving them.
+    public func recoverInterruptedTransfers() async throws -> [TransferRecord] {
+        try await writer.write { db in
+            try db.execute(
+                sql: "UPDATE transfer SET state = ?, updatedAt = ? WHERE state = ?",
+                arguments: [TransferState.queued.rawValue, Date(), TransferState.running.rawValue]
+            )
+            return try TransferRecord
+                .filter(Column("fileName") != nil && Column("state") != TransferState.completed.rawValue)
+                .fetchAll(db)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import FerryKit
+import Foundation
+import GRDB
+
+/// A row of the `transfer` table: what the journal knows of one transfer.
+public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "transfer"
+
+    public var id: Int64?
+    public var session: String
+    public var url: String
+    public var state: TransferState
+    /// Library folder, relative to the library root (`Downloads`).
+    public var folder: String
+    /// A name from metadata (catalog, feed), used when the response suggests none.
+    public var suggestedName: String?
+    public var taskDescription: String?
+    /// The file name the response suggested (Content-Disposition, final URL, Content-Type).
+    public var nameHint: String?
+    /// The final name inside `folder`. Set just before the part file is moved into the library,
+    /// so recovery can finish a move that a crash interrupted.
+    public var fileName: String?
+    /// Bytes fsynced to the part file.
+    public var durableBytes: Int64
+    public var totalBytes: Int64?
+    /// The `If-Range` validator of the response the bytes came from.
+    public var validator: String?
+    public var sha256: String?
+    public var errorCode: String?
+    public var errorMessage: String?
+    /// Requests made so far.
+    public var attempts: Int
+    /// Consecutive failed attempts without new bytes; reset by progress.
+    public var failures: Int
+    public var retryAt: Date?
+    /// A cancelled transfer whose part file is kept for its resume data.
+    public var keepsPartFile: Bool
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var completedAt: Date?
+
+    public init(session: String, url: String, folder: String, suggestedName: String? = nil, taskDescription: String? = nil, now: Date = Date()) {
+        self.session = session
+        self.url = url
+        self.state = .queued
+        self.folder = folder
+        self.suggestedName = suggestedName
+        self.taskDescription = taskDescription
+        self.durableBytes = 0
+        self.attempts = 0
+        self.failures = 0
+        self.keepsPartFile = false
+        self.createdAt = now
+        self.updatedAt = now
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    /// The id; records read from the journal always have one.
+    public var transferId: Int64 { id ?? 0 }
+
+    public var error: TransferErrorInfo? {
+        get { errorCode.map { TransferErrorInfo(code: $0, message: errorMessage ?? "") } }
+        set {
+            errorCode = newValue?.code
+            errorMessage = newValue?.message
+        }
+    }
+
+    /// Path of the finished file relative to the library root.
+    public var relativePath: String? { fileName.map { "\(folder)/\($0)" } }
+}

@@ -1,0 +1,160 @@
+import FerryKit
+import Foundation
+
+extension TransferEngine {
+    /// Session identifiers are short names: letters, digits, `.`, `_`, `-`.
+    public static func validateSession(_ session: String) throws(FerryError) {
+        guard !session.isEmpty, session.count <= 64,
+            session.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") })
+        else {
+            throw FerryError.invalidRequest(
+                "'\(session.prefix(80))' is not a valid session name; use up to 64 letters, digits, '.', '_' or '-'."
+            )
+        }
+    }
+
+    /// Journals new transfers (or finds the ones already asked for) and schedules them.
+    /// - Returns: one transfer per URL, in order.
+    public func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
+        try Self.validateSession(request.session)
+        let folder = Library.safeFolder(request.folder)
+        var result: [Transfer] = []
+        for url in request.urls {
+            let draft = TransferRecord(
+                session: request.session, url: url.absoluteString, folder: folder,
+                suggestedName: request.suggestedName, taskDescription: request.taskDescription
+            )
+            let (record, event) = try await journal.createTransfer(draft, reuseExisting: !request.force)
+            if let event { hub.publish(event) }
+            result.append(model(record))
+        }
+        await schedule()
+        return result
+    }
+
+    public func pause(_ id: Int64) async throws -> Transfer {
+        try await command(.pause, id) { record in record.event(.paused) }
+    }
+
+    /// Resumes a paused or failed transfer (it joins the queue), or retries a waiting one now.
+    public func resume(_ id: Int64) async throws -> Transfer {
+        try await command(.resume, id) { record in
+            record.error = nil
+            record.failures = 0
+            record.retryAt = nil
+            return nil
+        }
+    }
+
+    /// Stops a transfer for good and deletes its part file, unless `keepingResumeData`, in which
+    /// case the part file stays for ``resumeData(for:)`` and ``resume(with:)``.
+    public func cancel(_ id: Int64, keepingResumeData: Bool = false) async throws -> Transfer {
+        try await command(.cancel, id) { record in
+            record.keepsPartFile = keepingResumeData
+            record.retryAt = nil
+            return record.event(.cancelled)
+        }
+    }
+
+    /// Forgets a transfer (cancelling it first if needed). With `deleteFile`, a completed
+    /// transfer's file is deleted too.
+    public func remove(_ id: Int64, deleteFile: Bool) async throws {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        if record.state.isActive || record.state == .paused {
+            _ = try await cancel(id)
+        }
+        hub.publish(try await journal.removeTransfer(id: id))
+        if deleteFile, record.state == .completed, let relative = record.relativePath {
+            let url = library.absolute(relative)
+            if library.contains(url) { try? FileManager.default.removeItem(at: url) }
+        }
+        holders.withLock { $0[id] }?.fire()
+        try? FileManager.default.removeItem(at: library.partURL(for: id))
+    }
+
+    /// The resume data of a transfer that has bytes on disk.
+    public func resumeData(for id: Int64) async throws -> ResumeData {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        if record.state == .cancelled, !record.keepsPartFile {
+            throw FerryError(.resumeDataStale, "Transfer \(id) was cancelled and its partial file deleted; start it again.")
+        }
+        guard record.state != .completed else {
+            throw FerryError.invalidState("Transfer \(id) is completed; there is nothing to resume.")
+        }
+        return ResumeData(
+            transferId: id, session: record.session, url: record.url, durableBytes: record.durableBytes,
+            totalBytes: record.totalBytes, validator: record.validator
+        )
+    }
+
+    /// Continues the transfer that `resumeData` came from, from the bytes still on disk.
+    /// - Throws: `resume_data_stale` when the daemon no longer has the part file or the
+    ///   transfer; `resume_data_invalid` when it belongs to another session or URL.
+    public func resume(with resumeData: ResumeData, session: String) async throws -> Transfer {
+        let id = resumeData.transferId
+        guard let record = try await journal.transfer(id: id) else {
+            throw FerryError(.resumeDataStale, "The daemon no longer knows transfer \(id); start the download again.")
+        }
+        guard record.session == session, record.url == resumeData.url else {
+            throw FerryError(.resumeDataInvalid, "This resume data belongs to another session or URL.")
+        }
+        if record.state == .completed || record.state.isActive { return model(record) }
+        let partExists = FileManager.default.fileExists(atPath: library.partURL(for: id).path)
+        let stale = (record.state == .cancelled && !record.keepsPartFile) || (!partExists && record.durableBytes > 0)
+        guard !stale else {
+            throw FerryError(.resumeDataStale, "The partial file of transfer \(id) is gone; start the download again.")
+        }
+        let updated = try await store.update(id: id) { record in
+            // Resume data brings back a cancelled transfer that kept its part file.
+            record.state = .queued
+            record.keepsPartFile = false
+            record.error = nil
+            record.failures = 0
+            var event = record.event(.resumed)
+            event.offset = record.durableBytes
+            return event
+        }
+        await schedule()
+        return model(updated)
+    }
+
+    // MARK: - Reading
+
+    public nonisolated func transfer(_ id: Int64) async throws -> Transfer {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        return model(record)
+    }
+
+    /// Transfers, optionally of one session and some states, with the newest event number.
+    public nonisolated func list(session: String? = nil, states: Set<TransferState>? = nil) async throws -> TransferList {
+        let seq = try await journal.lastEventSeq()
+        let records = try await journal.transfers(session: session, states: states)
+        return TransferList(transfers: records.map(model), lastEventSeq: seq)
+    }
+
+    nonisolated func model(_ record: TransferRecord) -> Transfer {
+        record.model(library: library, live: record.state == .running ? progress.snapshot(record.transferId) : nil)
+    }
+
+    // MARK: - Commands
+
+    /// Applies a person's command: journal first (one transaction, through the lifecycle), then
+    /// the effects.
+    private func command(
+        _ command: TransferLifecycle.Command, _ id: Int64,
+        change: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
+    ) async throws -> Transfer {
+        let (record, transition) = try await store.apply(command, to: id, change: change)
+        for effect in transition.effects {
+            switch effect {
+            case .stopWorker: holders.withLock { $0[id] }?.fire()
+            case .deletePartFile:
+                if holders.withLock({ $0[id] == nil }), !record.keepsPartFile {
+                    try? FileManager.default.removeItem(at: library.partURL(for: id))
+                }
+            case .schedule: await schedule()
+            }
+        }
+        return model(record)
+    }
+}

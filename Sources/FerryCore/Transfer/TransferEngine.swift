@@ -1,0 +1,311 @@
+import AsyncHTTPClient
+import FerryKit
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The transfer engine: a ServiceLifecycle service that runs transfers from the journal, at
+/// most `maxConcurrent` at once and the rest in order, with retries, checkpoints and graceful
+/// shutdown. Commands (pause, resume, cancel...) are applied to the journal through
+/// ``TransferLifecycle`` and then carried out here.
+public actor TransferEngine: Service {
+    public struct Configuration: Sendable {
+        /// Transfers downloading at once; the rest wait in order.
+        public var maxConcurrent: Int = 4
+        /// Checkpoint after this many new bytes...
+        public var checkpointBytes: Int64 = 8 << 20
+        /// ...but not more often than this.
+        public var checkpointInterval: Duration = .milliseconds(500)
+        public var retry = RetryPolicy()
+        public var redirects = RedirectPolicy()
+        /// How often live progress is sent to listeners.
+        public var progressInterval: Duration = .milliseconds(250)
+        /// How often idle event streams get a keep-alive.
+        public var heartbeatInterval: Duration = .seconds(15)
+        public var userAgent = "Ferry/\(FerryVersion.current)"
+
+        public init() {}
+    }
+
+    /// A request to download URLs into a library folder.
+    public struct DownloadRequest: Sendable {
+        public var urls: [URL]
+        public var session: String
+        public var force: Bool
+        public var folder: String
+        /// A file name from metadata, used when the server suggests none.
+        public var suggestedName: String?
+        public var taskDescription: String?
+
+        public init(
+            urls: [URL], session: String, force: Bool = false, folder: String = "Downloads",
+            suggestedName: String? = nil, taskDescription: String? = nil
+        ) {
+            self.urls = urls
+            self.session = session
+            self.force = force
+            self.folder = folder
+            self.suggestedName = suggestedName
+            self.taskDescription = taskDescription
+        }
+    }
+
+    public nonisolated let configuration: Configuration
+    public nonisolated let journal: Journal
+    public nonisolated let library: Library
+    public nonisolated let hub: EventHub
+    nonisolated let store: TransferStore
+    nonisolated let progress = ProgressBoard()
+    nonisolated let worker: TransferWorker
+    nonisolated let clock: any Clock<Duration>
+    nonisolated let logger: Logger
+
+    private enum Job: Sendable {
+        case download(Int64, StopSignal)
+        case retryTimer(Int64, after: Duration, StopSignal)
+    }
+
+    private nonisolated let jobs: AsyncStream<Job>
+    private nonisolated let jobsContinuation: AsyncStream<Job>.Continuation
+    /// Fired at graceful shutdown.
+    private nonisolated let shutdown = StopSignal()
+    /// The task (download or retry timer) holding each transfer, by id.
+    nonisolated let holders = Mutex<[Int64: StopSignal]>([:])
+    /// Transfers whose holder is downloading (not a timer): these use the slots.
+    private var downloading: Set<Int64> = []
+
+    /// - Parameters:
+    ///   - httpClient: the client for every outbound request; it must not follow redirects
+    ///     itself (see ``makeHTTPClient(connectTimeout:readTimeout:)``).
+    ///   - clock: drives retry delays; tests pass a manual clock.
+    ///   - random: numbers in 0..<1 for backoff jitter.
+    public init(
+        configuration: Configuration = Configuration(), journal: Journal, library: Library, httpClient: HTTPClient,
+        hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.journal = journal
+        self.library = library
+        self.hub = hub
+        self.clock = clock
+        self.logger = logger
+        let store = TransferStore(journal: journal, hub: hub)
+        self.store = store
+        (jobs, jobsContinuation) = AsyncStream.makeStream(of: Job.self)
+        worker = TransferWorker(
+            store: store, library: library,
+            fetcher: HTTPFetcher(http: httpClient, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
+            progress: progress, configuration: configuration, random: random, logger: logger
+        )
+    }
+
+    /// The HTTP client Ferry uses: no automatic redirects (Ferry checks each hop), no
+    /// decompression (bytes on disk are the bytes served), connect and idle-read timeouts.
+    public static func makeHTTPClient(connectTimeout: Duration = .seconds(15), readTimeout: Duration = .seconds(60)) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .init(connectTimeout), read: .init(readTimeout)),
+            decompression: .disabled
+        )
+        configuration.httpVersion = .automatic
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    // MARK: - Service
+
+    public func run() async throws {
+        try await recover()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.publishProgress() }
+            await withGracefulShutdownHandler {
+                await self.schedule()
+                for await job in self.jobs {
+                    group.addTask { await self.perform(job) }
+                }
+            } onGracefulShutdown: {
+                self.shutdown.fire()
+                self.jobsContinuation.finish()
+                for signal in self.holders.withLock({ Array($0.values) }) { signal.fire() }
+            }
+        }
+        hub.close()
+        logger.info("transfer engine stopped")
+    }
+
+    private nonisolated func perform(_ job: Job) async {
+        switch job {
+        case .download(let id, let signal):
+            let outcome = await worker.run(id: id, signal: signal)
+            await downloadEnded(id, signal: signal, outcome: outcome)
+        case .retryTimer(let id, let delay, let signal):
+            let elapsed = await signal.sleep(for: delay, clock: clock)
+            await retryTimerEnded(id, signal: signal, elapsed: elapsed)
+        }
+    }
+
+    private nonisolated func publishProgress() async {
+        var sinceHeartbeat = Duration.zero
+        while await shutdown.sleep(for: configuration.progressInterval, clock: ContinuousClock()) {
+            for event in progress.sample() { hub.publish(event) }
+            sinceHeartbeat += configuration.progressInterval
+            if sinceHeartbeat >= configuration.heartbeatInterval {
+                hub.heartbeat()
+                sinceHeartbeat = .zero
+            }
+        }
+    }
+
+    // MARK: - Scheduling
+
+    /// Starts queued transfers, oldest first, while slots are free.
+    func schedule() async {
+        guard !shutdown.isFired else { return }
+        let free = configuration.maxConcurrent - downloading.count
+        guard free > 0 else { return }
+        let held = Set(holders.withLock { $0.keys })
+        let candidates: [TransferRecord]
+        do {
+            candidates = try await journal.queued(limit: free, excluding: held)
+        } catch {
+            logger.error("cannot read the queue", metadata: ["error": "\(error)"])
+            return
+        }
+        for record in candidates {
+            let id = record.transferId
+            guard !shutdown.isFired, downloading.count < configuration.maxConcurrent else { return }
+            let signal = StopSignal()
+            let taken = holders.withLock { holders -> Bool in
+                guard holders[id] == nil else { return false }
+                holders[id] = signal
+                return true
+            }
+            guard taken else { continue }
+            downloading.insert(id)
+            jobsContinuation.yield(.download(id, signal))
+        }
+    }
+
+    private func release(_ id: Int64, _ signal: StopSignal) {
+        holders.withLock { holders in
+            if holders[id] === signal { holders[id] = nil }
+        }
+    }
+
+    private func downloadEnded(_ id: Int64, signal: StopSignal, outcome: TransferWorker.Outcome) async {
+        release(id, signal)
+        downloading.remove(id)
+        if case .retry(let delay) = outcome, !shutdown.isFired {
+            startRetryTimer(id, after: delay)
+        }
+        await deletePartFileIfAbandoned(id)
+        await schedule()
+    }
+
+    private func startRetryTimer(_ id: Int64, after delay: Duration) {
+        let signal = StopSignal()
+        let taken = holders.withLock { holders -> Bool in
+            guard holders[id] == nil else { return false }
+            holders[id] = signal
+            return true
+        }
+        if taken { jobsContinuation.yield(.retryTimer(id, after: delay, signal)) }
+    }
+
+    private func retryTimerEnded(_ id: Int64, signal: StopSignal, elapsed: Bool) async {
+        release(id, signal)
+        if elapsed {
+            // Back into the queue; its id keeps its place among the others.
+            _ = try? await store.apply(.resume, to: id)
+        }
+        await deletePartFileIfAbandoned(id)
+        await schedule()
+    }
+
+    /// Deletes the part file of a cancelled or removed transfer once nothing holds it.
+    private func deletePartFileIfAbandoned(_ id: Int64) async {
+        guard holders.withLock({ $0[id] == nil }) else { return }
+        let record = try? await journal.transfer(id: id)
+        if record == nil || (record?.state == .cancelled && record?.keepsPartFile == false) {
+            try? FileManager.default.removeItem(at: library.partURL(for: id))
+        }
+    }
+
+    // MARK: - Recovery
+
+    /// Requeues what was running, finishes moves a crash interrupted, restarts retry timers and
+    /// deletes part files nobody owns.
+    private func recover() async throws {
+        try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
+        for record in try await journal.recoverInterruptedTransfers() {
+            await finishInterruptedMove(record)
+        }
+        for record in try await journal.transfers(states: [.retrying]) {
+            let remaining = max(0, record.retryAt?.timeIntervalSinceNow ?? 0)
+            startRetryTimer(record.transferId, after: .seconds(remaining))
+        }
+        try await deleteOrphanPartFiles()
+    }
+
+    /// A transfer whose final name was journaled but which is not completed: the process died
+    /// during the move into the library.
+    private func finishInterruptedMove(_ record: TransferRecord) async {
+        let id = record.transferId
+        guard let relative = record.relativePath, let sha256 = record.sha256 else { return }
+        let part = library.partURL(for: id)
+        let target = library.absolute(relative)
+        let fm = FileManager.default
+        let partExists = fm.fileExists(atPath: part.path)
+        let targetExists = fm.fileExists(atPath: target.path)
+        var moved = false
+        if partExists, targetExists, sameFile(part, target) {
+            try? fm.removeItem(at: part)
+            moved = true
+        } else if partExists, !targetExists {
+            moved = link(part.path, target.path) == 0 && unlink(part.path) == 0
+        } else if !partExists, targetExists, (try? fm.attributesOfItem(atPath: target.path)[.size] as? Int64) == record.totalBytes {
+            moved = true
+        }
+        let library = library
+        if moved {
+            logger.info("finished an interrupted move", metadata: ["transfer.id": "\(id)"])
+            _ = try? await store.update(id: id) { record in
+                record.state = .completed
+                record.completedAt = Date()
+                var event = record.event(.completed)
+                event.path = library.absolute(relative).path
+                event.sha256 = sha256
+                return event
+            }
+        } else {
+            // Run it again: it resumes from the part file, or starts over.
+            _ = try? await store.update(id: id) { record in
+                record.fileName = nil
+                record.sha256 = nil
+                if !partExists { record.durableBytes = 0 }
+                return nil
+            }
+        }
+    }
+
+    private nonisolated func sameFile(_ a: URL, _ b: URL) -> Bool {
+        var sa = stat(), sb = stat()
+        return stat(a.path, &sa) == 0 && stat(b.path, &sb) == 0 && sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev
+    }
+
+    private func deleteOrphanPartFiles() async throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: library.partials.path)) ?? []
+        for name in names {
+            let url = library.partials.appendingPathComponent(name)
+            guard name.hasSuffix(".part"), let id = Int64(name.dropLast(5)) else {
+                try? FileManager.default.removeItem(at: url)
+                continue
+            }
+            let record = try await journal.transfer(id: id)
+            let keep = record.map { !$0.state.isFinal || $0.state == .failed || $0.keepsPartFile } ?? false
+            if !keep { try? FileManager.default.removeItem(at: url) }
+        }
+    }
+}

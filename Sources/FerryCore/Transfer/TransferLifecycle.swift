@@ -1,0 +1,80 @@
+import FerryKit
+/// A transfer's lifecycle as a pure state machine: a command and the current state give the
+/// next state and the effects the engine must carry out. Commands from people (pause, resume,
+/// cancel) and from workers (start, retry, fail, complete) go through the same table, so a late
+/// worker report can never undo a pause or a cancel.
+public enum TransferLifecycle {
+    public enum Command: String, Sendable {
+        /// The scheduler gave the transfer a slot.
+        case start
+        case pause
+        case resume
+        case cancel
+        /// A transient failure; the transfer will try again after a delay.
+        case retry
+        /// A permanent failure, or retries exhausted.
+        case fail
+        case complete
+    }
+
+    public enum Effect: Sendable, Hashable {
+        /// Tell the worker (or retry timer) holding the transfer to stop.
+        case stopWorker
+        /// Delete the part file, once no worker holds it.
+        case deletePartFile
+        /// Look for transfers to start.
+        case schedule
+    }
+
+    public struct Transition: Sendable, Hashable {
+        public var state: TransferState
+        public var effects: [Effect]
+        /// False when the command changed nothing (pausing a paused transfer).
+        public var changed: Bool
+    }
+
+    /// - Parameter finishing: the transfer's final name is journaled and its file is being moved
+    ///   into the library; only the worker's own report (complete, retry, fail) may follow.
+    public static func transition(
+        from state: TransferState, on command: Command, finishing: Bool = false
+    ) throws(FerryError) -> Transition {
+        if finishing, state == .running, [.pause, .cancel].contains(command) {
+            throw FerryError.invalidState("The transfer is being moved into the library; it is about to complete.")
+        }
+        func to(_ next: TransferState, _ effects: Effect...) -> Transition {
+            Transition(state: next, effects: effects, changed: true)
+        }
+        let same = Transition(state: state, effects: [], changed: false)
+
+        switch (state, command) {
+        case (.queued, .start), (.retrying, .start): return to(.running)
+        case (.queued, .pause): return to(.paused)
+        case (.running, .pause), (.retrying, .pause): return to(.paused, .stopWorker, .schedule)
+        case (.paused, .resume), (.failed, .resume): return to(.queued, .schedule)
+        // Resuming a transfer that waits for a retry: try now.
+        case (.retrying, .resume): return to(.queued, .stopWorker, .schedule)
+        case (.queued, .cancel), (.paused, .cancel), (.failed, .cancel): return to(.cancelled, .deletePartFile)
+        case (.running, .cancel), (.retrying, .cancel): return to(.cancelled, .stopWorker, .deletePartFile, .schedule)
+        case (.running, .retry): return to(.retrying, .schedule)
+        case (.running, .fail), (.retrying, .fail): return to(.failed, .schedule)
+        case (.running, .complete): return to(.completed, .schedule)
+
+        case (.paused, .pause), (.queued, .resume), (.running, .resume), (.cancelled, .cancel):
+            return same
+        default:
+            throw FerryError.invalidState("The transfer is \(state.rawValue); it cannot \(verb(command)).")
+        }
+    }
+
+    private static func verb(_ command: Command) -> String {
+        switch command {
+        case .start: "start"
+        case .pause: "be paused"
+        case .resume: "be resumed"
+        case .cancel: "be cancelled"
+        case .retry: "be retried"
+        case .fail: "fail"
+        case .complete: "complete"
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import FerryKit
+import Foundation
+
+/// The journal plus the event hub: every event is published to live listeners right after
+/// the transaction that journaled it commits. Engine and workers write through this.
+struct TransferStore: Sendable {
+    let journal: Journal
+    let hub: EventHub
+
+    @discardableResult
+    func update<Result: Sendable>(
+        id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
+    ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
+        let outcome = try await journal.update(id: id, body)
+        if let event = outcome.event { hub.publish(event) }
+        return outcome
+    }
+
+    @discardableResult
+    func update(
+        id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
+    ) async throws -> TransferRecord {
+        let outcome = try await journal.update(id: id, body)
+        if let event = outcome.event { hub.publish(event) }
+        return outcome.record
+    }
+
+    /// Applies a lifecycle command in one transaction; `change` may adjust the record further
+    /// and returns the event to journal (given the record after the transition).
+    @discardableResult
+    func apply(
+        _ command: TransferLifecycle.Command, to id: Int64,
+        change: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent? = { _ in nil }
+    ) async throws -> (record: TransferRecord, transition: TransferLifecycle.Transition) {
+        let outcome = try await update(id: id) { (record: inout TransferRecord) -> (TransferLifecycle.Transition, TransferEvent?) in
+            let transition = try TransferLifecycle.transition(
+                from: record.state, on: command, finishing: record.fileName != nil
+            )
+            guard transition.changed else { return (transition, nil) }
+            record.state = transition.state
+            return (transition, try change(&record))
+        }
+        return (outcome.record, outcome.result)
+    }
+}
+
+extension TransferRecord {
+    /// The API's view: absolute paths, and live progress while running.
+    func model(library: Library, live: ProgressBoard.Snapshot?) -> Transfer {
+        Transfer(
+            id: transferId, url: url, session: session, state: state,
+            bytesReceived: live?.bytes ?? (state == .completed ? (totalBytes ?? durableBytes) : durableBytes),
+            totalBytes: live?.total ?? totalBytes,
+            path: state == .completed ? relativePath.map { library.absolute($0).path } : nil,
+            sha256: state == .completed ? sha256 : nil,
+            error: error, folder: folder, taskDescription: taskDescription,
+            bytesPerSecond: state == .running ? live?.bytesPerSecond : nil,
+            etaSeconds: state == .running ? live?.etaSeconds : nil,
+            attempts: attempts, retryAt: state == .retrying ? retryAt : nil,
+            createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt
+        )
+    }
+
+    func event(_ kind: TransferEvent.Kind) -> TransferEvent {
+        TransferEvent(kind: kind, transferId: transferId, session: session, bytesReceived: durableBytes, totalBytes: totalBytes)
+    }
+}

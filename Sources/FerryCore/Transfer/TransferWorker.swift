@@ -1,0 +1,269 @@
+import AsyncHTTPClient
+import FerryKit
+import Foundation
+import Logging
+import NIOCore
+
+/// One run of one transfer: claim it, make one request (following redirects, and at most one
+/// fresh request when the server mishandles a range), stream the body into the part file with
+/// checkpoints, then move the file into the library — or checkpoint on a stop, or record why it
+/// failed. Retries are the engine's business: the worker only says after how long.
+struct TransferWorker: Sendable {
+    enum Outcome: Sendable {
+        case done
+        case retry(after: Duration)
+    }
+
+    let store: TransferStore
+    let library: Library
+    let fetcher: HTTPFetcher
+    let progress: ProgressBoard
+    let configuration: TransferEngine.Configuration
+    let random: @Sendable () -> Double
+    let logger: Logger
+
+    func run(id: Int64, signal: StopSignal) async -> Outcome {
+        var logger = logger
+        logger[metadataKey: "transfer.id"] = "\(id)"
+        let record: TransferRecord
+        do {
+            record = try await store.apply(.start, to: id) { record in
+                record.attempts += 1
+                record.retryAt = nil
+                return nil
+            }.record
+        } catch {
+            return .done  // Paused, cancelled or removed since it was scheduled.
+        }
+
+        let sink: DownloadSink
+        do {
+            try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
+            sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.durableBytes)
+        } catch {
+            return await recordFailure(id: id, error: error, progressed: false, logger: logger)
+        }
+        defer {
+            sink.close()
+            progress.end(id)
+        }
+        progress.begin(id, session: record.session, bytes: sink.length, total: record.totalBytes)
+        let startLength = sink.length
+
+        do {
+            let downloaded: Void? = try await signal.race { try await download(record, into: sink) }
+            guard downloaded != nil else {
+                await checkpoint(id, sink, logger: logger)
+                return .done
+            }
+            try await complete(record, sink)
+            logger.info("completed", metadata: ["transfer.bytes": "\(sink.length)"])
+            return .done
+        } catch {
+            await checkpoint(id, sink, logger: logger)
+            if signal.isFired { return .done }
+            return await recordFailure(id: id, error: error, progressed: sink.length > startLength, logger: logger)
+        }
+    }
+
+    // MARK: - Download
+
+    private func download(_ record: TransferRecord, into sink: DownloadSink) async throws {
+        let id = record.transferId
+        var plan = ResumePlan(durableBytes: sink.length, knownTotal: record.totalBytes, validator: record.validator)
+        if let reason = plan.discardReason {
+            try await restart(id, sink, reason: reason)
+        }
+        var startedOver = false
+        let url = URL(string: record.url)!
+        while true {
+            let (response, finalURL) = try await fetcher.get(url, headers: plan.requestHeaders)
+            let status = Int(response.status.code)
+            guard (200...299).contains(status) || status == 416 else {
+                throw HTTPStatusFailure(
+                    status: status, reason: response.status.reasonPhrase, url: finalURL,
+                    retryAfter: response.headers.first(name: "Retry-After")
+                )
+            }
+            let headers = response.headers
+            let facts = ResumePlan.Response(
+                status: status,
+                contentRange: headers.first(name: "Content-Range"),
+                contentLength: headers.first(name: "Content-Length").flatMap { Int64($0) },
+                validator: Validator.from(etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"))
+            )
+            switch plan.evaluate(facts) {
+            case .startOver(let reason):
+                guard !startedOver else {
+                    throw FerryError(.rangeMismatch, "The server keeps answering range requests wrongly: \(reason).")
+                }
+                startedOver = true
+                try await restart(id, sink, reason: reason)
+                plan = ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
+
+            case .complete(let total):
+                progress.set(id, bytes: sink.length, total: total)
+                return
+
+            case .write(let from, let total, let restartReason):
+                if from == 0, sink.length > 0 { try sink.restart() }
+                try sink.hashExisting()
+                let nameHint = FileNamer.name(
+                    contentDisposition: headers.first(name: "Content-Disposition"), url: finalURL,
+                    suggested: record.suggestedName, contentType: headers.first(name: "Content-Type")
+                )
+                try await store.update(id: id) { record in
+                    record.durableBytes = from
+                    record.totalBytes = total
+                    record.validator = facts.validator
+                    record.nameHint = nameHint
+                    var event = record.event(from > 0 ? .resumed : restartReason != nil ? .restarted : .started)
+                    event.offset = from
+                    event.reason = restartReason
+                    return event
+                }
+                progress.set(id, bytes: from, total: total)
+                try await stream(response.body, into: sink, id: id, total: total)
+                if let total, sink.length != total {
+                    throw FerryError(
+                        .lengthMismatch, "The server promised \(total) bytes but the response ended after \(sink.length)."
+                    )
+                }
+                return
+            }
+        }
+    }
+
+    private func stream(_ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?) async throws {
+        var sinceCheckpoint: Int64 = 0
+        var lastCheckpoint = ContinuousClock.now
+        for try await buffer in body {
+            try sink.append(buffer)
+            progress.add(id, bytes: buffer.readableBytes)
+            sinceCheckpoint += Int64(buffer.readableBytes)
+            if let total, sink.length > total {
+                throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
+            }
+            if sinceCheckpoint >= configuration.checkpointBytes, lastCheckpoint.duration(to: .now) >= configuration.checkpointInterval {
+                try await checkpoint(id, sink)
+                sinceCheckpoint = 0
+                lastCheckpoint = .now
+            }
+        }
+    }
+
+    /// fsync, then journal the durable length (with a journaled progress event).
+    private func checkpoint(_ id: Int64, _ sink: DownloadSink) async throws {
+        try sink.sync()
+        let durable = sink.length
+        try await store.update(id: id) { record in
+            guard record.durableBytes != durable else { return nil }
+            record.durableBytes = durable
+            return record.event(.progress)
+        }
+    }
+
+    /// A checkpoint that must not fail the caller (on stop or after an error).
+    private func checkpoint(_ id: Int64, _ sink: DownloadSink, logger: Logger) async {
+        do {
+            try await checkpoint(id, sink)
+        } catch {
+            logger.warning("checkpoint failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func restart(_ id: Int64, _ sink: DownloadSink, reason: String) async throws {
+        try sink.restart()
+        progress.set(id, bytes: 0, total: nil)
+        try await store.update(id: id) { record in
+            record.durableBytes = 0
+            record.totalBytes = nil
+            record.validator = nil
+            var event = record.event(.restarted)
+            event.reason = reason
+            return event
+        }
+    }
+
+    // MARK: - Finish
+
+    /// Verified length, fsync, SHA-256, atomic move into the library, then `completed`.
+    private func complete(_ record: TransferRecord, _ sink: DownloadSink) async throws {
+        let id = record.transferId
+        try sink.sync()
+        let sha256 = try sink.sha256()
+        let length = sink.length
+        guard let current = try await store.journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        if let total = current.totalBytes, total != length {
+            throw FerryError(.lengthMismatch, "Expected \(total) bytes but the file has \(length).")
+        }
+        let name = current.nameHint
+            ?? FileNamer.name(contentDisposition: nil, url: URL(string: record.url), suggested: record.suggestedName, contentType: nil)
+        _ = try await library.place(part: sink.url, folder: record.folder, name: name) { candidate in
+            try await store.update(id: id) { record in
+                guard record.state == .running else {
+                    throw FerryError.invalidState("The transfer is \(record.state.rawValue).")
+                }
+                record.fileName = candidate
+                record.sha256 = sha256
+                record.durableBytes = length
+                record.totalBytes = length
+                return nil
+            }
+        }
+        let library = library
+        try await store.apply(.complete, to: id) { record in
+            record.completedAt = Date()
+            record.error = nil
+            record.failures = 0
+            var event = record.event(.completed)
+            event.path = record.relativePath.map { library.absolute($0).path }
+            event.sha256 = sha256
+            return event
+        }
+    }
+
+    // MARK: - Failure
+
+    private func recordFailure(id: Int64, error: any Error, progressed: Bool, logger: Logger) async -> Outcome {
+        let failure = AttemptFailure(error)
+        let policy = configuration.retry
+        let unit = random()
+        let now = Date()
+        do {
+            let outcome = try await store.update(id: id) { (record: inout TransferRecord) -> (Duration?, TransferEvent?) in
+                record.failures = progressed ? 1 : record.failures + 1
+                record.fileName = nil  // A failed move into the library is not finishing any more.
+                record.sha256 = nil
+                let delay = failure.retryable
+                    ? policy.delay(afterFailures: record.failures, retryAfter: failure.retryAfter, unit: unit) : nil
+                let command: TransferLifecycle.Command = delay == nil ? .fail : .retry
+                let transition = try TransferLifecycle.transition(from: record.state, on: command)
+                guard transition.changed else { return (nil, nil) }
+                record.state = transition.state
+                if let delay {
+                    record.error = failure.error.info
+                    record.retryAt = now.addingTimeInterval(delay / .seconds(1))
+                    var event = record.event(.retrying)
+                    event.attempt = record.attempts
+                    event.retryAt = record.retryAt
+                    event.error = failure.error.info
+                    event.reason = failure.error.message
+                    return (delay, event)
+                }
+                let message = failure.retryable
+                    ? "Gave up after \(record.failures) failed attempts. Last error: \(failure.error.message)"
+                    : failure.error.message
+                record.error = TransferErrorInfo(code: failure.error.code.rawValue, message: message)
+                var event = record.event(.failed)
+                event.error = record.error
+                return (nil, event)
+            }
+            logger.info("attempt failed", metadata: ["error": "\(failure.error.message)", "transfer.retry": "\(outcome.result.map { "\($0)" } ?? "no")"])
+            return outcome.result.map { .retry(after: $0) } ?? .done
+        } catch {
+            // Paused or cancelled meanwhile: the person's command wins.
+            return .done
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Where Ferry keeps things (XDG): the library of finished files, and the state folder with the
+/// journal, the API token and the running daemon's address. `FERRY_HOME=<dir>` puts both under
+/// one folder (`<dir>/library`, `<dir>/state`), which tests use.
+public struct FerryPaths: Sendable, Hashable {
+    /// The library root: `Music/`, `Podcasts/<show>/`, `Downloads/`, and `.partial/`.
+    public var library: URL
+    /// The state folder.
+    public var state: URL
+
+    public init(library: URL, state: URL) {
+        self.library = library
+        self.state = state
+    }
+
+    /// Paths from `FERRY_HOME`, or `XDG_DATA_HOME` / `XDG_STATE_HOME`, or `~/.local/...`.
+    public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) -> FerryPaths {
+        func folder(_ path: String) -> URL { URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL }
+        if let home = environment["FERRY_HOME"], !home.isEmpty {
+            let root = folder(home)
+            return FerryPaths(
+                library: root.appendingPathComponent("library", isDirectory: true),
+                state: root.appendingPathComponent("state", isDirectory: true)
+            )
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.local/share"
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.local/state"
+        return FerryPaths(
+            library: folder(data).appendingPathComponent("ferry", isDirectory: true),
+            state: folder(state).appendingPathComponent("ferry", isDirectory: true)
+        )
+    }
+
+    public var journal: URL { state.appendingPathComponent("journal.sqlite") }
+    /// The API token, mode 0600.
+    public var token: URL { state.appendingPathComponent("token") }
+    /// The running daemon's address and pid (``DaemonInfo``).
+    public var daemonInfo: URL { state.appendingPathComponent("daemon.json") }
+    /// Held (flock) by the running daemon, so two daemons never share a journal.
+    public var daemonLock: URL { state.appendingPathComponent("daemon.lock") }
+    /// Where a daemon started in the background writes its output.
+    public var daemonLog: URL { state.appendingPathComponent("daemon.log") }
+    /// Part files of unfinished downloads.
+    public var partials: URL { library.appendingPathComponent(".partial", isDirectory: true) }
+}
+
+/// What a running daemon writes to `daemon.json`.
+public struct DaemonInfo: Codable, Sendable, Hashable {
+    /// The API's base URL, e.g. `http://127.0.0.1:7447`.
+    public var url: String
+    public var pid: Int32
+    public var version: String
+    public var startedAt: Date
+
+    public init(url: String, pid: Int32, version: String, startedAt: Date) {
+        self.url = url
+        self.pid = pid
+        self.version = version
+        self.startedAt = startedAt
+    }
+}
+
+/// Ferry's version, shown by `ferry --version` and the status endpoint.
+public enum FerryVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryKit
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Everything `ferry serve` runs: the transfer engine and the HTTP API on loopback.
+public struct DaemonConfiguration: Sendable {
+    /// The interface to listen on; loopback by default.
+    public var host: String = "127.0.0.1"
+    /// 7447 by default; 0 picks a free port (tests).
+    public var port: Int = 7447
+    public var paths: FerryPaths
+    public var engine = TransferEngine.Configuration()
+    /// Write `daemon.json` so clients can find this daemon.
+    public var publishesAddress = true
+
+    public init(paths: FerryPaths) {
+        self.paths = paths
+    }
+}
+
+/// The built daemon: run ``application`` (a ServiceLifecycle service) to serve.
+public struct FerryDaemon: Sendable {
+    public let application: Application<RouterResponder<FerryRequestContext>>
+    public let engine: TransferEngine
+    public let token: String
+    /// The listening address, once the server runs.
+    public let address: DaemonAddress
+}
+
+/// Builds the daemon. `ferry serve` and the tests both call this; dependencies come in.
+/// - Parameters:
+///   - httpClient: for every outbound request (see ``TransferEngine/makeHTTPClient(connectTimeout:readTimeout:)``).
+///   - clock: drives retry delays.
+///   - requestShutdown: called by `POST /v1/shutdown`; it should start a graceful shutdown.
+public func buildDaemon(
+    _ configuration: DaemonConfiguration, httpClient: HTTPClient, clock: any Clock<Duration> = ContinuousClock(),
+    logger: Logger, requestShutdown: @escaping @Sendable () -> Void
+) throws -> FerryDaemon {
+    let paths = configuration.paths
+    let token = try DaemonToken.loadOrCreate(paths)
+    let journal = try Journal.open(at: paths.journal)
+    let engine = TransferEngine(
+        configuration: configuration.engine, journal: journal, library: Library(root: paths.library),
+        httpClient: httpClient, clock: clock, logger: logger
+    )
+    let address = DaemonAddress()
+    let startedAt = Date()
+
+    let router = Router(context: FerryRequestContext.self)
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: LoopbackGuardMiddleware())
+    let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token))
+    TransferRoutes(engine: engine).register(on: api)
+    EventRoutes(engine: engine).register(on: api)
+    DaemonRoutes(
+        engine: engine, paths: paths, startedAt: startedAt, address: address, requestShutdown: requestShutdown
+    ).register(on: api)
+
+    let publishes = configuration.publishesAddress
+    let application = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
+        services: [engine],
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            let url = "http://\(host):\(port)"
+            address.set(url)
+            logger.info("listening", metadata: ["daemon.url": "\(url)", "daemon.library": "\(paths.library.path)"])
+            if publishes {
+                let info = DaemonInfo(url: url, pid: getpid(), version: FerryVersion.current, startedAt: startedAt)
+                do {
+                    try DaemonInfoFile.write(info, paths: paths)
+                } catch {
+                    logger.error("could not write daemon.json", metadata: ["error": "\(error)"])
+                }
+            }
+        },
+        logger: logger
+    )
+    return FerryDaemon(application: application, engine: engine, token: token, address: address)
+}

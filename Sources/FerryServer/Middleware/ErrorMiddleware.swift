@@ -1,0 +1,56 @@
+import FerryKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Renders every error as `{"error": {"code": ..., "message": ...}}` with a fitting status.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = FerryRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as FerryError {
+            return Self.response(error)
+        } catch let error as HTTPError {
+            let code: FerryError.Code =
+                switch error.status.code {
+                case 404: .notFound
+                case 401: .unauthorized
+                case 400, 413, 415, 422: .invalidRequest
+                default: .internalError
+                }
+            let message = error.body ?? (error.status == .notFound
+                ? "There is no \(request.method.rawValue) \(request.uri.path). See /v1/openapi.yaml for the API."
+                : error.status.reasonPhrase)
+            return Self.response(FerryError(code, message), status: error.status)
+        } catch is DecodingError {
+            return Self.response(.invalidRequest("The request body is not the JSON this endpoint expects. See /v1/openapi.yaml."))
+        } catch {
+            context.logger.error("unexpected error", metadata: ["error": "\(error)"])
+            return Self.response(FerryError(.internalError, "Internal error: \(error)"))
+        }
+    }
+
+    static func status(for code: FerryError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .invalidRequest, .invalidURL, .unsupportedScheme, .resumeDataInvalid: .badRequest
+        case .unauthorized: .unauthorized
+        case .forbiddenHost, .forbiddenOrigin: .forbidden
+        case .notFound: .notFound
+        case .invalidState: .conflict
+        case .resumeDataStale: .gone
+        default: .internalServerError
+        }
+    }
+
+    static func response(_ error: FerryError, status: HTTPResponse.Status? = nil) -> Response {
+        let body = (try? FerryJSON.encoder().encode(ErrorResponse(error: error.info))) ?? Data()
+        return Response(
+            status: status ?? Self.status(for: error.code),
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
+    }
+}

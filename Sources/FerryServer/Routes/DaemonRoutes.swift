@@ -1,0 +1,40 @@
+import FerryCore
+import FerryKit
+import Foundation
+import Hummingbird
+
+/// `/v1/status`, `/v1/shutdown` and `/v1/openapi.yaml`.
+struct DaemonRoutes {
+    let engine: TransferEngine
+    let paths: FerryPaths
+    let startedAt: Date
+    let address: DaemonAddress
+    let requestShutdown: @Sendable () -> Void
+
+    func register(on api: RouterGroup<FerryRequestContext>) {
+        api.get("status") { _, _ in
+            let counts = try await engine.journal.counts()
+            let status = DaemonStatus(
+                version: FerryVersion.current, pid: getpid(), url: address.url ?? "", startedAt: startedAt,
+                libraryPath: paths.library.path, statePath: paths.state.path,
+                maxConcurrent: engine.configuration.maxConcurrent,
+                counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+                lastEventSeq: try await engine.journal.lastEventSeq()
+            )
+            return try jsonResponse(status)
+        }
+        api.post("shutdown") { _, _ in
+            requestShutdown()
+            return Response(status: .accepted)
+        }
+        api.get("openapi.yaml") { _, _ in
+            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources"),
+                let data = FileManager.default.contents(atPath: url.path)
+            else { throw FerryError(.internalError, "The OpenAPI document is missing from this build.") }
+            return Response(
+                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data))
+            )
+        }
+    }
+}

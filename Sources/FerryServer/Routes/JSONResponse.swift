@@ -1,0 +1,54 @@
+import FerryKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Encodes a value the way the whole API does (``FerryJSON``).
+func jsonResponse<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
+    let data = try FerryJSON.encoder().encode(value)
+    return Response(
+        status: status,
+        headers: [.contentType: "application/json; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(bytes: data))
+    )
+}
+
+extension Parameters {
+    /// A transfer id path parameter, or a clear 400.
+    func transferID(_ name: String = "id") throws -> Int64 {
+        let text = get(name) ?? ""
+        guard let id = Int64(text), id > 0 else {
+            throw FerryError.invalidRequest("'\(text.prefix(40))' is not a transfer id; ids are positive numbers (see `ferry ls`).")
+        }
+        return id
+    }
+}
+
+extension Request {
+    /// Decodes a JSON body, turning malformed input into a clear 400.
+    func decodeJSON<Value: Decodable>(_ type: Value.Type, context: FerryRequestContext) async throws -> Value {
+        let buffer = try await body.collect(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else { throw FerryError.invalidRequest("The request needs a JSON body.") }
+        do {
+            return try FerryJSON.decoder().decode(Value.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw FerryError.invalidRequest("The JSON body is not valid here: \(Self.describe(error))")
+        } catch {
+            throw FerryError.invalidRequest("The request body is not JSON.")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, _): return "'\(key.stringValue)' is missing."
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "'\(path(context))' has the wrong type."
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not JSON." : "'\(path(context))' is malformed."
+        @unknown default: return "it does not match the schema."
+        }
+    }
+}

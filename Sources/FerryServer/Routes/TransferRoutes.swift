@@ -1,0 +1,83 @@
+import FerryCore
+import FerryKit
+import Foundation
+import Hummingbird
+
+/// `/v1/transfers`: create, list, get, pause, resume, cancel, remove, resume data.
+struct TransferRoutes {
+    let engine: TransferEngine
+
+    func register(on api: RouterGroup<FerryRequestContext>) {
+        api.post("transfers") { request, context in try await create(request, context) }
+        api.get("transfers") { request, _ in try await list(request) }
+        api.get("transfers/:id") { _, context in
+            try jsonResponse(try await engine.transfer(try context.parameters.transferID()))
+        }
+        api.post("transfers/:id/pause") { _, context in
+            try jsonResponse(try await engine.pause(try context.parameters.transferID()))
+        }
+        api.post("transfers/:id/resume") { _, context in
+            try jsonResponse(try await engine.resume(try context.parameters.transferID()))
+        }
+        api.post("transfers/:id/cancel") { request, context in
+            let keep = request.uri.queryParameters.get("keepResumeData").map { $0 == "true" || $0 == "1" } ?? false
+            return try jsonResponse(try await engine.cancel(try context.parameters.transferID(), keepingResumeData: keep))
+        }
+        api.delete("transfers/:id") { request, context in
+            let deleteFile = request.uri.queryParameters.get("deleteFile").map { $0 == "true" || $0 == "1" } ?? false
+            try await engine.remove(try context.parameters.transferID(), deleteFile: deleteFile)
+            return Response(status: .noContent)
+        }
+        api.get("transfers/:id/resume-data") { _, context in
+            let data = try await engine.resumeData(for: try context.parameters.transferID())
+            return try jsonResponse(ResumeDataResponse(resumeData: data.encoded().base64EncodedString()))
+        }
+    }
+
+    private func create(_ request: Request, _ context: FerryRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(CreateTransfersRequest.self, context: context)
+        let session = body.session ?? "cli"
+        try TransferEngine.validateSession(session)
+        // Read before creating: a client that listens after this number misses nothing.
+        let seq = try await engine.journal.lastEventSeq()
+        let transfers: [Transfer]
+        if let blob = body.resumeData {
+            guard body.urls?.isEmpty ?? true else {
+                throw FerryError.invalidRequest("Give either 'urls' or 'resumeData', not both.")
+            }
+            guard let data = Data(base64Encoded: blob) else {
+                throw FerryError(.resumeDataInvalid, "'resumeData' must be the base64 blob the API gave out.")
+            }
+            transfers = [try await engine.resume(with: try ResumeData(blob: data), session: session)]
+        } else {
+            guard let texts = body.urls, !texts.isEmpty else {
+                throw FerryError.invalidRequest("Give at least one URL in 'urls'.")
+            }
+            guard texts.count <= 10_000 else { throw FerryError.invalidRequest("At most 10000 URLs per request.") }
+            // Every URL is checked before any is journaled: one bad URL rejects the request.
+            let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
+            transfers = try await engine.enqueue(
+                .init(urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription)
+            )
+        }
+        return try jsonResponse(TransferList(transfers: transfers, lastEventSeq: seq), status: .created)
+    }
+
+    private func list(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let session = query.get("session")
+        var states: Set<TransferState>?
+        if let text = query.get("state"), !text.isEmpty, text != "all" {
+            states = try Set(
+                text.split(separator: ",").map { name throws(FerryError) in
+                    guard let state = TransferState(rawValue: String(name)) else {
+                        let known = TransferState.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw FerryError.invalidRequest("'\(name.prefix(40))' is not a state; use \(known).")
+                    }
+                    return state
+                }
+            )
+        }
+        return try jsonResponse(try await engine.list(session: session, states: states))
+    }
+}

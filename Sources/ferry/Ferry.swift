@@ -1,0 +1,4 @@
+import ArgumentParser
+@main struct Ferry: AsyncParsableCommand {
+    func run() async throws {}
+}
