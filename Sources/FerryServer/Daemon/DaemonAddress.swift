@@ -15,14 +15,14 @@ public final class DaemonAddress: Sendable {
 }
 
 /// Writes and removes `daemon.json`, so clients can find the daemon.
-enum DaemonInfoFile {
-    static func write(_ info: DaemonInfo, paths: FerryPaths) throws {
+public enum DaemonInfoFile {
+    public static func write(_ info: DaemonInfo, paths: FerryPaths) throws {
         let data = try FerryJSON.encoder(pretty: true).encode(info)
         try data.write(to: paths.daemonInfo, options: .atomic)
     }
 
     /// Removes the file if it still describes this process.
-    static func remove(paths: FerryPaths, pid: Int32) {
+    public static func remove(paths: FerryPaths, pid: Int32) {
         guard let data = FileManager.default.contents(atPath: paths.daemonInfo.path),
             let info = try? FerryJSON.decoder().decode(DaemonInfo.self, from: data), info.pid == pid
         else { return }

@@ -30,7 +30,7 @@ extension Request {
         let buffer = try await body.collect(upTo: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { throw FerryError.invalidRequest("The request needs a JSON body.") }
         do {
-            return try FerryJSON.decoder().decode(Value.self, from: Data(buffer: buffer))
+            return try FerryJSON.decoder().decode(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw FerryError.invalidRequest("The JSON body is not valid here: \(Self.describe(error))")
         } catch {

@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Finds the local daemon through `daemon.json` and the token file, starting it when it is not
+/// running (if a ``DaemonLauncher`` is given), and opens event streams that reconnect by
+/// themselves, resuming with `Last-Event-ID`.
+public struct DaemonConnector: Sendable {
+    public var paths: FerryPaths
+    /// How to start a daemon when none answers; nil to never start one.
+    public var launcher: DaemonLauncher?
+    public var httpClient: HTTPClient
+
+    public init(paths: FerryPaths = .resolve(), launcher: DaemonLauncher? = nil, httpClient: HTTPClient = .shared) {
+        self.paths = paths
+        self.launcher = launcher
+        self.httpClient = httpClient
+    }
+
+    /// A client for the running daemon, starting one first if needed and allowed.
+    public func connect() async throws -> DaemonClient {
+        if let client = await running() { return client }
+        guard let launcher else {
+            throw FerryError(.daemonUnreachable, "The Ferry daemon is not running; start it with `ferry serve --detach`.")
+        }
+        try await launcher.launch()
+        // `serve --detach` returns once its daemon answers, or another one won the race.
+        for _ in 0..<50 {
+            if let client = await running() { return client }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw FerryError(
+            .daemonStartFailed, "The Ferry daemon was started but does not answer; see \(paths.daemonLog.path)."
+        )
+    }
+
+    /// The daemon that `daemon.json` names, if it answers with our token.
+    public func running() async -> DaemonClient? {
+        guard let data = FileManager.default.contents(atPath: paths.daemonInfo.path),
+            let info = try? FerryJSON.decoder().decode(DaemonInfo.self, from: data),
+            let token = try? DaemonToken.read(paths)
+        else { return nil }
+        let client = DaemonClient(baseURL: info.url, token: token, httpClient: httpClient)
+        guard (try? await client.status()) != nil else { return nil }
+        return client
+    }
+
+    /// What an event stream delivers.
+    public enum StreamItem: Sendable {
+        /// The stream is (re)connected; replayed and live events follow.
+        case connected
+        case event(TransferEvent)
+        /// The connection dropped; the stream is reconnecting.
+        case disconnected(FerryError)
+    }
+
+    /// The session's events after `after` (nil: after its last acknowledged event), for as long
+    /// as the consumer iterates. On a dropped connection or a daemon restart it reconnects
+    /// (starting the daemon if allowed) and continues after the last event it delivered, so no
+    /// journaled event is lost or repeated.
+    public func events(session: String, after: Int64?) -> AsyncStream<StreamItem> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(10_000)) { continuation in
+            let task = Task {
+                var last = after
+                var delay = Duration.milliseconds(100)
+                while !Task.isCancelled {
+                    do {
+                        let client = try await connect()
+                        let response = try await client.openEventStream(session: session, after: last)
+                        continuation.yield(.connected)
+                        delay = .milliseconds(100)
+                        var parser = ServerSentEventParser()
+                        for try await chunk in response.body {
+                            for message in parser.feed(chunk.readableBytesView) {
+                                guard let event = try? FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))
+                                else { continue }
+                                if let seq = event.seq { last = seq }
+                                continuation.yield(.event(event))
+                            }
+                        }
+                        continuation.yield(.disconnected(FerryError(.daemonUnreachable, "The daemon closed the event stream.")))
+                    } catch {
+                        if Task.isCancelled { break }
+                        let failure = error as? FerryError ?? FerryError(.daemonUnreachable, "\(error)")
+                        if [.invalidRequest, .unauthorized].contains(failure.code) {
+                            continuation.yield(.disconnected(failure))
+                            break
+                        }
+                        continuation.yield(.disconnected(failure))
+                    }
+                    try? await Task.sleep(for: delay)
+                    delay = min(delay * 2, .seconds(2))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

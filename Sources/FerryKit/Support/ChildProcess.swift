@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Starts programs with `posix_spawn` and waits for them off the cooperative thread pool.
+/// (Foundation's `Process` busy-waits and may not reap children inside Swift concurrency on
+/// Linux.)
+public enum ChildProcess {
+    /// What a child's standard input, output and error are connected to.
+    public enum Stream: Sendable {
+        case null
+        /// Appended to this file (created with mode 0600).
+        case appendToFile(String)
+    }
+
+    /// Spawns `executable` and returns its pid.
+    /// - Parameters:
+    ///   - newSession: run it in a new session (`setsid`), detached from the terminal.
+    ///   - stdinNull: stdin from `/dev/null`.
+    ///   - output: stdout and stderr both go here; nil keeps the parent's.
+    ///   - errorPipe: a write end to use as stderr instead (see ``run(_:arguments:environment:)``).
+    public static func spawn(
+        _ executable: String, arguments: [String], environment: [String: String]? = nil,
+        newSession: Bool = false, output: Stream? = nil, errorPipe: Int32? = nil
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        switch output {
+        case .null:
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .appendToFile(let path):
+            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case nil:
+            break
+        }
+        if let errorPipe { posix_spawn_file_actions_adddup2(&actions, errorPipe, 2) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // 0x80 is POSIX_SPAWN_SETSID (glibc ≥ 2.26), which Swift's Glibc module does not export.
+        if newSession { posix_spawnattr_setflags(&attributes, Int16(0x80)) }
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { env?.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = env.map { posix_spawn(&pid, executable, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else {
+            throw FerryError(.daemonStartFailed, "Could not start \(executable): \(String(cString: strerror(result))).")
+        }
+        return pid
+    }
+
+    /// Waits for a child to exit, on a thread of its own.
+    /// - Returns: its exit status (128 + signal number when killed).
+    public static func wait(_ pid: pid_t) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                let signal = status & 0x7f
+                continuation.resume(returning: signal == 0 ? (status >> 8) & 0xff : 128 + signal)
+            }
+        }
+    }
+
+    /// Runs a program to its end with stdin and stdout on /dev/null.
+    /// - Returns: its exit status and what it wrote to stderr.
+    public static func run(
+        _ executable: String, arguments: [String], environment: [String: String]? = nil
+    ) async throws -> (status: Int32, standardError: String) {
+        var fds: [Int32] = [0, 0]
+        // Close-on-exec, so the pipe does not leak into grandchildren (a daemon holding it open
+        // would keep this read from ever ending).
+        guard pipe(&fds) == 0, fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0 else {
+            throw FerryError(.daemonStartFailed, "Could not create a pipe: \(String(cString: strerror(errno))).")
+        }
+        let pid: pid_t
+        do {
+            pid = try spawn(executable, arguments: arguments, environment: environment, output: .null, errorPipe: fds[1])
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            throw error
+        }
+        close(fds[1])
+        let reader = fds[0]
+        let errorText = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var data = Data()
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let n = read(reader, &buffer, buffer.count)
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { break }
+                    if data.count < 1 << 20 { data.append(contentsOf: buffer[0..<n]) }
+                }
+                close(reader)
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+        }
+        return (await wait(pid), errorText)
+    }
+}

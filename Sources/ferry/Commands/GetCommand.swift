@@ -1,0 +1,67 @@
+import ArgumentParser
+import FerryKit
+import Foundation
+
+struct GetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Download URLs in the background, showing progress until they finish.",
+        discussion: """
+            The daemon does the work: Ctrl-C only stops watching (the downloads go on), and \
+            `ferry ls` or `ferry wait ID` pick them up again. A URL already queued, running or \
+            completed in the same session is not downloaded twice; --force downloads it again.
+
+            Finished files go to the library's Downloads/ folder, named after the server's \
+            Content-Disposition or the URL; an existing name gets " (2)".
+
+            Exit status: 0 when every transfer completed, 1 when one failed or was cancelled, \
+            130 after Ctrl-C.
+            """
+    )
+
+    @Argument(help: "http or https URLs to download.")
+    var urls: [String]
+
+    @Option(name: .long, help: "The session the transfers belong to.")
+    var session = "cli"
+
+    @Flag(name: .long, help: "Queue the downloads and return at once.")
+    var noWait = false
+
+    @Flag(name: .long, help: "Download again even if the URL was already downloaded in this session.")
+    var force = false
+
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard !urls.isEmpty else { throw ValidationError("Give at least one URL to download.") }
+    }
+
+    func run() async throws {
+        let client = try await CLIConnection.connect()
+        let created = try await client.createTransfers(CreateTransfersRequest(urls: urls, session: session, force: force))
+        if noWait {
+            if output.json {
+                try FerryJSON.encoder(pretty: true).printing(created.transfers)
+            } else {
+                for transfer in created.transfers {
+                    Terminal.print("\(transfer.id) \(transfer.state.rawValue) \(transfer.url)")
+                }
+            }
+            return
+        }
+        let interrupt = Terminal.onInterrupt {
+            Terminal.progress("\nDetached; the downloads continue in the daemon (`ferry ls`, `ferry wait ID`).\n")
+            Foundation.exit(130)
+        }
+        defer { interrupt.cancel() }
+        let final = try await TransferFollower(connector: CLIConnection.connector).follow(created.transfers, after: created.lastEventSeq)
+        if output.json {
+            try FerryJSON.encoder(pretty: true).printing(final)
+        } else {
+            for transfer in final { Terminal.print(ProgressView.summary(transfer)) }
+        }
+        let code = FollowExit.code(for: final)
+        if code != 0 { throw ExitCode(code) }
+    }
+}

@@ -1,0 +1,108 @@
+import FerryKit
+import Foundation
+
+/// Live progress for `ferry get` and `ferry wait`: on a terminal, one bar per transfer redrawn
+/// in place; otherwise one line per state change.
+struct ProgressView {
+    private(set) var transfers: [Transfer]
+    private var drawnLines = 0
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private var printedStates: [Int64: TransferState] = [:]
+    private let interactive = Terminal.isInteractive
+    var note: String?
+
+    init(transfers: [Transfer]) {
+        self.transfers = transfers
+    }
+
+    var ids: Set<Int64> { Set(transfers.map(\.id)) }
+    var allFinal: Bool { transfers.allSatisfy { $0.state.isFinal } }
+
+    mutating func replace(_ transfer: Transfer) {
+        guard let index = transfers.firstIndex(where: { $0.id == transfer.id }) else { return }
+        transfers[index] = transfer
+    }
+
+    /// Applies an event of the session; returns true when the event changed a transfer's state
+    /// (the caller then fetches it for full details such as path and SHA-256).
+    mutating func apply(_ event: TransferEvent) -> Bool {
+        guard let index = transfers.firstIndex(where: { $0.id == event.transferId }) else { return false }
+        var transfer = transfers[index]
+        let before = transfer.state
+        switch event.kind {
+        case .created: break
+        case .started, .resumed, .restarted, .progress: transfer.state = .running
+        case .paused: transfer.state = .paused
+        case .retrying: transfer.state = .retrying
+        case .completed: transfer.state = .completed
+        case .failed: transfer.state = .failed
+        case .cancelled, .removed: transfer.state = .cancelled
+        }
+        if let bytes = event.bytesReceived { transfer.bytesReceived = bytes }
+        if let total = event.totalBytes { transfer.totalBytes = total }
+        if event.kind == .progress, event.seq == nil {
+            transfer.bytesPerSecond = event.bytesPerSecond
+            transfer.etaSeconds = event.etaSeconds
+        }
+        if let error = event.error { transfer.error = error }
+        if let path = event.path { transfer.path = path }
+        if let sha = event.sha256 { transfer.sha256 = sha }
+        transfers[index] = transfer
+        return transfer.state != before || event.kind == .completed
+    }
+
+    mutating func draw(force: Bool = false) {
+        if !interactive {
+            for transfer in transfers where printedStates[transfer.id] != transfer.state {
+                printedStates[transfer.id] = transfer.state
+                Terminal.progress(Self.summary(transfer) + "\n")
+            }
+            return
+        }
+        let now = ContinuousClock.now
+        guard force || now - lastDraw >= .milliseconds(100) else { return }
+        lastDraw = now
+        var output = drawnLines > 0 ? "\u{1B}[\(drawnLines)A" : ""
+        let width = Terminal.width
+        var lines = transfers.map { Self.bar($0, width: width) }
+        if let note { lines.append(note) }
+        for line in lines { output += "\r\u{1B}[2K" + line + "\n" }
+        // Clear lines left over from a longer previous frame.
+        for _ in lines.count..<max(drawnLines, lines.count) { output += "\r\u{1B}[2K\n" }
+        drawnLines = max(drawnLines, lines.count)
+        Terminal.progress(output)
+    }
+
+    /// `  3 song.m4a  [#########.........]  42.0% of 1.2 MB  850 kB/s  ETA 0:02`
+    static func bar(_ transfer: Transfer, width: Int) -> String {
+        let state: String
+        switch transfer.state {
+        case .running:
+            state = [Format.speed(transfer.bytesPerSecond), transfer.etaSeconds.map { "ETA " + Format.duration($0) } ?? ""]
+                .filter { !$0.isEmpty }.joined(separator: "  ")
+        case .completed: state = "done"
+        case .retrying: state = "retrying" + (transfer.error.map { ": \($0.message)" } ?? "")
+        case .failed: state = "failed" + (transfer.error.map { ": \($0.message)" } ?? "")
+        default: state = transfer.state.rawValue
+        }
+        let barWidth = max(10, min(30, width / 4))
+        let filled = Int((transfer.fractionCompleted ?? 0) * Double(barWidth))
+        let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
+        let head = "\(Format.pad(String(transfer.id), 4)) \(Format.truncate(Format.name(transfer), to: 28))"
+        return Format.truncate("\(Format.pad(head, 34)) \(bar) \(Format.progress(transfer))  \(state)", to: width - 1)
+    }
+
+    /// One line for logs and scripts: `3 completed /path/file (sha256 …)`.
+    static func summary(_ transfer: Transfer) -> String {
+        switch transfer.state {
+        case .completed:
+            return "\(transfer.id) completed \(transfer.path ?? "") (\(Format.bytes(transfer.bytesReceived)), sha256 \(transfer.sha256 ?? "?"))"
+        case .failed:
+            return "\(transfer.id) failed: \(transfer.error?.message ?? "unknown error")"
+        case .retrying:
+            return "\(transfer.id) retrying: \(transfer.error?.message ?? "")"
+        default:
+            return "\(transfer.id) \(transfer.state.rawValue) \(transfer.url)"
+        }
+    }
+}
