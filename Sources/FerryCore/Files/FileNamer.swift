@@ -33,12 +33,23 @@ public enum FileNamer {
     /// Cuts a name to ``maxBytes`` on a character boundary, keeping a short extension.
     static func truncated(_ name: String) -> String {
         guard name.utf8.count > maxBytes else { return name }
-        let (stem, ext) = split(name)
+        var (stem, ext) = split(name)
+        // Ten characters can be hundreds of bytes (emoji sequences, stacked accents); such an
+        // extension would leave no room for the stem, so it is cut like the rest of the name.
+        if let long = ext, long.utf8.count > 40 { (stem, ext) = (name, nil) }
         let extPart = ext.map { ".\($0)" } ?? ""
         var cut = ""
         for character in stem {
             if cut.utf8.count + String(character).utf8.count + extPart.utf8.count > maxBytes { break }
             cut.append(character)
+        }
+        if cut.isEmpty {
+            // The first character alone is too long (a letter with hundreds of combining marks):
+            // cut inside it, on a scalar boundary, rather than return a bare `.ext` or nothing.
+            for scalar in stem.unicodeScalars {
+                if cut.utf8.count + scalar.utf8.count + extPart.utf8.count > maxBytes { break }
+                cut.unicodeScalars.append(scalar)
+            }
         }
         return cut + extPart
     }
@@ -70,11 +81,12 @@ public enum FileNamer {
         return base
     }
 
-    /// `name.ext` → `name (n).ext` for n ≥ 2.
+    /// `name.ext` → `name (n).ext` for n ≥ 2. Not cut to ``maxBytes``: that would cut off the
+    /// ` (n)` that makes the name unique; ``maxBytes`` leaves room for it.
     public static func variant(of name: String, number: Int) -> String {
         guard number > 1 else { return name }
         let (stem, ext) = split(name)
-        return truncated("\(stem) (\(number))" + (ext.map { ".\($0)" } ?? ""))
+        return "\(stem) (\(number))" + (ext.map { ".\($0)" } ?? "")
     }
 
     public static func fileExtension(forContentType contentType: String) -> String? {

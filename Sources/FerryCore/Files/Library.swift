@@ -33,9 +33,22 @@ public struct Library: Sendable {
 
     /// True when `url` is inside the root (after resolving `..` and symlinks).
     public func contains(_ url: URL) -> Bool {
-        let rootPath = root.resolvingSymlinksInPath().path
-        let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+        let rootPath = Self.resolved(root)
+        let path = Self.resolved(url)
         return path.hasPrefix(rootPath + "/")
+    }
+
+    /// The path with `..` and symlinks resolved. `resolvingSymlinksInPath` leaves a path that does
+    /// not exist (a file about to be written) untouched, so resolve its deepest existing ancestor
+    /// and put the rest back.
+    private static func resolved(_ url: URL) -> String {
+        var existing = url.standardizedFileURL
+        var rest: [String] = []
+        while existing.path != "/", !FileManager.default.fileExists(atPath: existing.path) {
+            rest.insert(existing.lastPathComponent, at: 0)
+            existing.deleteLastPathComponent()
+        }
+        return rest.reduce(existing.resolvingSymlinksInPath()) { $0.appendingPathComponent($1) }.path
     }
 
     /// Creates the root, `.partial/` and a folder, as needed.

@@ -9,7 +9,8 @@ public enum ContentDisposition {
         var extended: String?
         for (key, value) in parameters(header) {
             switch key {
-            case "filename*": extended = decodeExtended(value) ?? extended
+            // An empty `filename*` says nothing: keep the plain `filename` as the fallback.
+            case "filename*": extended = decodeExtended(value).flatMap { $0.isEmpty ? nil : $0 } ?? extended
             case "filename": plain = value
             default: continue
             }

@@ -32,6 +32,9 @@ public enum HTTPDate {
         guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
             (0...59).contains(minute), (0...60).contains(second), (1...9999).contains(year)
         else { return nil }
+        // The calendar would roll 31 Feb over into March.
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] else { return nil }
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         return utcCalendar.date(from: components)
     }

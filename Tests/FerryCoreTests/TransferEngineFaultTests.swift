@@ -1,0 +1,249 @@
+import AsyncHTTPClient
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+@testable import FerryCore
+
+/// Broken servers: drops, stalls, error statuses, lies, bad redirects. Each ends either in a
+/// completed file with the right bytes or in a clear failure with nothing saved as media.
+@Suite struct TransferEngineFaultTests {
+    @Test func aDroppedConnectionIsRetriedFromTheBytesOnDisk() async throws {
+        let file = Origin.File(data: Origin.bytes(500_000))
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            origin.script("/f", [.dropAfter(200_000)])
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    let requests = origin.requests(for: "/f")
+                    #expect(requests.count == 2)
+                    let offset = Int(requests[1].range?.dropFirst(6).dropLast() ?? "") ?? 0
+                    #expect(offset > 0 && offset <= 200_000)
+                    #expect(try await h.events().contains { $0.kind == .retrying })
+                }
+            }
+        }
+    }
+
+    @Test func aStalledResponseTimesOutAndIsRetried() async throws {
+        let file = Origin.File(data: Origin.bytes(300_000))
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            origin.script("/f", [.stallAfter(100_000, .seconds(30))])
+            try await withTemporaryDirectory { home in
+                let client = try makeTestHTTPClient(readTimeout: .milliseconds(300))
+                try await EngineHarness.run(home: home, httpClient: client) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    let retry = try await h.events().first { $0.kind == .retrying }
+                    #expect(retry?.error?.code == "timeout")
+                }
+                try await client.shutdown()
+            }
+        }
+    }
+
+    @Test func retryAfterIsHonouredOnTheInjectedClock() async throws {
+        let file = Origin.File(data: Origin.bytes(10_000))
+        let clock = ManualClock()
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            origin.script("/f", [.status(503, retryAfter: "120"), .status(429, retryAfter: "7")])
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home, clock: clock) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    try await h.wait(t.id, for: .retrying)
+                    try await clock.waitForSleepers()
+                    #expect(clock.requestedSleeps.last == .seconds(120))
+                    #expect(origin.requests(for: "/f").count == 1)
+                    clock.advance(by: .seconds(119))
+                    try await Task.sleep(for: .milliseconds(50))
+                    #expect(origin.requests(for: "/f").count == 1, "not before Retry-After")
+                    clock.advance(by: .seconds(1))
+                    try await eventually("the second attempt") { origin.requests(for: "/f").count == 2 }
+                    try await clock.waitForSleepers()
+                    #expect(clock.requestedSleeps.last == .seconds(7))
+                    clock.advance(by: .seconds(7))
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    let retries = try await h.events().filter { $0.kind == .retrying }
+                    #expect(retries.map { $0.error?.message.contains("503") } == [true, false])
+                    #expect(retries.count == 2)
+                }
+            }
+        }
+    }
+
+    @Test func backoffGrowsExponentiallyWithJitter() async throws {
+        let clock = ManualClock()
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(100)))
+            origin.script("/f", [.status(500), .status(502), .status(504)])
+            try await withTemporaryDirectory { home in
+                var configuration = TransferEngine.Configuration.fast
+                configuration.retry = RetryPolicy(maxAttempts: 8, baseDelay: .seconds(1), maxDelay: .seconds(60))
+                try await EngineHarness.run(home: home, configuration: configuration, clock: clock) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    for expected in [Duration.milliseconds(750), .milliseconds(1500), .milliseconds(3000)] {
+                        try await clock.waitForSleepers()
+                        // The harness's random source returns 0.5: half the step plus a quarter.
+                        #expect(clock.requestedSleeps.last == expected)
+                        clock.advance(by: expected)
+                    }
+                    try await h.wait(t.id, for: .completed)
+                }
+            }
+        }
+    }
+
+    @Test func givesUpAfterMaxAttemptsWithAClearError() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(100)))
+            origin.script("/f", Array(repeating: .status(503), count: 4))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    let failed = try await h.wait(t.id, for: .failed)
+                    #expect(failed.error?.code == "http_status")
+                    #expect(failed.error?.message.contains("Gave up after 4 failed attempts") == true)
+                    #expect(failed.error?.message.contains("503") == true)
+                    #expect(origin.requests(for: "/f").count == 4)
+                    // Resume tries again (and the origin has recovered by then).
+                    _ = try await h.engine.resume(t.id)
+                    try await h.wait(t.id, for: .completed)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [404, 403, 410, 400])
+    func clientErrorsFailAtOnceAndSaveNothing(status: Int) async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(100)))
+            origin.script("/f", [.status(status)])
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    let failed = try await h.wait(t.id, for: .failed)
+                    #expect(failed.error?.message.contains("\(status)") == true)
+                    #expect(origin.requests(for: "/f").count == 1)
+                    #expect(h.allFiles().filter { $0.hasPrefix("library/Downloads") }.isEmpty)
+                    #expect(try await h.events().contains { $0.kind == .retrying } == false)
+                }
+            }
+        }
+    }
+
+    @Test func aContentLengthLongerThanTheBodyNeverCompletes() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(50_000)))
+            origin.script("/f", Array(repeating: .contentLengthExtra(1000), count: 10))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    let failed = try await h.wait(t.id, for: .failed)
+                    #expect(failed.error != nil)
+                    #expect(failed.path == nil)
+                    #expect(h.allFiles().filter { $0.hasPrefix("library/Downloads") }.isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test func followsRedirectsAndNamesTheFileAfterTheLastHop() async throws {
+        let file = Origin.File(data: Origin.bytes(4000))
+        try await Origin.run { origin, base in
+            origin.serve("/cdn/real-name.mp3", file)
+            origin.redirect("/start", to: "/hop1", status: 301)
+            origin.redirect("/hop1", to: "\(base.absoluteString)/hop2", status: 307)
+            origin.redirect("/hop2", to: "cdn/real-name.mp3", status: 302)
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("start"))
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(URL(fileURLWithPath: done.path!).lastPathComponent == "real-name.mp3")
+                    #expect(done.url == base.appendingPathComponent("start").absoluteString)
+                }
+            }
+        }
+    }
+
+    @Test func redirectLoopsAndLongChainsFail() async throws {
+        try await Origin.run { origin, base in
+            origin.redirect("/a", to: "/b")
+            origin.redirect("/b", to: "/a")
+            for n in 0..<12 { origin.redirect("/chain\(n)", to: "/chain\(n + 1)") }
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let loop = try await h.get(base.appendingPathComponent("a"))
+                    let loopFailed = try await h.wait(loop.id, for: .failed)
+                    #expect(loopFailed.error?.code == "too_many_redirects")
+                    #expect(loopFailed.error?.message.contains("loop") == true)
+                    let chain = try await h.get(base.appendingPathComponent("chain0"))
+                    let chainFailed = try await h.wait(chain.id, for: .failed)
+                    #expect(chainFailed.error?.message.contains("More than 10 redirects") == true)
+                    #expect(origin.requests.filter { $0.path.hasPrefix("/chain") }.count == 11)
+                }
+            }
+        }
+    }
+
+    @Test func aRedirectToAFileURLIsRefused() async throws {
+        try await Origin.run { origin, base in
+            origin.redirect("/evil", to: "file:///etc/passwd")
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("evil"))
+                    let failed = try await h.wait(t.id, for: .failed)
+                    #expect(failed.error?.code == "redirect_refused")
+                    #expect(failed.error?.message.contains("file:///etc/passwd") == true)
+                    #expect(h.allFiles().filter { $0.hasPrefix("library/Downloads") }.isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test func anHTTPSToHTTPDowngradeIsRefused() async throws {
+        try await Origin.run { plain, plainBase in
+            plain.serve("/f", .init(data: Origin.bytes(100)))
+            try await Origin.run(tls: true) { secure, secureBase in
+                secure.serve("/ok", .init(data: Origin.bytes(200)))
+                secure.redirect("/down", to: plainBase.appendingPathComponent("f").absoluteString)
+                try await withTemporaryDirectory { home in
+                    let client = try makeTestHTTPClient(trustTestCertificate: true)
+                    try await EngineHarness.run(home: home, httpClient: client) { h in
+                        // https itself works...
+                        let ok = try await h.get(secureBase.appendingPathComponent("ok"))
+                        try await h.wait(ok.id, for: .completed)
+                        // ...but not a hop down to http.
+                        let t = try await h.get(secureBase.appendingPathComponent("down"))
+                        let failed = try await h.wait(t.id, for: .failed)
+                        #expect(failed.error?.code == "redirect_refused")
+                        #expect(failed.error?.message.contains("downgrade") == true)
+                        #expect(plain.requests.isEmpty)
+                    }
+                    try await client.shutdown()
+                }
+            }
+        }
+    }
+
+    @Test func connectionRefusedIsRetriedThenFails() async throws {
+        // A port that was free a moment ago: nothing listens there.
+        let port = try await Origin.run { _, base in base.port! }
+        try await withTemporaryDirectory { home in
+            try await EngineHarness.run(home: home) { h in
+                let t = try await h.get(URL(string: "http://127.0.0.1:\(port)/nothing")!)
+                let failed = try await h.wait(t.id, for: .failed)
+                #expect(failed.error?.code == "connection_failed")
+                #expect(failed.attempts == 4)
+            }
+        }
+    }
+}

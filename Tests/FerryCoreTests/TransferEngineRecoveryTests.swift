@@ -1,0 +1,127 @@
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+@testable import FerryCore
+
+/// Stopping and starting again: graceful shutdown checkpoints, the next engine continues from
+/// the durable bytes, and recovery repairs what a crash interrupted.
+@Suite struct TransferEngineRecoveryTests {
+    @Test func aGracefulShutdownCheckpointsAndTheNextStartResumes() async throws {
+        let file = Origin.File(data: Origin.bytes(2_000_000), bytesPerSecond: 1_000_000)
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            try await withTemporaryDirectory { home in
+                let id = try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    try await h.wait(t.id, bytes: 300_000)
+                    return t.id
+                }
+                // After shutdown: still "running" in the journal, and every journaled byte is on disk.
+                let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+                let record = try #require(try await journal.transfer(id: id))
+                #expect(record.state == .running)
+                #expect(record.durableBytes >= 300_000)
+                let part = home.appendingPathComponent("library/.partial/\(id).part")
+                let size = try FileManager.default.attributesOfItem(atPath: part.path)[.size] as! Int64
+                #expect(size == record.durableBytes)
+
+                origin.update("/f") { $0.bytesPerSecond = nil }
+                try await EngineHarness.run(home: home) { h in
+                    let done = try await h.wait(id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(origin.requests(for: "/f").last?.range == "bytes=\(record.durableBytes)-")
+                }
+            }
+        }
+    }
+
+    @Test func startTruncatesThePartFileToTheDurableBytes() async throws {
+        let file = Origin.File(data: Origin.bytes(400_000))
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            try await withTemporaryDirectory { home in
+                // A crash after writing bytes that were never checkpointed: the journal says
+                // 100000 durable; the part file has 150000 bytes, the last 50000 garbage.
+                let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+                var draft = TransferRecord(session: "test", url: base.appendingPathComponent("f").absoluteString, folder: "Downloads")
+                draft.state = .running
+                draft.durableBytes = 100_000
+                draft.totalBytes = 400_000
+                draft.validator = "\"v1\""
+                let id = try await journal.createTransfer(draft, reuseExisting: false).record.transferId
+                let partials = home.appendingPathComponent("library/.partial")
+                try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
+                try (file.data.prefix(100_000) + Data(repeating: 0xEE, count: 50_000))
+                    .write(to: partials.appendingPathComponent("\(id).part"))
+
+                try await EngineHarness.run(home: home) { h in
+                    let done = try await h.wait(id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(origin.requests(for: "/f").first?.range == "bytes=100000-")
+                }
+            }
+        }
+    }
+
+    @Test func recoveryFinishesAMoveInterruptedBeforeTheJournalEntry() async throws {
+        try await withTemporaryDirectory { home in
+            let data = Origin.bytes(5000)
+            let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+            // Crash window: the name and hash are journaled, the part file linked into the
+            // library, but it was never unlinked nor the transfer marked completed.
+            var draft = TransferRecord(session: "test", url: "http://127.0.0.1:9/x.bin", folder: "Downloads")
+            draft.state = .running
+            draft.fileName = "x.bin"
+            draft.sha256 = data.sha256Hex
+            draft.durableBytes = 5000
+            draft.totalBytes = 5000
+            let id = try await journal.createTransfer(draft, reuseExisting: false).record.transferId
+            let library = home.appendingPathComponent("library")
+            try FileManager.default.createDirectory(at: library.appendingPathComponent(".partial"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: library.appendingPathComponent("Downloads"), withIntermediateDirectories: true)
+            let part = library.appendingPathComponent(".partial/\(id).part")
+            try data.write(to: part)
+            try FileManager.default.linkItem(at: part, to: library.appendingPathComponent("Downloads/x.bin"))
+
+            try await EngineHarness.run(home: home) { h in
+                let done = try await h.wait(id, for: .completed)
+                #expect(done.path == h.library.absolute("Downloads/x.bin").path)
+                #expect(done.sha256 == data.sha256Hex)
+                #expect(!h.partFileExists(id))
+            }
+        }
+    }
+
+    @Test func orphanPartFilesAreDeletedAtStart() async throws {
+        try await withTemporaryDirectory { home in
+            let partials = home.appendingPathComponent("library/.partial")
+            try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: partials.appendingPathComponent("77.part"))
+            try Data("x".utf8).write(to: partials.appendingPathComponent("stray.tmp"))
+            try await EngineHarness.run(home: home) { h in
+                try await eventually("orphans gone") { h.allFiles().filter { $0.contains(".partial/") }.isEmpty }
+            }
+        }
+    }
+
+    @Test func waitingRetriesSurviveARestart() async throws {
+        let file = Origin.File(data: Origin.bytes(1000))
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            origin.script("/f", [.status(503, retryAfter: "1")])
+            try await withTemporaryDirectory { home in
+                let id = try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    try await h.wait(t.id, for: .retrying)
+                    return t.id
+                }
+                try await EngineHarness.run(home: home) { h in
+                    let done = try await h.wait(id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+@testable import FerryCore
+
+/// The engine against a real origin on loopback and a real SQLite journal: the happy path,
+/// naming, queueing and commands.
+@Suite struct TransferEngineTests {
+    @Test func downloadsIntoDownloadsWithTheRightSHA256() async throws {
+        let file = Origin.File(data: Origin.bytes(300_000), contentType: "audio/mpeg")
+        try await Origin.run { origin, base in
+            origin.serve("/media/song", file)
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let created = try await h.get(base.appendingPathComponent("media/song"))
+                    let done = try await h.wait(created.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(done.bytesReceived == 300_000)
+                    #expect(done.totalBytes == 300_000)
+                    // No extension in the URL: it comes from the Content-Type.
+                    #expect(done.path == h.library.absolute("Downloads/song.mp3").path)
+                    let onDisk = try Data(contentsOf: URL(fileURLWithPath: done.path!))
+                    #expect(onDisk.sha256Hex == file.sha256)
+                    #expect(!h.partFileExists(created.id))
+                    let kinds = try await h.events().map(\.kind)
+                    #expect(kinds.first == .created)
+                    #expect(kinds.contains(.started))
+                    #expect(kinds.last == .completed)
+                }
+            }
+        }
+    }
+
+    @Test func hostileContentDispositionStaysInsideTheLibrary() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/a", .init(data: Origin.bytes(1000), contentDisposition: #"attachment; filename="../../etc/passwd""#))
+            origin.serve("/b", .init(data: Origin.bytes(1000, seed: 2), contentDisposition: #"attachment; filename="..\..\.bashrc""#))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let a = try await h.get(base.appendingPathComponent("a"))
+                    let b = try await h.get(base.appendingPathComponent("b"))
+                    #expect(try await h.wait(a.id, for: .completed).path == h.library.absolute("Downloads/passwd").path)
+                    #expect(try await h.wait(b.id, for: .completed).path == h.library.absolute("Downloads/bashrc").path)
+                    #expect(h.allFiles().allSatisfy { $0.hasPrefix("library/") || $0.hasPrefix("state/") })
+                }
+            }
+        }
+    }
+
+    @Test func sameNameGetsNumberedVariants() async throws {
+        try await Origin.run { origin, base in
+            for n in 1...3 {
+                origin.serve("/\(n)/episode.mp3", .init(data: Origin.bytes(5000, seed: UInt64(n))))
+            }
+            try await withTemporaryDirectory { home in
+                var configuration = TransferEngine.Configuration.fast
+                configuration.maxConcurrent = 1
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    let transfers = try await h.get((1...3).map { base.appendingPathComponent("\($0)/episode.mp3") })
+                    var paths: [String] = []
+                    for transfer in transfers {
+                        paths.append(try await h.wait(transfer.id, for: .completed).path!)
+                    }
+                    #expect(paths.map { URL(fileURLWithPath: $0).lastPathComponent } == ["episode.mp3", "episode (2).mp3", "episode (3).mp3"])
+                }
+            }
+        }
+    }
+
+    @Test func sameURLInTheSameSessionIsNotDownloadedTwice() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(2000)))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let url = base.appendingPathComponent("f")
+                    let first = try await h.get(url)
+                    try await h.wait(first.id, for: .completed)
+                    let again = try await h.get(url)
+                    #expect(again.id == first.id)
+                    let otherSession = try await h.get(url, session: "other")
+                    #expect(otherSession.id != first.id)
+                    let forced = try await h.get([url], force: true)[0]
+                    #expect(forced.id != first.id)
+                    try await h.wait(forced.id, for: .completed)
+                    #expect(origin.requests(for: "/f").count == 3)
+                }
+            }
+        }
+    }
+
+    @Test func atMostMaxConcurrentRunAndTheRestWaitInOrder() async throws {
+        try await Origin.run { origin, base in
+            for n in 1...6 {
+                origin.serve("/\(n)", .init(data: Origin.bytes(64 * 1024, seed: UInt64(n)), bytesPerSecond: 256 * 1024))
+            }
+            try await withTemporaryDirectory { home in
+                var configuration = TransferEngine.Configuration.fast
+                configuration.maxConcurrent = 2
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    let transfers = try await h.get((1...6).map { base.appendingPathComponent("\($0)") })
+                    for transfer in transfers { try await h.wait(transfer.id, for: .completed) }
+                    #expect(origin.peakConcurrency == 2)
+                    // Started in creation order: a transfer never starts before one created two
+                    // or more places earlier (the two slots may start in either order).
+                    let starts = try await h.events().filter { $0.kind == .started }.map(\.transferId)
+                    #expect(starts.count == 6)
+                    for (i, id) in starts.enumerated() {
+                        for earlier in starts[..<i] where earlier >= id + 2 {
+                            Issue.record("transfer \(id) started after \(earlier) although created earlier: \(starts)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func fiftyConcurrentTransfersAllComplete() async throws {
+        try await Origin.run { origin, base in
+            var files: [String: Origin.File] = [:]
+            for n in 1...50 {
+                let file = Origin.File(data: Origin.bytes(20_000 + n * 997, seed: UInt64(n)))
+                files["/\(n).bin"] = file
+                origin.serve("/\(n).bin", file)
+            }
+            try await withTemporaryDirectory { home in
+                var configuration = TransferEngine.Configuration.fast
+                configuration.maxConcurrent = 50
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    let transfers = try await h.get((1...50).map { base.appendingPathComponent("\($0).bin") })
+                    #expect(Set(transfers.map(\.id)).count == 50)
+                    for (n, transfer) in zip(1..., transfers) {
+                        let done = try await h.wait(transfer.id, for: .completed)
+                        #expect(done.sha256 == files["/\(n).bin"]!.sha256)
+                    }
+                    let completed = try await h.events().filter { $0.kind == .completed }
+                    #expect(completed.count == 50)
+                }
+            }
+        }
+    }
+
+    @Test func cancelStopsAndDeletesThePartFile() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/slow", .init(data: Origin.bytes(2_000_000), bytesPerSecond: 400_000))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("slow"))
+                    try await h.wait(t.id, bytes: 100_000)
+                    let cancelled = try await h.engine.cancel(t.id)
+                    #expect(cancelled.state == .cancelled)
+                    try await eventually("the part file to go") { !h.partFileExists(t.id) }
+                    #expect(h.allFiles().filter { $0.hasPrefix("library/Downloads") }.isEmpty)
+                    await #expect(throws: FerryError.self) { try await h.engine.resume(t.id) }
+                }
+            }
+        }
+    }
+
+    @Test func removeWithDeleteFileDeletesOnlyTheLibraryFile() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/x.bin", .init(data: Origin.bytes(1000)))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("x.bin"))
+                    let done = try await h.wait(t.id, for: .completed)
+                    try await h.engine.remove(t.id, deleteFile: true)
+                    #expect(!FileManager.default.fileExists(atPath: done.path!))
+                    await #expect(throws: FerryError.self) { try await h.engine.transfer(t.id) }
+                    #expect(try await h.events().last?.kind == .removed)
+                }
+            }
+        }
+    }
+
+    @Test func pauseResumeAndCancelRacesLeaveAConsistentState() async throws {
+        try await Origin.run { origin, base in
+            var files: [Origin.File] = []
+            for n in 1...8 {
+                let file = Origin.File(data: Origin.bytes(400_000, seed: UInt64(n)), bytesPerSecond: 2_000_000)
+                files.append(file)
+                origin.serve("/r\(n)", file)
+            }
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let transfers = try await h.get((1...8).map { base.appendingPathComponent("r\($0)") })
+                    var generator = SystemRandomNumberGenerator()
+                    // Hammer them with commands while they download.
+                    for _ in 0..<120 {
+                        let t = transfers.randomElement(using: &generator)!
+                        switch Int.random(in: 0..<10, using: &generator) {
+                        case 0: _ = try? await h.engine.cancel(t.id)
+                        case 1...4: _ = try? await h.engine.pause(t.id)
+                        default: _ = try? await h.engine.resume(t.id)
+                        }
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 0...5, using: &generator)))
+                    }
+                    for (file, t) in zip(files, transfers) {
+                        let now = try await h.engine.transfer(t.id)
+                        if now.state == .cancelled {
+                            try await eventually("cancelled part file deleted") { !h.partFileExists(t.id) }
+                            continue
+                        }
+                        if now.state != .completed { _ = try? await h.engine.resume(t.id) }
+                        let done = try await h.wait(t.id, for: .completed)
+                        #expect(done.sha256 == file.sha256, "transfer \(t.id)")
+                        #expect(!h.partFileExists(t.id))
+                    }
+                    // One file per completed transfer; no stray part files.
+                    let completed = try await h.engine.list(states: [.completed]).transfers.count
+                    #expect(h.allFiles().filter { $0.hasPrefix("library/Downloads/") }.count == completed)
+                    #expect(h.allFiles().filter { $0.hasPrefix("library/.partial/") }.isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test func commandsOnUnknownOrFinishedTransfersFailClearly() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(100)))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let error = await #expect(throws: FerryError.self) { try await h.engine.pause(999) }
+                    #expect(error?.code == .notFound)
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    try await h.wait(t.id, for: .completed)
+                    let pauseError = await #expect(throws: FerryError.self) { try await h.engine.pause(t.id) }
+                    #expect(pauseError?.code == .invalidState)
+                    #expect(pauseError?.message.contains("completed") == true)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryKit
+import Foundation
+import Logging
+import NIOSSL
+import ServiceLifecycle
+
+/// A logger that is silent unless `FERRY_TEST_LOG` is set (to a level such as `debug`).
+public func testLogger(_ label: String) -> Logger {
+    guard let level = ProcessInfo.processInfo.environment["FERRY_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) else {
+        return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+    var logger = Logger(label: label)
+    logger.logLevel = level
+    return logger
+}
+
+/// A temporary folder, deleted when `body` ends.
+public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-test-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
+
+/// An HTTP client as the daemon makes it, optionally trusting the test certificate and with
+/// short timeouts for fault tests.
+public func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false) throws -> HTTPClient {
+    var configuration = HTTPClient.Configuration(
+        redirectConfiguration: .disallow,
+        timeout: .init(connect: .seconds(5), read: .init(readTimeout)),
+        decompression: .disabled
+    )
+    if trustTestCertificate { configuration.tlsConfiguration = try Origin.trustingClientTLS() }
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}
+
+/// A transfer engine running (as a service) on a real SQLite journal in `home`, for the
+/// duration of `body`; then shut down gracefully.
+public struct EngineHarness: Sendable {
+    public let engine: TransferEngine
+    public let home: URL
+    public var library: Library { engine.library }
+    public var journal: Journal { engine.journal }
+
+    public static func run<T: Sendable>(
+        home: URL, configuration: TransferEngine.Configuration = .fast, clock: any Clock<Duration> = ContinuousClock(),
+        httpClient: HTTPClient? = nil, _ body: (EngineHarness) async throws -> T
+    ) async throws -> T {
+        let client = try httpClient ?? makeTestHTTPClient()
+        do {
+            let result = try await run(home: home, configuration: configuration, clock: clock, client: client, body)
+            if httpClient == nil { try await client.shutdown() }
+            return result
+        } catch {
+            if httpClient == nil { try? await client.shutdown() }
+            throw error
+        }
+    }
+
+    private static func run<T: Sendable>(
+        home: URL, configuration: TransferEngine.Configuration, clock: any Clock<Duration>, client: HTTPClient,
+        _ body: (EngineHarness) async throws -> T
+    ) async throws -> T {
+        let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+        let engine = TransferEngine(
+            configuration: configuration, journal: journal, library: Library(root: home.appendingPathComponent("library")),
+            httpClient: client, clock: clock, random: { 0.5 }, logger: testLogger("engine")
+        )
+        let group = ServiceGroup(services: [engine], logger: testLogger("services"))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let harness = EngineHarness(engine: engine, home: home)
+            do {
+                let result = try await body(harness)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
+
+    /// Starts downloads of `urls` in session `session`.
+    public func get(_ urls: [URL], session: String = "test", force: Bool = false) async throws -> [Transfer] {
+        try await engine.enqueue(.init(urls: urls, session: session, force: force))
+    }
+
+    public func get(_ url: URL, session: String = "test") async throws -> Transfer {
+        try await get([url], session: session)[0]
+    }
+
+    /// Waits until the transfer reaches `state` (failing fast if it ends in another final one).
+    @discardableResult
+    public func wait(_ id: Int64, for state: TransferState, timeout: Duration = .seconds(30)) async throws -> Transfer {
+        var last: Transfer?
+        try await eventually("transfer \(id) to be \(state) (is \(last?.state.rawValue ?? "?"), error \(last?.error?.message ?? "none"))", timeout: timeout) {
+            last = try await engine.transfer(id)
+            if let last, last.state.isFinal, last.state != state {
+                throw TestFailure("transfer \(id) ended \(last.state.rawValue) (\(last.error?.message ?? "")) instead of \(state)")
+            }
+            return last?.state == state
+        }
+        return last!
+    }
+
+    /// Waits until at least `bytes` are received.
+    public func wait(_ id: Int64, bytes: Int64, timeout: Duration = .seconds(30)) async throws {
+        try await eventually("transfer \(id) to receive \(bytes) bytes", timeout: timeout) {
+            try await engine.transfer(id).bytesReceived >= bytes
+        }
+    }
+
+    /// The journaled events of a session, oldest first.
+    public func events(session: String = "test") async throws -> [TransferEvent] {
+        try await journal.events(session: session, after: 0, limit: 100_000)
+    }
+
+    public func partFileExists(_ id: Int64) -> Bool {
+        FileManager.default.fileExists(atPath: library.partURL(for: id).path)
+    }
+
+    /// Every regular file under `home`, relative paths.
+    public func allFiles() -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: home.path)
+        var files: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: home.appendingPathComponent(path).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(path)
+            }
+        }
+        return files.sorted()
+    }
+}
+
+extension TransferEngine.Configuration {
+    /// Small checkpoints and quick retries, for tests.
+    public static var fast: TransferEngine.Configuration {
+        var configuration = TransferEngine.Configuration()
+        configuration.checkpointBytes = 64 * 1024
+        configuration.checkpointInterval = .milliseconds(20)
+        configuration.retry = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(20), maxDelay: .milliseconds(100))
+        configuration.progressInterval = .milliseconds(50)
+        return configuration
+    }
+}
+
+extension Data {
+    public var sha256Hex: String { Origin.sha256(self) }
+}

@@ -1,0 +1,312 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import Synchronization
+
+/// A real HTTP server on loopback standing in for the internet in tests: it serves files with
+/// ETag, Last-Modified, Range and If-Range, and misbehaves on cue (scripted faults, redirects,
+/// throttling). It records every request and counts the bytes it sends.
+public final class Origin: Sendable {
+    public struct File: Sendable {
+        public var data: Data
+        /// A strong (`"v1"`) or weak (`W/"v1"`) ETag, or nil.
+        public var etag: String?
+        public var lastModified: String?
+        public var contentType: String?
+        public var contentDisposition: String?
+        /// When false, Range is ignored and the whole file is always sent with 200.
+        public var honorsRanges: Bool
+        /// Throttle: bytes per second, nil for full speed.
+        public var bytesPerSecond: Int?
+
+        public init(
+            data: Data, etag: String? = "\"v1\"", lastModified: String? = "Sun, 06 Nov 1994 08:49:37 GMT",
+            contentType: String? = "application/octet-stream", contentDisposition: String? = nil,
+            honorsRanges: Bool = true, bytesPerSecond: Int? = nil
+        ) {
+            self.data = data
+            self.etag = etag
+            self.lastModified = lastModified
+            self.contentType = contentType
+            self.contentDisposition = contentDisposition
+            self.honorsRanges = honorsRanges
+            self.bytesPerSecond = bytesPerSecond
+        }
+
+        public var sha256: String { Origin.sha256(data) }
+    }
+
+    /// One scripted misbehaviour, used by the next request for its path.
+    public enum Fault: Sendable {
+        /// Answer with this status (and a body that must never be saved).
+        case status(Int, retryAfter: String? = nil)
+        /// Send the headers and this many body bytes, then drop the connection.
+        case dropAfter(Int)
+        /// Send this many body bytes, then stall for the duration.
+        case stallAfter(Int, Duration)
+        /// Announce this many bytes more than the file has, send the file, close.
+        case contentLengthExtra(Int)
+        /// Answer a range request with a 206 that starts at the wrong offset.
+        case wrongRangeStart
+    }
+
+    /// A request as the origin saw it.
+    public struct Seen: Sendable {
+        public var method: String
+        public var path: String
+        public var range: String?
+        public var ifRange: String?
+        public var headers: [String: String]
+    }
+
+    private struct State {
+        var files: [String: File] = [:]
+        var faults: [String: [Fault]] = [:]
+        var redirects: [String: (status: Int, location: String)] = [:]
+        var requests: [Seen] = []
+        var bytesSent: [String: Int] = [:]
+        var active = 0
+        var peakActive = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    // MARK: Scripting
+
+    public func serve(_ path: String, _ file: File) {
+        state.withLock { $0.files[path] = file }
+    }
+
+    /// Changes a served file (e.g. a new version with a new ETag).
+    public func update(_ path: String, _ change: (inout File) -> Void) {
+        state.withLock { state in
+            if var file = state.files[path] {
+                change(&file)
+                state.files[path] = file
+            }
+        }
+    }
+
+    /// Faults for the next requests of `path`, one per request, in order.
+    public func script(_ path: String, _ faults: [Fault]) {
+        state.withLock { $0.faults[path, default: []].append(contentsOf: faults) }
+    }
+
+    public func redirect(_ path: String, to location: String, status: Int = 302) {
+        state.withLock { $0.redirects[path] = (status, location) }
+    }
+
+    // MARK: Observing
+
+    public var requests: [Seen] { state.withLock { $0.requests } }
+    public func requests(for path: String) -> [Seen] { requests.filter { $0.path == path } }
+    /// Body bytes sent for `path`, over all requests.
+    public func bytesSent(_ path: String) -> Int { state.withLock { $0.bytesSent[path] ?? 0 } }
+    /// The most requests in flight at once.
+    public var peakConcurrency: Int { state.withLock { $0.peakActive } }
+
+    // MARK: Serving
+
+    func respond(_ request: Request) async throws -> Response {
+        let path = request.uri.path
+        let seen = Seen(
+            method: request.method.rawValue, path: path, range: request.headers[.range],
+            ifRange: request.headers[.ifRange],
+            headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
+        )
+        let (file, fault, redirect) = state.withLock { state in
+            state.requests.append(seen)
+            var fault: Fault?
+            if var queue = state.faults[path], !queue.isEmpty {
+                fault = queue.removeFirst()
+                state.faults[path] = queue
+            }
+            return (state.files[path], fault, state.redirects[path])
+        }
+        if let redirect {
+            return Response(status: .init(code: redirect.status), headers: [.location: redirect.location])
+        }
+        if case .status(let code, let retryAfter) = fault {
+            var headers: HTTPFields = [.contentType: "text/html"]
+            if let retryAfter { headers[.retryAfter] = retryAfter }
+            return Response(status: .init(code: code), headers: headers, body: .init(byteBuffer: ByteBuffer(string: "<h1>error \(code)</h1>")))
+        }
+        guard let file else {
+            return Response(status: .notFound, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<h1>not found</h1>")))
+        }
+
+        var headers: HTTPFields = [:]
+        if let etag = file.etag { headers[.eTag] = etag }
+        if let lastModified = file.lastModified { headers[.lastModified] = lastModified }
+        if let type = file.contentType { headers[.contentType] = type }
+        if let disposition = file.contentDisposition { headers[.contentDisposition] = disposition }
+        if file.honorsRanges { headers[.acceptRanges] = "bytes" }
+
+        let size = file.data.count
+        var start = 0
+        var status = HTTPResponse.Status.ok
+        if file.honorsRanges, let range = seen.range, let offset = Self.rangeStart(range),
+            seen.ifRange == nil || seen.ifRange == file.etag || seen.ifRange == file.lastModified
+        {
+            if offset >= size {
+                headers[.contentRange] = "bytes */\(size)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            }
+            start = offset
+            if case .wrongRangeStart = fault { start = max(0, offset - 1) }
+            status = .partialContent
+            headers[.contentRange] = "bytes \(start)-\(size - 1)/\(size)"
+        }
+        let body = file.data[start...]
+        var announced = body.count
+        if case .contentLengthExtra(let extra) = fault { announced += extra }
+        let responseBody = ResponseBody(contentLength: announced) { writer in
+            try await self.write(body, path: path, file: file, fault: fault, to: &writer)
+        }
+        return Response(status: status, headers: headers, body: responseBody)
+    }
+
+    private func write(_ body: Data, path: String, file: File, fault: Fault?, to writer: inout any ResponseBodyWriter) async throws {
+        state.withLock { state in
+            state.active += 1
+            state.peakActive = max(state.peakActive, state.active)
+        }
+        defer { state.withLock { $0.active -= 1 } }
+        let chunk = 16 * 1024
+        var sent = 0
+        var index = body.startIndex
+        while index < body.endIndex {
+            var end = body.index(index, offsetBy: chunk, limitedBy: body.endIndex) ?? body.endIndex
+            switch fault {
+            case .dropAfter(let limit) where sent + (end - index) >= limit:
+                end = index + (limit - sent)
+                try await writer.write(ByteBuffer(bytes: body[index..<end]))
+                count(end - index, path)
+                throw TestFailure("origin dropped the connection on purpose")
+            case .stallAfter(let limit, let duration) where sent < limit && sent + (end - index) >= limit:
+                try await writer.write(ByteBuffer(bytes: body[index..<end]))
+                count(end - index, path)
+                sent += end - index
+                index = end
+                try await Task.sleep(for: duration)
+                continue
+            default:
+                break
+            }
+            try await writer.write(ByteBuffer(bytes: body[index..<end]))
+            count(end - index, path)
+            sent += end - index
+            index = end
+            if let rate = file.bytesPerSecond {
+                try await Task.sleep(for: .seconds(Double(chunk) / Double(rate)))
+            }
+        }
+        if case .contentLengthExtra = fault { throw TestFailure("origin closes short of its Content-Length on purpose") }
+        try await writer.finish(nil)
+    }
+
+    private func count(_ bytes: Int, _ path: String) {
+        state.withLock { $0.bytesSent[path, default: 0] += bytes }
+    }
+
+    /// `bytes=100-` or `bytes=100-199` → 100.
+    static func rangeStart(_ header: String) -> Int? {
+        guard header.hasPrefix("bytes="), let dash = header.firstIndex(of: "-") else { return nil }
+        return Int(header[header.index(header.startIndex, offsetBy: 6)..<dash])
+    }
+
+    public static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Deterministic pseudo-random bytes (so files differ and hashes mean something).
+    public static func bytes(_ count: Int, seed: UInt64 = 1) -> Data {
+        var generator = SplitMix64(seed: seed)
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { raw in
+            var i = 0
+            while i < count {
+                var value = generator.next()
+                let n = min(8, count - i)
+                withUnsafeBytes(of: &value) { raw.baseAddress!.advanced(by: i).copyMemory(from: $0.baseAddress!, byteCount: n) }
+                i += n
+            }
+        }
+        return data
+    }
+
+    // MARK: Running
+
+    /// Runs a fresh origin on 127.0.0.1 (port 0) for the duration of `body`.
+    /// - Parameter tls: serve https with the test certificate (see ``Origin/trustingClientTLS``).
+    public static func run<T: Sendable>(tls: Bool = false, _ body: (Origin, URL) async throws -> T) async throws -> T {
+        let origin = Origin()
+        let router = Router()
+        router.get("**") { request, _ in try await origin.respond(request) }
+        let port = Mutex<Int?>(nil)
+        let logger = testLogger("origin")
+        let onRunning: @Sendable (any Channel) async -> Void = { channel in port.withLock { $0 = channel.localAddress?.port } }
+        let service: any Service
+        if tls {
+            service = Application(
+                router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS()),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
+            )
+        } else {
+            service = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning,
+                logger: logger
+            )
+        }
+        let group = ServiceGroup(services: [service], logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            defer { tasks.cancelAll() }
+            try await eventually("the origin to listen") { port.withLock { $0 } != nil }
+            let base = URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port.withLock { $0 }!)")!
+            let result = try await body(origin, base)
+            await group.triggerGracefulShutdown()
+            return result
+        }
+    }
+
+    static func certificatesFolder() -> URL {
+        Bundle.module.resourceURL!.appendingPathComponent("Certificates")
+    }
+
+    static func serverTLS() throws -> TLSConfiguration {
+        let folder = certificatesFolder()
+        let certificate = try NIOSSLCertificate.fromPEMFile(folder.appendingPathComponent("localhost.crt").path)
+        let key = try NIOSSLPrivateKey(file: folder.appendingPathComponent("localhost.key").path, format: .pem)
+        return TLSConfiguration.makeServerConfiguration(certificateChain: certificate.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+
+    /// Client TLS settings that trust the test certificate.
+    public static func trustingClientTLS() throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        let certificates = try NIOSSLCertificate.fromPEMFile(certificatesFolder().appendingPathComponent("localhost.crt").path)
+        configuration.trustRoots = .certificates(certificates)
+        return configuration
+    }
+}
+
+/// A small seeded generator (SplitMix64).
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
