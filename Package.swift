@@ -62,6 +62,8 @@ let package = Package(
             name: "FerryTestSupport",
             dependencies: [
                 "FerryCore",
+                "FerryServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

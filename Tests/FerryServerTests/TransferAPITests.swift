@@ -1,0 +1,150 @@
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// The transfer endpoints through FerryKit's client and raw requests.
+@Suite struct TransferAPITests {
+    @Test(arguments: [
+        ("not a url", "invalid_url"),
+        ("htp:/broken", "unsupported_scheme"),
+        ("ftp://127.0.0.1/file", "unsupported_scheme"),
+        ("file:///etc/passwd", "unsupported_scheme"),
+        ("javascript:alert(1)", "unsupported_scheme"),
+        ("http://", "invalid_url"),
+        ("http://exa mple.com/x", "invalid_url"),
+        ("", "invalid_url"),
+    ])
+    func badURLsAreRefusedAndNothingIsJournaled(url: String, code: String) async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let error = await #expect(throws: FerryError.self) {
+                    try await d.client.createTransfers(.init(urls: ["http://127.0.0.1:9/fine", url]))
+                }
+                #expect(error?.code.rawValue == code)
+                #expect(error?.message.isEmpty == false)
+                let got1 = try await d.client.transfers().transfers
+                #expect(got1.isEmpty)
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("{", "not valid"),
+        (#"{"urls": "http://x"}"#, "urls"),
+        (#"{"urls": []}"#, "at least one URL"),
+        (#"{"urls": ["http://127.0.0.1/"], "session": "no spaces allowed"}"#, "session"),
+        (#"{"resumeData": "%%%"}"#, "base64"),
+        (#"{"resumeData": "aGVsbG8="}"#, "not Ferry resume data"),
+    ])
+    func malformedBodiesGetAClear400(body: String, mentions: String) async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let response = try await d.raw(.POST, "/v1/transfers", headers: [("Content-Type", "application/json")], body: body)
+                #expect(response.status == 400)
+                let error = try FerryJSON.decoder().decode(ErrorResponse.self, from: Data(response.body.utf8))
+                #expect(error.error.message.contains(mentions), "\(error.error.message)")
+            }
+        }
+    }
+
+    @Test func badIdsAndStates() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let got2 = try await d.raw(.GET, "/v1/transfers/abc").status
+                #expect(got2 == 400)
+                let got3 = try await d.raw(.GET, "/v1/transfers/-3").status
+                #expect(got3 == 400)
+                let got4 = try await d.raw(.GET, "/v1/transfers/42").status
+                #expect(got4 == 404)
+                let got5 = try await d.raw(.POST, "/v1/transfers/42/pause").status
+                #expect(got5 == 404)
+                let badState = try await d.raw(.GET, "/v1/transfers?state=sleeping")
+                #expect(badState.status == 400)
+                #expect(badState.body.contains("sleeping"))
+            }
+        }
+    }
+
+    @Test func aTransferThroughTheAPI() async throws {
+        let file = Origin.File(data: Origin.bytes(2_000_000), bytesPerSecond: 2_000_000)
+        try await Origin.run { origin, base in
+            origin.serve("/show/episode.mp3", file)
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let url = base.appendingPathComponent("show/episode.mp3").absoluteString
+                    let created = try await d.client.createTransfers(.init(urls: [url], session: "api", taskDescription: "ep 1"))
+                    let id = created.transfers[0].id
+                    #expect(created.transfers[0].taskDescription == "ep 1")
+                    #expect(created.transfers[0].session == "api")
+
+                    try await eventually("bytes") { try await d.client.transfer(id).bytesReceived > 100_000 }
+                    let paused = try await d.client.pause(id)
+                    #expect(paused.state == .paused)
+                    let resumeData = try ResumeData(blob: try await d.client.resumeData(id))
+                    #expect(resumeData.url == url)
+                    #expect(resumeData.session == "api")
+
+                    // Listing filters by session and state.
+                    let got6 = try await d.client.transfers(session: "api", states: [.paused]).transfers.map(\.id)
+                    #expect(got6 == [id])
+                    let got7 = try await d.client.transfers(session: "other").transfers
+                    #expect(got7.isEmpty)
+                    let got8 = try await d.client.transfers(states: [.running]).transfers
+                    #expect(got8.isEmpty)
+
+                    origin.update("/show/episode.mp3") { $0.bytesPerSecond = nil }
+                    _ = try await d.client.resume(id)
+                    try await eventually("completed") { try await d.client.transfer(id).state == .completed }
+                    let done = try await d.client.transfer(id)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(done.path == d.paths.library.appendingPathComponent("Downloads/episode.mp3").path)
+
+                    // A completed transfer has no resume data; pausing it is a conflict.
+                    let conflict = try await d.raw(.POST, "/v1/transfers/\(id)/pause")
+                    #expect(conflict.status == 409)
+                    let got9 = try await d.raw(.GET, "/v1/transfers/\(id)/resume-data").status
+                    #expect(got9 == 409)
+
+                    // The JSON has the documented stable keys, null when unknown.
+                    let json = try await d.raw(.GET, "/v1/transfers/\(id)").body
+                    let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
+                    for key in ["id", "url", "session", "state", "bytesReceived", "totalBytes", "path", "sha256", "error"] {
+                        #expect(object.keys.contains(key), "\(key)")
+                    }
+                    #expect(object["error"] is NSNull)
+
+                    try await d.client.remove(id, deleteFile: true)
+                    #expect(!FileManager.default.fileExists(atPath: done.path!))
+                    let got10 = try await d.raw(.GET, "/v1/transfers/\(id)").status
+                    #expect(got10 == 404)
+                }
+            }
+        }
+    }
+
+    @Test func cancelKeepingResumeDataThenResumeFromItInAFreshRequest() async throws {
+        let file = Origin.File(data: Origin.bytes(1_500_000), bytesPerSecond: 1_500_000)
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let id = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("f").absoluteString])).transfers[0].id
+                    try await eventually("bytes") { try await d.client.transfer(id).bytesReceived > 200_000 }
+                    let cancelled = try await d.client.cancel(id, keepResumeData: true)
+                    #expect(cancelled.state == .cancelled)
+                    try await eventually("gotpoint") { (try? ResumeData(blob: try await d.client.resumeData(id)))?.durableBytes ?? 0 > 0 }
+                    let blob = try await d.client.resumeData(id)
+                    origin.update("/f") { $0.bytesPerSecond = nil }
+                    let resumed = try await d.client.createTransfers(.init(resumeData: blob.base64EncodedString(), session: "cli"))
+                    #expect(resumed.transfers.map(\.id) == [id])
+                    try await eventually("completed") { try await d.client.transfer(id).state == .completed }
+                    let got11 = try await d.client.transfer(id).sha256
+                    #expect(got11 == file.sha256)
+                    let sent = origin.bytesSent("/f")
+                    #expect(sent < 1_500_000 + 200_000, "only the remainder is fetched again (sent \(sent))")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryKit
+import FerryServer
+import Foundation
+import HummingbirdTesting
+import NIOCore
+import NIOHTTP1
+
+/// The whole daemon (engine and HTTP API) in-process on a free loopback port, with a temporary
+/// FERRY_HOME, for the duration of `body`.
+public struct DaemonHarness: Sendable {
+    public let daemon: FerryDaemon
+    /// A FerryKit client with the daemon's token.
+    public let client: DaemonClient
+    public let baseURL: String
+    public let port: Int
+    public let paths: FerryPaths
+    let http: HTTPClient
+
+    public static func run<T: Sendable>(
+        home: URL, engine: TransferEngine.Configuration = .fast, _ body: @Sendable (DaemonHarness) async throws -> T
+    ) async throws -> T {
+        let paths = FerryPaths(library: home.appendingPathComponent("library"), state: home.appendingPathComponent("state"))
+        var configuration = DaemonConfiguration(paths: paths)
+        configuration.port = 0
+        configuration.engine = engine
+        let http = try makeTestHTTPClient()
+        do {
+            let daemon = try buildDaemon(configuration, httpClient: http, logger: testLogger("daemon"), requestShutdown: {})
+            let result = try await daemon.application.test(.live) { testClient in
+                let port = testClient.port!
+                let baseURL = "http://127.0.0.1:\(port)"
+                let harness = DaemonHarness(
+                    daemon: daemon, client: DaemonClient(baseURL: baseURL, token: daemon.token, httpClient: http),
+                    baseURL: baseURL, port: port, paths: paths, http: http
+                )
+                return try await body(harness)
+            }
+            try await http.shutdown()
+            return result
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
+    /// A raw request, for what FerryKit would never send: no token, a foreign Host, bad JSON.
+    public func raw(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], authorized: Bool = true, body: String? = nil
+    ) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if authorized { request.headers.add(name: "Authorization", value: "Bearer \(daemon.token)") }
+        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        return (Int(response.status.code), String(buffer: bytes), response.headers)
+    }
+
+    /// Reads the session's event stream until `stop` says so (or `timeout`).
+    public func collectEvents(
+        session: String, after: Int64?, timeout: Duration = .seconds(30), until stop: @escaping @Sendable ([TransferEvent]) -> Bool
+    ) async throws -> [TransferEvent] {
+        let response = try await client.openEventStream(session: session, after: after)
+        return try await withThrowingTaskGroup(of: [TransferEvent]?.self) { group in
+            group.addTask {
+                var parser = ServerSentEventParser()
+                var events: [TransferEvent] = []
+                for try await chunk in response.body {
+                    for message in parser.feed(chunk.readableBytesView) {
+                        let event = try FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))
+                        // A journaled event's SSE id is its seq; live progress has none.
+                        if let seq = event.seq, message.id != String(seq) {
+                            throw TestFailure("SSE id \(message.id ?? "none") for event seq \(seq)")
+                        }
+                        events.append(event)
+                        if stop(events) { return events }
+                    }
+                }
+                return events
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let events = try await group.next()! else { throw TestFailure("the event stream did not deliver in \(timeout)") }
+            return events
+        }
+    }
+}
