@@ -44,7 +44,7 @@ public struct Library: Sendable {
     private static func resolved(_ url: URL) -> String {
         var existing = url.standardizedFileURL
         var rest: [String] = []
-        while existing.path != "/", !FileManager.default.fileExists(atPath: existing.path) {
+        while existing.path.hasPrefix("/"), existing.path != "/", !FileManager.default.fileExists(atPath: existing.path) {
             rest.insert(existing.lastPathComponent, at: 0)
             existing.deleteLastPathComponent()
         }

@@ -16,6 +16,8 @@ public actor TransferEngine: Service {
         public var maxConcurrent: Int = 4
         /// Checkpoint after this many new bytes...
         public var checkpointBytes: Int64 = 8 << 20
+        /// ...or after this long with any new bytes (slow downloads)...
+        public var checkpointMaxInterval: Duration = .seconds(2)
         /// ...but not more often than this.
         public var checkpointInterval: Duration = .milliseconds(500)
         public var retry = RetryPolicy()

@@ -144,7 +144,10 @@ struct TransferWorker: Sendable {
             if let total, sink.length > total {
                 throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
             }
-            if sinceCheckpoint >= configuration.checkpointBytes, lastCheckpoint.duration(to: .now) >= configuration.checkpointInterval {
+            let elapsed = lastCheckpoint.duration(to: .now)
+            if elapsed >= configuration.checkpointInterval,
+                sinceCheckpoint >= configuration.checkpointBytes || elapsed >= configuration.checkpointMaxInterval
+            {
                 try await checkpoint(id, sink)
                 sinceCheckpoint = 0
                 lastCheckpoint = .now

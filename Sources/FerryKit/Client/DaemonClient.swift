@@ -71,8 +71,10 @@ public struct DaemonClient: Sendable {
         let _: Empty = try await send(.POST, "/v1/sessions/\(Self.escape(session))/ack", body: AcknowledgeRequest(through: seq))
     }
 
-    public func status() async throws -> DaemonStatus {
-        try await send(.GET, "/v1/status")
+    /// - Parameter timeout: how long to wait; a probe for a daemon that may be gone uses a short
+    ///   one (AsyncHTTPClient keeps retrying a refused connection until the deadline).
+    public func status(timeout: Duration = .seconds(60)) async throws -> DaemonStatus {
+        try await send(.GET, "/v1/status", timeout: timeout)
     }
 
     /// Asks the daemon to checkpoint its transfers and exit.
@@ -103,17 +105,19 @@ public struct DaemonClient: Sendable {
         return request
     }
 
-    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String) async throws -> Response {
-        try await send(method, path, body: Optional<Int>.none)
+    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, timeout: Duration = .seconds(60)) async throws -> Response {
+        try await send(method, path, body: Optional<Int>.none, timeout: timeout)
     }
 
-    func send<Body: Encodable, Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Body?) async throws -> Response {
+    func send<Body: Encodable, Response: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: Body?, timeout: Duration = .seconds(60)
+    ) async throws -> Response {
         var request = request(method, path)
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try FerryJSON.encoder().encode(body)))
         }
-        let response = try await execute(request, timeout: .seconds(60))
+        let response = try await execute(request, timeout: .init(timeout))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         guard (200...299).contains(response.status.code) else { throw Self.error(status: response.status, body: bytes) }
         if Response.self == Empty.self { return Empty() as! Response }

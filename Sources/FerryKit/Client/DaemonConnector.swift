@@ -38,10 +38,11 @@ public struct DaemonConnector: Sendable {
     public func running() async -> DaemonClient? {
         guard let data = FileManager.default.contents(atPath: paths.daemonInfo.path),
             let info = try? FerryJSON.decoder().decode(DaemonInfo.self, from: data),
-            let token = try? DaemonToken.read(paths)
+            let token = try? DaemonToken.read(paths),
+            ChildProcess.isAlive(info.pid)
         else { return nil }
         let client = DaemonClient(baseURL: info.url, token: token, httpClient: httpClient)
-        guard (try? await client.status()) != nil else { return nil }
+        guard (try? await client.status(timeout: .seconds(3))) != nil else { return nil }
         return client
     }
 

@@ -109,3 +109,17 @@ public enum ChildProcess {
         return (await wait(pid), errorText)
     }
 }
+
+extension ChildProcess {
+    /// True when `pid` names a running process. A zombie (exited, not yet reaped: common in
+    /// containers whose init does not reap) counts as gone.
+    public static func isAlive(_ pid: pid_t) -> Bool {
+        guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        // "pid (comm) S ...": the state follows the command name.
+        let state = stat[stat.index(after: close)...].drop(while: { $0 == " " }).first
+        return state != "Z" && state != "X"
+    }
+}

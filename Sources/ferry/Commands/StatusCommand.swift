@@ -50,7 +50,7 @@ struct StopCommand: AsyncParsableCommand {
         let pid = try await client.status().pid
         try await client.shutdown()
         for _ in 0..<300 {
-            if kill(pid, 0) != 0 {
+            if !ChildProcess.isAlive(pid) {
                 Terminal.print("Stopped the Ferry daemon (pid \(pid)).")
                 return
             }

@@ -1,0 +1,142 @@
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// The real `ferry` binary: autostarting the daemon, output, exit statuses, error messages.
+@Suite(.serialized) struct CLITests {
+    private func withHome(_ body: (URL) async throws -> Void) async throws {
+        try await withTemporaryDirectory { home in
+            do {
+                try await body(home)
+            } catch {
+                await CommandRunner.stopDaemon(home: home)
+                throw error
+            }
+            await CommandRunner.stopDaemon(home: home)
+        }
+    }
+
+    private func transfers(_ output: CommandRunner.Output) throws -> [Transfer] {
+        try FerryJSON.decoder().decode([Transfer].self, from: Data(output.stdout.utf8))
+    }
+
+    @Test func helpTeaches() async throws {
+        try await withHome { home in
+            let help = try await CommandRunner.ferry(["--help"], home: home)
+            #expect(help.status == 0)
+            for command in ["get", "ls", "wait", "pause", "resume", "cancel", "rm", "status", "serve", "stop"] {
+                #expect(help.stdout.contains("  \(command)"), "\(command) in --help")
+            }
+            #expect(help.stdout.contains("FERRY_HOME"))
+            let get = try await CommandRunner.ferry(["get", "--help"], home: home)
+            #expect(get.stdout.contains("Exit status"))
+            #expect(get.stdout.contains("--no-wait"))
+            // --help never starts a daemon.
+            #expect(CommandRunner.daemonInfo(home: home) == nil)
+        }
+    }
+
+    @Test func badURLsGiveOneClearLineAndNoTransfer() async throws {
+        try await withHome { home in
+            let bad = try await CommandRunner.ferry(["get", "--no-wait", "notaurl"], home: home)
+            #expect(bad.status == 1)
+            #expect(bad.stderr.hasPrefix("ferry: "))
+            #expect(bad.stderr.contains("'notaurl' is not a valid URL"))
+            #expect(bad.stderr.split(separator: "\n").count == 1)
+            let ftp = try await CommandRunner.ferry(["get", "--no-wait", "ftp://127.0.0.1/x"], home: home)
+            #expect(ftp.status == 1)
+            #expect(ftp.stderr.contains("only http and https"))
+            let list = try await CommandRunner.ferry(["ls", "--all", "--json"], home: home)
+            #expect(try transfers(list).isEmpty)
+            let unknown = try await CommandRunner.ferry(["pause", "999"], home: home)
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("There is no transfer 999"))
+            let usage = try await CommandRunner.ferry(["pause", "abc"], home: home)
+            #expect(usage.status != 0 && usage.status != 1)
+        }
+    }
+
+    @Test func getWaitsPrintsThePathAndExitsZero() async throws {
+        let file = Origin.File(data: Origin.bytes(700_000))
+        try await Origin.run { origin, base in
+            origin.serve("/music/track.m4a", file)
+            origin.script("/missing", [.status(404)])
+            try await withHome { home in
+                let url = base.appendingPathComponent("music/track.m4a").absoluteString
+                let get = try await CommandRunner.ferry(["get", url], home: home)
+                #expect(get.status == 0, "\(get)")
+                let path = home.appendingPathComponent("library/Downloads/track.m4a").path
+                #expect(get.stdout.contains(path))
+                #expect(get.stdout.contains(file.sha256))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)).sha256Hex == file.sha256)
+
+                // JSON output has the stable keys.
+                let json = try await CommandRunner.ferry(["get", "--json", url], home: home)
+                let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [[String: Any]]
+                for key in ["id", "url", "session", "state", "bytesReceived", "totalBytes", "path", "sha256", "error"] {
+                    #expect(object[0].keys.contains(key), "\(key)")
+                }
+                #expect(object[0]["state"] as? String == "completed")
+
+                let missing = try await CommandRunner.ferry(["get", base.appendingPathComponent("missing").absoluteString], home: home)
+                #expect(missing.status == 1)
+                #expect(missing.stdout.contains("404"))
+            }
+        }
+    }
+
+    @Test func waitTimesOutWith124AndTheTransferGoesOn() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/slow", .init(data: Origin.bytes(3_000_000), bytesPerSecond: 1_000_000))
+            try await withHome { home in
+                let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", base.appendingPathComponent("slow").absoluteString], home: home)
+                let id = try transfers(queued)[0].id
+                let wait = try await CommandRunner.ferry(["wait", String(id), "--timeout", "0.5"], home: home)
+                #expect(wait.status == 124)
+                #expect(wait.stderr.contains("Timed out"))
+                let paused = try await CommandRunner.ferry(["pause", String(id)], home: home)
+                #expect(paused.status == 0)
+                let list = try transfers(try await CommandRunner.ferry(["ls", "--json"], home: home))
+                #expect(list.map(\.state) == [.paused])
+                _ = try await CommandRunner.ferry(["resume", String(id)], home: home)
+                origin.update("/slow") { $0.bytesPerSecond = nil }
+                let done = try await CommandRunner.ferry(["wait", String(id), "--json"], home: home)
+                #expect(done.status == 0, "\(done)")
+                #expect(try transfers(done)[0].sha256 == Origin.bytes(3_000_000).sha256Hex)
+            }
+        }
+    }
+
+    @Test func statusAndStop() async throws {
+        try await withHome { home in
+            let before = try await CommandRunner.ferry(["status"], home: home)
+            #expect(before.status == 1)
+            #expect(before.stdout.contains("not running"))
+            let serve = try await CommandRunner.ferry(["serve", "--detach"], home: home)
+            #expect(serve.status == 0, "\(serve)")
+            let status = try await CommandRunner.ferry(["status", "--json"], home: home)
+            #expect(status.status == 0)
+            let decoded = try FerryJSON.decoder().decode(DaemonStatus.self, from: Data(status.stdout.utf8))
+            #expect(decoded.libraryPath == home.appendingPathComponent("library").path)
+            let again = try await CommandRunner.ferry(["serve", "--detach"], home: home)
+            #expect(again.stdout.contains("already running"))
+            let stop = try await CommandRunner.ferry(["stop"], home: home)
+            #expect(stop.status == 0)
+            #expect(stop.stdout.contains("Stopped"))
+            #expect(CommandRunner.daemonInfo(home: home) == nil)
+        }
+    }
+
+    @Test func aDaemonThatCannotStartSaysWhy() async throws {
+        // Something else owns the port.
+        try await Origin.run { _, base in
+            try await withHome { home in
+                let result = try await CommandRunner.ferry(["ls"], home: home, extraEnvironment: ["FERRY_PORT": String(base.port!)])
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("Port \(base.port!)"), "\(result)")
+                #expect(result.stderr.contains("already in use"))
+            }
+        }
+    }
+}

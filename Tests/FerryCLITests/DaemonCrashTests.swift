@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// The real `ferry serve` killed with SIGKILL mid-download and started again by the next
+/// `ferry` command: every file completes from the bytes on disk with the right SHA-256, and no
+/// transfer is lost or duplicated.
+@Suite(.serialized) struct DaemonCrashTests {
+    @Test func killNineMidDownloadThenResume() async throws {
+        let files = (1...3).map { Origin.File(data: Origin.bytes(8_000_000, seed: UInt64($0)), bytesPerSecond: 2_000_000) }
+        try await Origin.run { origin, base in
+            for (n, file) in files.enumerated() { origin.serve("/big\(n).bin", file) }
+            try await withTemporaryDirectory { home in
+                defer { Task { await CommandRunner.stopDaemon(home: home) } }
+                let urls = files.indices.map { base.appendingPathComponent("big\($0).bin").absoluteString }
+                let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json"] + urls, home: home)
+                #expect(queued.status == 0, "\(queued)")
+                let ids = try FerryJSON.decoder().decode([Transfer].self, from: Data(queued.stdout.utf8)).map(\.id)
+
+                // Until each is well past its first checkpoint (at most 2 s apart).
+                try await eventually("most of every file", timeout: .seconds(60)) {
+                    let list = try await CommandRunner.ferry(["ls", "--json"], home: home)
+                    let transfers = try FerryJSON.decoder().decode([Transfer].self, from: Data(list.stdout.utf8))
+                    return transfers.count == 3 && transfers.allSatisfy { $0.bytesReceived >= 5_000_000 }
+                }
+                let victim = try #require(CommandRunner.daemonInfo(home: home))
+                #expect(kill(victim.pid, SIGKILL) == 0)
+                try await eventually("the daemon to die") { !ChildProcess.isAlive(victim.pid) }
+                let requestsBefore = origin.requests.count
+
+                // The next command starts a new daemon, which resumes on its own.
+                for file in files.indices { origin.update("/big\(file).bin") { $0.bytesPerSecond = nil } }
+                let list = try await CommandRunner.ferry(["ls", "--all", "--json"], home: home)
+                #expect(list.status == 0, "\(list)")
+                let revived = try #require(CommandRunner.daemonInfo(home: home))
+                #expect(revived.pid != victim.pid)
+                let wait = try await CommandRunner.ferry(["wait", "--json"] + ids.map(String.init), home: home)
+                #expect(wait.status == 0, "\(wait)")
+
+                let final = try FerryJSON.decoder().decode(
+                    [Transfer].self, from: Data(try await CommandRunner.ferry(["ls", "--all", "--json"], home: home).stdout.utf8)
+                )
+                #expect(final.map(\.id) == ids, "no transfer lost or duplicated")
+                for (transfer, file) in zip(final, files) {
+                    #expect(transfer.state == .completed)
+                    #expect(transfer.sha256 == file.sha256)
+                    let onDisk = try Data(contentsOf: URL(fileURLWithPath: try #require(transfer.path)))
+                    #expect(onDisk.sha256Hex == file.sha256)
+                }
+                // Each file was resumed with a Range request from where the disk left off.
+                for n in files.indices {
+                    let after = origin.requests.dropFirst(requestsBefore).filter { $0.path == "/big\(n).bin" }
+                    let offset = after.first?.range.flatMap { Int($0.dropFirst(6).dropLast()) } ?? 0
+                    #expect(offset > 0, "file \(n) resumed from a byte offset")
+                }
+                let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("library/.partial").path)
+                #expect(leftovers.isEmpty)
+            }
+        }
+    }
+}
