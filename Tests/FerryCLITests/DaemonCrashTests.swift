@@ -62,4 +62,35 @@ import Testing
             }
         }
     }
+
+    @Test func sigtermCheckpointsAndTheNextDaemonResumesFromThere() async throws {
+        let file = Origin.File(data: Origin.bytes(6_000_000), bytesPerSecond: 2_000_000)
+        try await Origin.run { origin, base in
+            origin.serve("/f.bin", file)
+            try await withTemporaryDirectory { home in
+                defer { Task { await CommandRunner.stopDaemon(home: home) } }
+                let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", base.appendingPathComponent("f.bin").absoluteString], home: home)
+                let id = try FerryJSON.decoder().decode([Transfer].self, from: Data(queued.stdout.utf8))[0].id
+                try await eventually("a million bytes", timeout: .seconds(60)) {
+                    let list = try await CommandRunner.ferry(["ls", "--json"], home: home)
+                    return try FerryJSON.decoder().decode([Transfer].self, from: Data(list.stdout.utf8)).first?.bytesReceived ?? 0 >= 1_000_000
+                }
+                let daemon = try #require(CommandRunner.daemonInfo(home: home))
+                #expect(kill(daemon.pid, SIGTERM) == 0)
+                try await eventually("a graceful exit", timeout: .seconds(30)) { !ChildProcess.isAlive(daemon.pid) }
+                #expect(CommandRunner.daemonInfo(home: home) == nil, "daemon.json removed on a clean stop")
+                let part = home.appendingPathComponent("library/.partial/\(id).part")
+                let partSize = try #require(try FileManager.default.attributesOfItem(atPath: part.path)[.size] as? Int)
+                #expect(partSize >= 1_000_000)
+                let requestsBefore = origin.requests.count
+
+                origin.update("/f.bin") { $0.bytesPerSecond = nil }
+                let wait = try await CommandRunner.ferry(["wait", "--json", String(id)], home: home)
+                #expect(wait.status == 0, "\(wait)")
+                #expect(try FerryJSON.decoder().decode([Transfer].self, from: Data(wait.stdout.utf8))[0].sha256 == file.sha256)
+                // It continued exactly from the checkpointed part file.
+                #expect(origin.requests.dropFirst(requestsBefore).first?.range == "bytes=\(partSize)-")
+            }
+        }
+    }
 }
