@@ -16,6 +16,10 @@ public struct DaemonConfiguration: Sendable {
     public var engine = TransferEngine.Configuration()
     /// Write `daemon.json` so clients can find this daemon.
     public var publishesAddress = true
+    /// Apple's catalog, or a stand-in (`FERRY_CATALOG_URL`).
+    public var catalogBaseURL: URL = CatalogClient.defaultBaseURL
+    /// How often every podcast feed is refreshed.
+    public var podcastRefreshInterval: Duration = .seconds(3600)
 
     public init(paths: FerryPaths) {
         self.paths = paths
@@ -26,6 +30,8 @@ public struct DaemonConfiguration: Sendable {
 public struct FerryDaemon: Sendable {
     public let application: Application<RouterResponder<FerryRequestContext>>
     public let engine: TransferEngine
+    public let podcasts: PodcastLibrary
+    public let catalog: CatalogLibrary
     public let token: String
     /// The listening address, once the server runs.
     public let address: DaemonAddress
@@ -47,6 +53,12 @@ public func buildDaemon(
         configuration: configuration.engine, journal: journal, library: Library(root: paths.library),
         httpClient: httpClient, clock: clock, logger: logger
     )
+    let catalog = CatalogLibrary(
+        catalog: CatalogClient(baseURL: configuration.catalogBaseURL, httpClient: httpClient, clock: clock, logger: logger),
+        engine: engine
+    )
+    let podcasts = PodcastLibrary(engine: engine, httpClient: httpClient, catalog: catalog.catalog, logger: logger)
+    let refresher = PodcastRefresher(podcasts: podcasts, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
     let address = DaemonAddress()
     let startedAt = Date()
 
@@ -56,6 +68,8 @@ public func buildDaemon(
     let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token))
     TransferRoutes(engine: engine).register(on: api)
     EventRoutes(engine: engine).register(on: api)
+    CatalogRoutes(catalog: catalog).register(on: api)
+    PodcastRoutes(podcasts: podcasts).register(on: api)
     DaemonRoutes(
         engine: engine, paths: paths, startedAt: startedAt, address: address, requestShutdown: requestShutdown
     ).register(on: api)
@@ -64,7 +78,7 @@ public func buildDaemon(
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
-        services: [engine],
+        services: [engine, refresher],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
@@ -82,5 +96,7 @@ public func buildDaemon(
         },
         logger: logger
     )
-    return FerryDaemon(application: application, engine: engine, token: token, address: address)
+    return FerryDaemon(
+        application: application, engine: engine, podcasts: podcasts, catalog: catalog, token: token, address: address
+    )
 }

@@ -24,10 +24,12 @@ struct Ferry: AsyncParsableCommand {
               ferry ls                                     what is running, paused or failed
               ferry pause 3 && ferry resume 3
               ferry wait 3 --timeout 600                   exit 0 once transfer 3 completed
+              ferry search jose james && ferry preview 1   a song's 30-second preview into Music/
+              ferry podcast add https://example.com/feed.xml
             """,
         version: FerryVersion.current,
         subcommands: [
-            GetCommand.self, ListCommand.self, WaitCommand.self,
+            GetCommand.self, ListCommand.self, WaitCommand.self, SearchCommand.self, PreviewCommand.self, PodcastCommand.self,
             PauseCommand.self, ResumeCommand.self, CancelCommand.self, RemoveCommand.self,
             StatusCommand.self, ServeCommand.self, StopCommand.self,
         ]

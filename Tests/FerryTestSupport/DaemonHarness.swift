@@ -19,12 +19,15 @@ public struct DaemonHarness: Sendable {
     let http: HTTPClient
 
     public static func run<T: Sendable>(
-        home: URL, engine: TransferEngine.Configuration = .fast, _ body: @Sendable (DaemonHarness) async throws -> T
+        home: URL, engine: TransferEngine.Configuration = .fast, catalogBaseURL: URL? = nil,
+        _ body: @Sendable (DaemonHarness) async throws -> T
     ) async throws -> T {
         let paths = FerryPaths(library: home.appendingPathComponent("library"), state: home.appendingPathComponent("state"))
         var configuration = DaemonConfiguration(paths: paths)
         configuration.port = 0
         configuration.engine = engine
+        // Never Apple's real catalog from a test: an unreachable port unless one is given.
+        configuration.catalogBaseURL = catalogBaseURL ?? URL(string: "http://127.0.0.1:9")!
         let http = try makeTestHTTPClient()
         do {
             let daemon = try buildDaemon(configuration, httpClient: http, logger: testLogger("daemon"), requestShutdown: {})

@@ -108,6 +108,11 @@ public struct EngineHarness: Sendable {
         return last!
     }
 
+    /// Waits until no worker or timer holds the transfer (after a pause: checkpointed, file closed).
+    public func waitUntilReleased(_ id: Int64) async throws {
+        try await eventually("transfer \(id) to be released") { !engine.isHeld(id) }
+    }
+
     /// Waits until at least `bytes` are received.
     public func wait(_ id: Int64, bytes: Int64, timeout: Duration = .seconds(30)) async throws {
         try await eventually("transfer \(id) to receive \(bytes) bytes", timeout: timeout) {

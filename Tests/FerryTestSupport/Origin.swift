@@ -62,6 +62,8 @@ public final class Origin: Sendable {
         public var path: String
         public var range: String?
         public var ifRange: String?
+        public var ifNoneMatch: String? { headers["if-none-match"] }
+        /// Header values by lower-case name.
         public var headers: [String: String]
     }
 
@@ -144,6 +146,10 @@ public final class Origin: Sendable {
         }
 
         var headers: HTTPFields = [:]
+        // Conditional GET, as feeds are fetched.
+        if let etag = file.etag, request.headers[.ifNoneMatch] == etag {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
         if let etag = file.etag { headers[.eTag] = etag }
         if let lastModified = file.lastModified { headers[.lastModified] = lastModified }
         if let type = file.contentType { headers[.contentType] = type }

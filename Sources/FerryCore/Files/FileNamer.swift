@@ -81,6 +81,18 @@ public enum FileNamer {
         return base
     }
 
+    /// A caller's chosen name (`Artist - Track`, `2024-05-01 Title`), made safe, with an extension
+    /// from the Content-Type or else the URL's when it has none.
+    public static func name(preferred: String, contentType: String?, url: URL?) -> String {
+        let base = sanitize(preferred) ?? "download"
+        guard split(base).ext == nil else { return base }
+        let urlExtension = url.map(\.pathExtension).flatMap { ext in
+            ext.count <= 5 && !ext.isEmpty && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext.lowercased() : nil
+        }
+        guard let ext = contentType.flatMap(fileExtension(forContentType:)) ?? urlExtension else { return base }
+        return truncated("\(base).\(ext)")
+    }
+
     /// `name.ext` → `name (n).ext` for n ≥ 2. Not cut to ``maxBytes``: that would cut off the
     /// ` (n)` that makes the name unique; ``maxBytes`` leaves room for it.
     public static func variant(of name: String, number: Int) -> String {

@@ -81,6 +81,70 @@ public struct Journal: Sendable {
                 t.column("acknowledgedSeq", .integer).notNull().defaults(to: 0)
             }
         }
+        migrator.registerMigration("v2: preferred names, podcasts, episodes, catalog tracks") { db in
+            try db.alter(table: "transfer") { t in
+                t.add(column: "preferredName", .text)
+            }
+            try db.create(table: "podcast") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("feedURL", .text).notNull().unique()
+                t.column("title", .text).notNull()
+                t.column("author", .text)
+                t.column("descriptionText", .text)
+                t.column("descriptionHTML", .text)
+                t.column("artworkURL", .text)
+                t.column("link", .text)
+                t.column("folder", .text).notNull()
+                t.column("catalogId", .integer)
+                t.column("etag", .text)
+                t.column("lastModified", .text)
+                t.column("refreshedAt", .datetime)
+                t.column("errorCode", .text)
+                t.column("errorMessage", .text)
+                t.column("autoDownload", .integer).notNull().defaults(to: 0)
+                t.column("keepLatest", .integer)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(table: "episode") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("podcast", onDelete: .cascade).notNull()
+                t.column("guid", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("published", .datetime)
+                t.column("duration", .double)
+                t.column("enclosureURL", .text)
+                t.column("enclosureLength", .integer)
+                t.column("enclosureType", .text)
+                t.column("descriptionHTML", .text)
+                t.column("descriptionText", .text)
+                t.column("season", .integer)
+                t.column("episodeNumber", .integer)
+                t.column("episodeType", .text)
+                t.column("explicit", .boolean)
+                t.column("link", .text)
+                t.column("artworkURL", .text)
+                t.column("chaptersURL", .text)
+                t.column("transcriptURL", .text)
+                t.column("transferId", .integer)
+                t.column("filePath", .text)
+                t.column("isNew", .boolean).notNull().defaults(to: true)
+                t.column("firstSeenAt", .datetime).notNull()
+                t.uniqueKey(["podcastId", "guid"])
+            }
+            try db.create(index: "episode_transfer", on: "episode", columns: ["transferId"])
+            try db.create(table: "track") { t in
+                t.primaryKey("trackId", .integer)
+                t.column("transferId", .integer)
+                t.column("title", .text).notNull()
+                t.column("artist", .text)
+                t.column("collection", .text)
+                t.column("artworkURL", .text)
+                t.column("previewURL", .text)
+                t.column("durationSeconds", .double)
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

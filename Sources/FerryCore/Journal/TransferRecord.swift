@@ -12,8 +12,11 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public var state: TransferState
     /// Library folder, relative to the library root (`Downloads`).
     public var folder: String
-    /// A name from metadata (catalog, feed), used when the response suggests none.
+    /// A name from metadata, used when the response suggests none.
     public var suggestedName: String?
+    /// A name chosen by the caller (a song's `Artist - Track`, an episode's `date title`) that
+    /// wins over the server's; the extension comes from the response when it has none.
+    public var preferredName: String?
     public var taskDescription: String?
     /// The file name the response suggested (Content-Disposition, final URL, Content-Type).
     public var nameHint: String?
@@ -39,12 +42,16 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public var updatedAt: Date
     public var completedAt: Date?
 
-    public init(session: String, url: String, folder: String, suggestedName: String? = nil, taskDescription: String? = nil, now: Date = Date()) {
+    public init(
+        session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,
+        taskDescription: String? = nil, now: Date = Date()
+    ) {
         self.session = session
         self.url = url
         self.state = .queued
         self.folder = folder
         self.suggestedName = suggestedName
+        self.preferredName = preferredName
         self.taskDescription = taskDescription
         self.durableBytes = 0
         self.attempts = 0

@@ -21,9 +21,10 @@ public struct RetryPolicy: Sendable {
         self.maxRetryAfter = maxRetryAfter
     }
 
-    /// Statuses worth another try: the server may answer differently later.
+    /// Statuses worth another try (DESIGN: 408, 429 and 5xx): the server may answer
+    /// differently later.
     public static func isRetryable(status: Int) -> Bool {
-        status == 408 || status == 429 || (500...599).contains(status) && status != 501 && status != 505
+        status == 408 || status == 429 || (500...599).contains(status)
     }
 
     /// The delay before attempt `failures + 1`, or nil when it is time to give up.
@@ -33,6 +34,7 @@ public struct RetryPolicy: Sendable {
     ///   - unit: a random number in 0..<1 (injected so tests are exact).
     public func delay(afterFailures failures: Int, retryAfter: Duration?, unit: Double) -> Duration? {
         guard failures < maxAttempts else { return nil }
+        let failures = max(failures, 1)
         if let retryAfter {
             return retryAfter <= maxRetryAfter ? max(retryAfter, .zero) : nil
         }

@@ -22,7 +22,8 @@ extension TransferEngine {
         for url in request.urls {
             let draft = TransferRecord(
                 session: request.session, url: url.absoluteString, folder: folder,
-                suggestedName: request.suggestedName, taskDescription: request.taskDescription
+                suggestedName: request.suggestedName, preferredName: request.preferredName,
+                taskDescription: request.taskDescription
             )
             let (record, event) = try await journal.createTransfer(draft, reuseExisting: !request.force)
             if let event { hub.publish(event) }
@@ -119,6 +120,12 @@ extension TransferEngine {
     }
 
     // MARK: - Reading
+
+    /// True while a download or a retry timer holds the transfer: after a pause or cancel, it
+    /// turns false once the worker has checkpointed and let go of the part file.
+    public nonisolated func isHeld(_ id: Int64) -> Bool {
+        holders.withLock { $0[id] != nil }
+    }
 
     public nonisolated func transfer(_ id: Int64) async throws -> Transfer {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }

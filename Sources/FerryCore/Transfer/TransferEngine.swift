@@ -39,17 +39,20 @@ public actor TransferEngine: Service {
         public var folder: String
         /// A file name from metadata, used when the server suggests none.
         public var suggestedName: String?
+        /// A file name that wins over the server's (extension added from the response if missing).
+        public var preferredName: String?
         public var taskDescription: String?
 
         public init(
             urls: [URL], session: String, force: Bool = false, folder: String = "Downloads",
-            suggestedName: String? = nil, taskDescription: String? = nil
+            suggestedName: String? = nil, preferredName: String? = nil, taskDescription: String? = nil
         ) {
             self.urls = urls
             self.session = session
             self.force = force
             self.folder = folder
             self.suggestedName = suggestedName
+            self.preferredName = preferredName
             self.taskDescription = taskDescription
         }
     }

@@ -108,9 +108,12 @@ struct TransferWorker: Sendable {
             case .write(let from, let total, let restartReason):
                 if from == 0, sink.length > 0 { try sink.restart() }
                 try sink.hashExisting()
-                let nameHint = FileNamer.name(
+                let contentType = headers.first(name: "Content-Type")
+                let nameHint = record.preferredName.map {
+                    FileNamer.name(preferred: $0, contentType: contentType, url: finalURL)
+                } ?? FileNamer.name(
                     contentDisposition: headers.first(name: "Content-Disposition"), url: finalURL,
-                    suggested: record.suggestedName, contentType: headers.first(name: "Content-Type")
+                    suggested: record.suggestedName, contentType: contentType
                 )
                 try await store.update(id: id) { record in
                     record.durableBytes = from
@@ -201,6 +204,7 @@ struct TransferWorker: Sendable {
             throw FerryError(.lengthMismatch, "Expected \(total) bytes but the file has \(length).")
         }
         let name = current.nameHint
+            ?? record.preferredName.map { FileNamer.name(preferred: $0, contentType: nil, url: URL(string: record.url)) }
             ?? FileNamer.name(contentDisposition: nil, url: URL(string: record.url), suggested: record.suggestedName, contentType: nil)
         _ = try await library.place(part: sink.url, folder: record.folder, name: name) { candidate in
             try await store.update(id: id) { record in

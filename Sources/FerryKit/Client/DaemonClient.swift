@@ -117,6 +117,11 @@ public struct DaemonClient: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try FerryJSON.encoder().encode(body)))
         }
+        return try await decode(request, timeout: timeout)
+    }
+
+    /// Sends a prepared request and decodes its JSON answer (or the daemon's error).
+    func decode<Response: Decodable>(_ request: HTTPClientRequest, timeout: Duration) async throws -> Response {
         let response = try await execute(request, timeout: .init(timeout))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         guard (200...299).contains(response.status.code) else { throw Self.error(status: response.status, body: bytes) }
@@ -124,7 +129,7 @@ public struct DaemonClient: Sendable {
         do {
             return try FerryJSON.decoder().decode(Response.self, from: Data(bytes.readableBytesView))
         } catch {
-            throw FerryError(.badResponse, "The daemon's answer to \(method) \(path) could not be read: \(error).")
+            throw FerryError(.badResponse, "The daemon's answer to \(request.method) \(request.url) could not be read: \(error).")
         }
     }
 

@@ -35,12 +35,16 @@ struct ErrorMiddleware: RouterMiddleware {
 
     static func status(for code: FerryError.Code) -> HTTPResponse.Status {
         switch code {
-        case .invalidRequest, .invalidURL, .unsupportedScheme, .resumeDataInvalid: .badRequest
+        case .invalidRequest, .invalidURL, .unsupportedScheme, .resumeDataInvalid, .opmlInvalid, .catalogBadRequest: .badRequest
         case .unauthorized: .unauthorized
         case .forbiddenHost, .forbiddenOrigin: .forbidden
         case .notFound: .notFound
-        case .invalidState: .conflict
+        case .invalidState, .cancelled: .conflict
         case .resumeDataStale: .gone
+        // The feed or catalog upstream misbehaved, not this request.
+        case .feedInvalid, .feedTooLarge, .feedUnavailable, .catalogUnreachable, .catalogBadResponse: .badGateway
+        case .catalogThrottled: .tooManyRequests
+        case .catalogTimeout: .gatewayTimeout
         default: .internalServerError
         }
     }

@@ -40,28 +40,6 @@ struct GetCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try await CLIConnection.connect()
         let created = try await client.createTransfers(CreateTransfersRequest(urls: urls, session: session, force: force))
-        if noWait {
-            if output.json {
-                try FerryJSON.encoder(pretty: true).printing(created.transfers)
-            } else {
-                for transfer in created.transfers {
-                    Terminal.print("\(transfer.id) \(transfer.state.rawValue) \(transfer.url)")
-                }
-            }
-            return
-        }
-        let interrupt = Terminal.onInterrupt {
-            Terminal.progress("\nDetached; the downloads continue in the daemon (`ferry ls`, `ferry wait ID`).\n")
-            Foundation.exit(130)
-        }
-        defer { interrupt.cancel() }
-        let final = try await TransferFollower(connector: CLIConnection.connector).follow(created.transfers, after: created.lastEventSeq)
-        if output.json {
-            try FerryJSON.encoder(pretty: true).printing(final)
-        } else {
-            for transfer in final { Terminal.print(ProgressView.summary(transfer)) }
-        }
-        let code = FollowExit.code(for: final)
-        if code != 0 { throw ExitCode(code) }
+        try await TransferFollower.report(created.transfers, after: created.lastEventSeq, wait: !noWait, json: output.json)
     }
 }

@@ -62,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.engine.maxConcurrent = maxConcurrent
+        configuration.catalogBaseURL = try CatalogClient.baseURL()
         let httpClient = TransferEngine.makeHTTPClient()
         let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {
             // The same path as a signal: the service group shuts down gracefully.

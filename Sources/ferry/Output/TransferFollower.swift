@@ -1,3 +1,4 @@
+import ArgumentParser
 import FerryKit
 import Foundation
 
@@ -65,6 +66,41 @@ struct TransferFollower {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+}
+
+extension TransferFollower {
+    /// What `get`, `preview` and `podcast download` do with new transfers: print them, or
+    /// follow them to the end (Ctrl-C detaches) and exit 0 only if all completed.
+    /// - Parameter seq: the journal position the transfers are current at; nil to read them again.
+    static func report(_ transfers: [Transfer], after seq: Int64? = nil, wait: Bool, json: Bool) async throws {
+        guard wait else {
+            if json { return try FerryJSON.encoder(pretty: true).printing(transfers) }
+            for transfer in transfers { Terminal.print("\(transfer.id) \(transfer.state.rawValue) \(transfer.url)") }
+            return
+        }
+        let interrupt = Terminal.onInterrupt {
+            Terminal.progress("\nDetached; the downloads continue in the daemon (`ferry ls`, `ferry wait ID`).\n")
+            Foundation.exit(130)
+        }
+        defer { interrupt.cancel() }
+        let connector = CLIConnection.connector
+        var current = transfers
+        var position = seq ?? 0
+        if seq == nil {
+            // They may have moved on since they were returned: start from their current state.
+            let list = try await connector.connect().transfers()
+            current = transfers.map { t in list.transfers.first { $0.id == t.id } ?? t }
+            position = list.lastEventSeq
+        }
+        let final = try await TransferFollower(connector: connector).follow(current, after: position)
+        if json {
+            try FerryJSON.encoder(pretty: true).printing(final)
+        } else {
+            for transfer in final { Terminal.print(ProgressView.summary(transfer)) }
+        }
+        let code = FollowExit.code(for: final)
+        if code != 0 { throw ExitCode(code) }
     }
 }
 

@@ -1,0 +1,77 @@
+import AsyncHTTPClient
+import FerryKit
+import Foundation
+import Logging
+import NIOCore
+
+/// Fetches a feed with a conditional GET (ETag / If-Modified-Since), following redirects with
+/// the same checks as downloads, and noticing when the feed has moved for good (every hop a
+/// 301 or 308).
+struct FeedFetcher: Sendable {
+    enum Result: Sendable {
+        /// 304: nothing changed since the validators.
+        case notModified
+        case fetched(data: Data, etag: String?, lastModified: String?)
+    }
+
+    let http: HTTPClient
+    let redirects: RedirectPolicy
+    let userAgent: String
+    let maximumBytes: Int
+    let timeout: Duration
+    let logger: Logger
+
+    /// - Returns: the result and, when every redirect hop was permanent, the feed's new URL.
+    func fetch(_ url: URL, etag: String?, lastModified: String?) async throws -> (result: Result, movedTo: URL?) {
+        var current = url
+        var visited = [url]
+        var permanent = true
+        while true {
+            var request = HTTPClientRequest(url: current.absoluteString)
+            request.headers.add(name: "User-Agent", value: userAgent)
+            request.headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.8, */*;q=0.5")
+            if let etag { request.headers.add(name: "If-None-Match", value: etag) }
+            if let lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+            let response: HTTPClientResponse
+            do {
+                response = try await http.execute(request, timeout: .init(timeout), logger: logger)
+            } catch {
+                throw AttemptFailure(error).error.feedFetchError(current)
+            }
+            let status = Int(response.status.code)
+            if RedirectPolicy.isRedirect(status: status) {
+                permanent = permanent && (status == 301 || status == 308)
+                let next = try redirects.next(location: response.headers.first(name: "Location"), from: current, visited: visited)
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                visited.append(next)
+                current = next
+                continue
+            }
+            let movedTo = permanent && current != url ? current : nil
+            if status == 304 { return (.notModified, movedTo) }
+            guard (200...299).contains(status) else {
+                throw FerryError(.feedUnavailable, "The feed at \(current.absoluteString) answered \(status) \(response.status.reasonPhrase).")
+            }
+            let body: ByteBuffer
+            do {
+                body = try await response.body.collect(upTo: maximumBytes)
+            } catch let error as NIOTooManyBytesError {
+                _ = error
+                throw FerryError(.feedTooLarge, "The feed at \(current.absoluteString) is larger than \(maximumBytes / (1 << 20)) MiB.")
+            } catch {
+                throw AttemptFailure(error).error.feedFetchError(current)
+            }
+            return (
+                .fetched(data: Data(body.readableBytesView), etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified")),
+                movedTo
+            )
+        }
+    }
+}
+
+extension FerryError {
+    /// A transfer-style error (timeout, connection) reworded for a feed.
+    func feedFetchError(_ url: URL) -> FerryError {
+        FerryError(.feedUnavailable, "Could not fetch the feed at \(url.absoluteString): \(message)")
+    }
+}

@@ -1,0 +1,396 @@
+import AsyncHTTPClient
+import FerryKit
+import Foundation
+import Logging
+
+/// Podcast subscriptions: subscribe (feed URL, catalog result, Apple Podcasts page), refresh
+/// with conditional GETs, episode downloads through the transfer engine into
+/// `Podcasts/<title>/`, auto-download of the newest episodes, retention, OPML.
+///
+/// Each podcast folder holds a small `.ferry-podcast.json` naming its feed, so subscriptions and
+/// downloaded episodes can be rebuilt from disk if the journal is lost.
+public struct PodcastLibrary: Sendable {
+    /// The session auto-downloads belong to.
+    public static let autoDownloadSession = "podcasts"
+    static let sidecarName = ".ferry-podcast.json"
+
+    let engine: TransferEngine
+    let catalog: CatalogClient?
+    let fetcher: FeedFetcher
+    let logger: Logger
+    var journal: Journal { engine.journal }
+    var library: Library { engine.library }
+
+    public init(engine: TransferEngine, httpClient: HTTPClient, catalog: CatalogClient?, logger: Logger) {
+        self.engine = engine
+        self.catalog = catalog
+        self.logger = logger
+        fetcher = FeedFetcher(
+            http: httpClient, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
+            maximumBytes: 64 << 20, timeout: .seconds(60), logger: logger
+        )
+    }
+
+    // MARK: Subscribing
+
+    /// Subscribes to a feed URL, an Apple Podcasts page URL (`…/id123456789`) or a catalog id
+    /// given as text; fetches the feed at once.
+    public func subscribe(_ text: String, catalogId: Int64? = nil) async throws -> PodcastDetail {
+        if let id = catalogId ?? ApplePodcastsURL.id(from: text) ?? Int64(text.trimmingWhitespace()) {
+            return try await subscribe(catalogId: id)
+        }
+        return try await subscribe(feedURL: try TransferURL.validate(text), catalogId: nil)
+    }
+
+    /// Subscribes to the feed of a catalog podcast.
+    public func subscribe(catalogId: Int64) async throws -> PodcastDetail {
+        guard let catalog else { throw FerryError(.invalidRequest, "The catalog is not available in this daemon.") }
+        guard let item = try await catalog.lookup(id: catalogId) else {
+            throw FerryError(.notFound, "The catalog has no podcast with id \(catalogId).")
+        }
+        guard let feedURL = item.feedURL else {
+            throw FerryError(.notFound, "The catalog entry \(catalogId) (\(item.trackName ?? item.collectionName ?? "?")) has no feed URL.")
+        }
+        return try await subscribe(feedURL: feedURL, catalogId: catalogId)
+    }
+
+    public func subscribe(feedURL: URL, catalogId: Int64?) async throws -> PodcastDetail {
+        let (result, movedTo) = try await fetcher.fetch(feedURL, etag: nil, lastModified: nil)
+        guard case .fetched(let data, let etag, let lastModified) = result else {
+            throw FerryError(.feedUnavailable, "The feed at \(feedURL.absoluteString) answered 304 to a first request.")
+        }
+        let url = movedTo ?? feedURL
+        let feed = try FeedParser.parse(data, url: url)
+        let finalURL = feed.newFeedURL ?? url
+        let title = feed.title.isEmpty ? (finalURL.host ?? "Podcast") : feed.title
+        var draft = PodcastRecord(feedURL: finalURL.absoluteString, title: title, folder: Self.folder(for: title), catalogId: catalogId)
+        draft.update(from: feed)
+        draft.etag = etag
+        draft.lastModified = lastModified
+        draft.refreshedAt = Date()
+        let (record, inserted) = try await journal.insertPodcast(draft)
+        if inserted {
+            _ = try await journal.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false)
+            writeSidecar(record)
+            try await adoptFilesOnDisk(record.podcastId)
+            logger.info("subscribed", metadata: ["podcast.id": "\(record.podcastId)", "podcast.feed": "\(record.feedURL)"])
+        }
+        return try await detail(record.podcastId)
+    }
+
+    public func unsubscribe(_ id: Int64, deleteFiles: Bool) async throws {
+        guard let record = try await journal.podcast(id: id) else {
+            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+        }
+        try await journal.deletePodcast(id: id)
+        let folder = library.absolute(record.folder)
+        if deleteFiles, library.contains(folder) {
+            try? FileManager.default.removeItem(at: folder)
+        } else {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(Self.sidecarName))
+        }
+    }
+
+    // MARK: Refreshing
+
+    /// Fetches the feed again (conditional GET), records new episodes, follows a moved feed,
+    /// auto-downloads the newest episodes if set, and applies retention.
+    /// - Returns: the episodes that are new.
+    @discardableResult
+    public func refresh(_ id: Int64) async throws -> [EpisodeRecord] {
+        guard let record = try await journal.podcast(id: id) else {
+            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+        }
+        do {
+            let (result, movedTo) = try await fetcher.fetch(URL(string: record.feedURL)!, etag: record.etag, lastModified: record.lastModified)
+            var added: [EpisodeRecord] = []
+            var newFeedURL = movedTo
+            if case .fetched(let data, let etag, let lastModified) = result {
+                let feed = try FeedParser.parse(data, url: movedTo ?? URL(string: record.feedURL))
+                newFeedURL = feed.newFeedURL ?? newFeedURL
+                added = try await journal.mergeEpisodes(podcastId: id, feed.episodes, markNew: true)
+                try await journal.updatePodcast(id: id) { podcast in
+                    podcast.update(from: feed)
+                    podcast.etag = etag
+                    podcast.lastModified = lastModified
+                }
+            }
+            let moved = newFeedURL.map(\.absoluteString).flatMap { $0 == record.feedURL ? nil : $0 }
+            try await journal.updatePodcast(id: id) { podcast in
+                podcast.refreshedAt = Date()
+                podcast.error = nil
+                if let moved {
+                    podcast.feedURL = moved
+                    // Validators belong to the old URL.
+                    podcast.etag = nil
+                    podcast.lastModified = nil
+                }
+            }
+            if let moved {
+                logger.info("feed moved", metadata: ["podcast.id": "\(id)", "podcast.feed": "\(moved)"])
+                if let updated = try await journal.podcast(id: id) { writeSidecar(updated) }
+            }
+            try await downloadNewest(id)
+            try await applyRetention(id)
+            return added
+        } catch let error as FerryError {
+            try? await journal.updatePodcast(id: id) { podcast in
+                podcast.refreshedAt = Date()
+                podcast.error = error.info
+            }
+            throw error
+        }
+    }
+
+    /// Refreshes every subscription; one broken feed does not stop the others.
+    /// - Returns: the errors, by podcast id.
+    @discardableResult
+    public func refreshAll() async -> [Int64: FerryError] {
+        var errors: [Int64: FerryError] = [:]
+        for podcast in (try? await journal.podcasts()) ?? [] {
+            do {
+                try await refresh(podcast.podcastId)
+            } catch {
+                errors[podcast.podcastId] = error as? FerryError ?? FerryError(.feedUnavailable, "\(error)")
+                logger.warning("refresh failed", metadata: ["podcast.id": "\(podcast.podcastId)", "error": "\(error)"])
+            }
+        }
+        return errors
+    }
+
+    // MARK: Settings
+
+    /// - Parameters:
+    ///   - autoDownload: download the newest N episodes by themselves (0 to stop).
+    ///   - keepLatest: keep only the newest N downloaded episodes (0 to keep all).
+    public func update(_ id: Int64, autoDownload: Int?, keepLatest: Int?) async throws -> PodcastDetail {
+        if let autoDownload, !(0...1000).contains(autoDownload) {
+            throw FerryError.invalidRequest("autoDownload must be between 0 and 1000.")
+        }
+        if let keepLatest, !(0...100_000).contains(keepLatest) {
+            throw FerryError.invalidRequest("keepLatest must be between 0 and 100000 (0 keeps everything).")
+        }
+        try await journal.updatePodcast(id: id) { podcast in
+            if let autoDownload { podcast.autoDownload = autoDownload }
+            if let keepLatest { podcast.keepLatest = keepLatest == 0 ? nil : keepLatest }
+        }
+        try await downloadNewest(id)
+        try await applyRetention(id)
+        return try await detail(id)
+    }
+
+    public func markSeen(_ id: Int64) async throws {
+        try await journal.markEpisodesSeen(podcastId: id)
+    }
+
+    // MARK: Downloads
+
+    /// Downloads an episode into the podcast's folder, named after it; the same episode is never
+    /// downloaded twice (an unfinished or finished transfer is returned, a failed one resumed).
+    public func download(episode id: Int64, session: String) async throws -> Transfer {
+        guard let episode = try await journal.episode(id: id), let podcast = try await journal.podcast(id: episode.podcastId) else {
+            throw FerryError(.notFound, "There is no episode \(id).")
+        }
+        if let transferId = episode.transferId, let transfer = try? await engine.transfer(transferId) {
+            switch transfer.state {
+            case .queued, .running, .retrying, .completed, .paused: return transfer
+            case .failed: return try await engine.resume(transferId)
+            case .cancelled: break
+            }
+        }
+        guard let text = episode.enclosureURL else {
+            throw FerryError(.invalidRequest, "Episode \(id) (\(episode.title)) has no audio or video file to download.")
+        }
+        let url = try TransferURL.validate(text)
+        let transfer = try await engine.enqueue(
+            .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName,
+                  taskDescription: "\(podcast.title): \(episode.title)")
+        )[0]
+        try await journal.updateEpisode(id: id) { episode in
+            episode.transferId = transfer.id
+            episode.isNew = false
+        }
+        return transfer
+    }
+
+    private func downloadNewest(_ id: Int64) async throws {
+        guard let podcast = try await journal.podcast(id: id), podcast.autoDownload > 0 else { return }
+        let newest = try await journal.episodes(podcastId: id).filter { $0.enclosureURL != nil }.prefix(podcast.autoDownload)
+        for episode in newest where episode.transferId == nil && episode.filePath == nil {
+            _ = try await download(episode: episode.episodeId, session: Self.autoDownloadSession)
+        }
+    }
+
+    /// Keeps the newest `keepLatest` downloaded episodes; older files are deleted and their
+    /// transfers forgotten.
+    func applyRetention(_ id: Int64) async throws {
+        guard let podcast = try await journal.podcast(id: id), let keep = podcast.keepLatest else { return }
+        let downloaded = try await episodes(of: podcast).filter { $0.state == .downloaded }
+        for episode in downloaded.dropFirst(keep) {
+            if let transferId = episode.transfer?.id {
+                try? await engine.remove(transferId, deleteFile: true)
+            } else if let path = episode.path, library.contains(URL(fileURLWithPath: path)) {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            try await journal.updateEpisode(id: episode.id) { record in
+                record.transferId = nil
+                record.filePath = nil
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    public func podcasts() async throws -> [Podcast] {
+        let counts = try await journal.episodeCounts()
+        return try await journal.podcasts().map { record in
+            let count = counts[record.podcastId] ?? (0, 0, 0)
+            return model(record, total: count.total, new: count.new, downloaded: count.downloaded)
+        }
+    }
+
+    public func detail(_ id: Int64) async throws -> PodcastDetail {
+        guard let record = try await journal.podcast(id: id) else {
+            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+        }
+        let episodes = try await episodes(of: record)
+        let new = episodes.filter { $0.isNew && $0.state == .notDownloaded }.count
+        let downloaded = episodes.filter { $0.state == .downloaded }.count
+        return PodcastDetail(podcast: model(record, total: episodes.count, new: new, downloaded: downloaded), episodes: episodes)
+    }
+
+    func episodes(of podcast: PodcastRecord) async throws -> [Episode] {
+        let records = try await journal.episodes(podcastId: podcast.podcastId)
+        var transfers: [Int64: Transfer] = [:]
+        for id in records.compactMap(\.transferId) {
+            transfers[id] = try? await engine.transfer(id)
+        }
+        return records.map { record in
+            let transfer = record.transferId.flatMap { transfers[$0] }
+            var state: EpisodeState = .notDownloaded
+            var path: String?
+            switch transfer?.state {
+            case .queued?, .running?, .retrying?: state = .downloading
+            case .paused?: state = .paused
+            case .failed?: state = .failed
+            case .completed?:
+                if let file = transfer?.path, FileManager.default.fileExists(atPath: file) {
+                    state = .downloaded
+                    path = file
+                }
+            case .cancelled?, nil: break
+            }
+            if state == .notDownloaded, let relative = record.filePath {
+                let file = library.absolute(relative).path
+                if FileManager.default.fileExists(atPath: file) {
+                    state = .downloaded
+                    path = file
+                }
+            }
+            return Episode(
+                id: record.episodeId, podcastId: record.podcastId, guid: record.guid, title: record.title,
+                published: record.published, durationSeconds: record.duration, enclosureURL: record.enclosureURL,
+                enclosureLength: record.enclosureLength, enclosureType: record.enclosureType,
+                descriptionHTML: record.descriptionHTML, descriptionText: record.descriptionText, season: record.season,
+                episodeNumber: record.episodeNumber, episodeType: record.episodeType, explicit: record.explicit,
+                link: record.link, artworkURL: record.artworkURL, chaptersURL: record.chaptersURL,
+                transcriptURL: record.transcriptURL, isNew: record.isNew, state: state, transfer: transfer, path: path
+            )
+        }
+    }
+
+    func model(_ record: PodcastRecord, total: Int, new: Int, downloaded: Int) -> Podcast {
+        Podcast(
+            id: record.podcastId, feedURL: record.feedURL, title: record.title, author: record.author,
+            descriptionText: record.descriptionText, descriptionHTML: record.descriptionHTML,
+            artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: record.autoDownload,
+            keepLatest: record.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
+            refreshedAt: record.refreshedAt, error: record.error
+        )
+    }
+
+    // MARK: Folders and recovery from disk
+
+    /// `Podcasts/<title>`, sanitised.
+    static func folder(for title: String) -> String {
+        "Podcasts/" + (FileNamer.sanitize(title.replacingOccurrences(of: "/", with: "-")) ?? "Podcast")
+    }
+
+    private struct Sidecar: Codable {
+        var feedURL: String
+        var title: String
+    }
+
+    private func writeSidecar(_ podcast: PodcastRecord) {
+        let folder = library.absolute(podcast.folder)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = try? FerryJSON.encoder(pretty: true).encode(Sidecar(feedURL: podcast.feedURL, title: podcast.title))
+        try? data?.write(to: folder.appendingPathComponent(Self.sidecarName), options: .atomic)
+    }
+
+    /// Marks episodes whose file is already in the podcast's folder as downloaded.
+    func adoptFilesOnDisk(_ id: Int64) async throws {
+        guard let podcast = try await journal.podcast(id: id) else { return }
+        let folder = library.absolute(podcast.folder)
+        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+        guard !names.isEmpty else { return }
+        for episode in try await journal.episodes(podcastId: id) where episode.transferId == nil && episode.filePath == nil {
+            let name = FileNamer.name(preferred: episode.preferredFileName, contentType: nil, url: nil)
+            if names.contains(name) {
+                try await journal.updateEpisode(id: episode.episodeId) { record in
+                    record.filePath = "\(podcast.folder)/\(name)"
+                    record.isNew = false
+                }
+            }
+        }
+    }
+
+    /// Re-subscribes to podcasts whose folder is on disk but not in the journal (a lost
+    /// journal), and marks the files found there as downloaded.
+    public func restoreFromDisk() async {
+        let root = library.absolute("Podcasts")
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for folder in folders {
+            let sidecar = root.appendingPathComponent(folder).appendingPathComponent(Self.sidecarName)
+            guard let data = FileManager.default.contents(atPath: sidecar.path),
+                let saved = try? FerryJSON.decoder().decode(Sidecar.self, from: data),
+                (try? await journal.podcast(feedURL: saved.feedURL)) == .some(nil)
+            else { continue }
+            var draft = PodcastRecord(feedURL: saved.feedURL, title: saved.title, folder: "Podcasts/\(folder)")
+            draft.refreshedAt = nil
+            guard let (record, inserted) = try? await journal.insertPodcast(draft), inserted else { continue }
+            logger.info("restored a subscription from disk", metadata: ["podcast.feed": "\(saved.feedURL)"])
+            // Episodes come with the next refresh, which adopts the files on disk.
+            if (try? await refresh(record.podcastId)) != nil {
+                try? await adoptFilesOnDisk(record.podcastId)
+            }
+        }
+    }
+}
+
+extension PodcastLibrary {
+    /// Subscribes to every feed of an OPML file; feeds already subscribed are kept, broken ones
+    /// reported without stopping the rest.
+    public func importOPML(_ data: Data) async throws -> ImportResponse {
+        let outlines = try OPML.parse(data)
+        var subscribed: [Podcast] = []
+        var failures: [ImportResponse.Failure] = []
+        for outline in outlines {
+            do {
+                subscribed.append(try await subscribe(feedURL: outline.xmlURL, catalogId: nil).podcast)
+            } catch {
+                let failure = error as? FerryError ?? FerryError(.feedUnavailable, "\(error)")
+                failures.append(.init(url: outline.xmlURL.absoluteString, error: failure.info))
+            }
+        }
+        return ImportResponse(subscribed: subscribed, failures: failures)
+    }
+
+    /// Every subscription as OPML 2.0.
+    public func exportOPML() async throws -> String {
+        let outlines = try await journal.podcasts().compactMap { podcast in
+            URL(string: podcast.feedURL).map { OPML.Outline(title: podcast.title, xmlURL: $0, htmlURL: podcast.link.flatMap(URL.init(string:))) }
+        }
+        return OPML.export(outlines, title: "Ferry podcast subscriptions")
+    }
+}

@@ -1,0 +1,90 @@
+import FerryCore
+import FerryKit
+import Foundation
+import Hummingbird
+
+/// `/v1/podcasts` and `/v1/episodes`: subscriptions, refresh, settings, episode downloads, OPML.
+struct PodcastRoutes {
+    let podcasts: PodcastLibrary
+
+    func register(on api: RouterGroup<FerryRequestContext>) {
+        api.get("podcasts") { _, _ in try jsonResponse(PodcastList(podcasts: try await podcasts.podcasts())) }
+        api.post("podcasts") { request, context in
+            let body = try await request.decodeJSON(SubscribeRequest.self, context: context)
+            let detail: PodcastDetail
+            if let catalogId = body.catalogId {
+                detail = try await podcasts.subscribe(catalogId: catalogId)
+            } else if let url = body.url {
+                detail = try await podcasts.subscribe(url)
+            } else {
+                throw FerryError.invalidRequest("Give a feed or Apple Podcasts 'url', or a 'catalogId'.")
+            }
+            return try jsonResponse(detail, status: .created)
+        }
+        api.post("podcasts/refresh") { _, _ in
+            let all = try await podcasts.podcasts()
+            let errors = await podcasts.refreshAll()
+            let after = try await podcasts.podcasts()
+            return try jsonResponse(
+                RefreshResponse(
+                    refreshed: all.count - errors.count,
+                    newEpisodes: max(0, after.map(\.episodeCount).reduce(0, +) - all.map(\.episodeCount).reduce(0, +)),
+                    failures: errors.map { .init(podcastId: $0.key, error: $0.value.info) }.sorted { $0.podcastId < $1.podcastId }
+                )
+            )
+        }
+        api.post("podcasts/import") { request, context in
+            let body = try await request.body.collect(upTo: 16 << 20)
+            return try jsonResponse(try await podcasts.importOPML(Data(body.readableBytesView)))
+        }
+        api.get("podcasts/export") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/x-opml; charset=utf-8", .contentDisposition: #"attachment; filename="ferry-podcasts.opml""#],
+                body: .init(byteBuffer: ByteBuffer(string: try await podcasts.exportOPML()))
+            )
+        }
+        api.get("podcasts/:id") { _, context in
+            try jsonResponse(try await podcasts.detail(try context.parameters.podcastID()))
+        }
+        api.patch("podcasts/:id") { request, context in
+            let id = try context.parameters.podcastID()
+            let body = try await request.decodeJSON(PodcastSettings.self, context: context)
+            return try jsonResponse(try await podcasts.update(id, autoDownload: body.autoDownload, keepLatest: body.keepLatest))
+        }
+        api.delete("podcasts/:id") { request, context in
+            let deleteFiles = request.uri.queryParameters.get("deleteFiles").map { $0 == "true" || $0 == "1" } ?? false
+            try await podcasts.unsubscribe(try context.parameters.podcastID(), deleteFiles: deleteFiles)
+            return Response(status: .noContent)
+        }
+        api.post("podcasts/:id/refresh") { _, context in
+            let id = try context.parameters.podcastID()
+            let added = try await podcasts.refresh(id)
+            return try jsonResponse(RefreshResponse(refreshed: 1, newEpisodes: added.count, failures: []))
+        }
+        api.post("podcasts/:id/seen") { _, context in
+            let id = try context.parameters.podcastID()
+            try await podcasts.markSeen(id)
+            return try jsonResponse(try await podcasts.detail(id))
+        }
+        api.post("episodes/:id/download") { request, context in
+            guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else {
+                throw FerryError.invalidRequest("'\(context.parameters.get("id") ?? "")' is not an episode id.")
+            }
+            let body = try? await request.decodeJSON(EpisodeDownloadRequest.self, context: context)
+            let session = body?.session ?? "web"
+            try TransferEngine.validateSession(session)
+            return try jsonResponse(try await podcasts.download(episode: id, session: session), status: .created)
+        }
+    }
+}
+
+extension Parameters {
+    func podcastID() throws -> Int64 {
+        let text = get("id") ?? ""
+        guard let id = Int64(text), id > 0 else {
+            throw FerryError.invalidRequest("'\(text.prefix(40))' is not a podcast id (see `ferry podcast ls`).")
+        }
+        return id
+    }
+}

@@ -1,0 +1,265 @@
+import ArgumentParser
+import FerryKit
+import Foundation
+
+struct PodcastCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "podcast",
+        abstract: "Subscribe to podcasts, list and download their episodes, keep them fresh.",
+        discussion: """
+            A PODCAST argument is the number `ferry podcast ls` shows, or a part of its title. \
+            Episodes go to the library's Podcasts/<title>/ folder, named `2024-05-01 Title.mp3`. \
+            The daemon refreshes every feed hourly.
+            """,
+        subcommands: [
+            Add.self, Search.self, List.self, Episodes.self, Download.self, Refresh.self, Remove.self, Settings.self,
+            Import.self, Export.self,
+        ]
+    )
+
+    /// Finds a podcast by id or by a part of its title.
+    static func resolve(_ text: String, client: DaemonClient) async throws -> Podcast {
+        let podcasts = try await client.podcasts()
+        if let id = Int64(text), let podcast = podcasts.first(where: { $0.id == id }) { return podcast }
+        let matches = podcasts.filter { $0.title.localizedCaseInsensitiveContains(text) }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw FerryError(.notFound, "No subscription matches \"\(text)\"; `ferry podcast ls` lists them.")
+        default:
+            throw FerryError.invalidRequest(
+                "\"\(text)\" matches \(matches.count) podcasts (\(matches.prefix(3).map(\.title).joined(separator: ", "))); use the number from `ferry podcast ls`."
+            )
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Subscribe by feed URL, Apple Podcasts page URL, or a number from `ferry podcast search`.")
+
+        @Argument(help: "A feed URL, an Apple Podcasts URL (…/id123456789), or a search result number.")
+        var feed: String
+
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let client = try await CLIConnection.connect()
+            let detail: PodcastDetail
+            if let number = Int(feed), number <= 200, let result = LastSearch.result(number) {
+                guard result.kind == .podcast, let id = result.collectionId ?? result.trackId else {
+                    throw FerryError.invalidRequest("Result \(number) (\(result.title)) is not a podcast.")
+                }
+                detail = try await client.subscribe(catalogId: id)
+            } else {
+                detail = try await client.subscribe(url: feed)
+            }
+            if output.json { return try FerryJSON.encoder(pretty: true).printing(detail.podcast) }
+            Terminal.print("Subscribed to \(detail.podcast.title) (\(detail.episodes.count) episodes) as podcast \(detail.podcast.id).")
+        }
+    }
+
+    struct Search: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Search the catalog for podcasts (same as `ferry search --podcasts`).")
+
+        @Argument(help: "What to search for.")
+        var term: [String]
+
+        @Option(name: .long, help: "How many results (1-200).")
+        var limit = 25
+
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            var search = SearchCommand()
+            search.term = term
+            search.podcasts = true
+            search.limit = limit
+            search.output = output
+            try await search.run()
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List subscriptions.")
+
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let podcasts = try await CLIConnection.connect().podcasts()
+            if output.json { return try FerryJSON.encoder(pretty: true).printing(podcasts) }
+            guard !podcasts.isEmpty else {
+                return Terminal.print("No subscriptions. `ferry podcast add FEED_URL` or `ferry podcast search TERM`.")
+            }
+            for podcast in podcasts {
+                var line = "\(Format.pad(String(podcast.id), 4)) \(podcast.title) — \(podcast.episodeCount) episodes"
+                if podcast.newCount > 0 { line += ", \(podcast.newCount) new" }
+                if podcast.downloadedCount > 0 { line += ", \(podcast.downloadedCount) downloaded" }
+                if podcast.autoDownload > 0 { line += ", auto-downloads \(podcast.autoDownload)" }
+                if let error = podcast.error { line += " (last refresh failed: \(error.message))" }
+                Terminal.print(line)
+            }
+        }
+    }
+
+    struct Episodes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a podcast's episodes, newest first, with their state.")
+
+        @Argument(help: "The podcast (number or part of its title).")
+        var podcast: String
+
+        @Option(name: .long, help: "Show at most this many.")
+        var limit = 30
+
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let client = try await CLIConnection.connect()
+            let detail = try await client.podcast(try await PodcastCommand.resolve(podcast, client: client).id)
+            if output.json { return try FerryJSON.encoder(pretty: true).printing(detail.episodes) }
+            let width = Terminal.width
+            for episode in detail.episodes.prefix(limit) {
+                let date = episode.published.map { String($0.formatted(.iso8601).prefix(10)) } ?? "          "
+                let state: String
+                switch episode.state {
+                case .downloaded: state = "downloaded"
+                case .downloading: state = episode.transfer.map(Format.progress) ?? "downloading"
+                case .paused: state = "paused " + (episode.transfer.map(Format.progress) ?? "")
+                case .failed: state = "failed"
+                case .notDownloaded: state = episode.isNew ? "new" : ""
+                }
+                let line = "\(Format.pad(String(episode.id), 6)) \(date)  \(Format.pad(Format.duration(episode.durationSeconds), 8)) \(Format.pad(state, 18)) \(episode.title)"
+                Terminal.print(Format.truncate(line, to: max(width, 40)))
+            }
+            if detail.episodes.count > limit { Terminal.print("… \(detail.episodes.count - limit) more (--limit).") }
+        }
+    }
+
+    struct Download: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download episodes (numbers from `ferry podcast episodes`), or the newest with --latest.")
+
+        @Argument(help: "The podcast (number or part of its title).")
+        var podcast: String
+
+        @Argument(help: "Episode numbers as `ferry podcast episodes` shows them.")
+        var episodes: [Int64] = []
+
+        @Option(name: .long, help: "Download the newest N episodes instead.")
+        var latest: Int?
+
+        @Option(name: .long, help: "The session the downloads belong to.")
+        var session = "cli"
+
+        @Flag(name: .long, help: "Start the downloads and return at once.")
+        var noWait = false
+
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard !episodes.isEmpty || latest != nil else { throw ValidationError("Give episode numbers or --latest N.") }
+            if let latest, latest < 1 { throw ValidationError("--latest must be at least 1.") }
+        }
+
+        func run() async throws {
+            let client = try await CLIConnection.connect()
+            let detail = try await client.podcast(try await PodcastCommand.resolve(podcast, client: client).id)
+            var ids = episodes
+            if let latest { ids += detail.episodes.prefix(latest).map(\.id) }
+            for id in ids where !detail.episodes.contains(where: { $0.id == id }) {
+                throw FerryError(.notFound, "\(detail.podcast.title) has no episode \(id); `ferry podcast episodes \(detail.podcast.id)` lists them.")
+            }
+            var transfers: [Transfer] = []
+            for id in ids { transfers.append(try await client.downloadEpisode(id, session: session)) }
+            try await TransferFollower.report(transfers, wait: !noWait, json: output.json)
+        }
+    }
+
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Fetch feeds now (all, or one podcast).")
+
+        @Argument(help: "The podcast (number or part of its title); all when absent.")
+        var podcast: String?
+
+        func run() async throws {
+            let client = try await CLIConnection.connect()
+            let id = try await podcast.asyncMap { try await PodcastCommand.resolve($0, client: client).id }
+            let result = try await client.refreshPodcasts(id)
+            Terminal.print("Refreshed \(result.refreshed) podcast\(result.refreshed == 1 ? "" : "s"): \(result.newEpisodes) new episode\(result.newEpisodes == 1 ? "" : "s").")
+            for failure in result.failures { Terminal.error("podcast \(failure.podcastId): \(failure.error.message)") }
+            if !result.failures.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Unsubscribe. Downloaded episodes stay unless --delete-files.")
+
+        @Argument(help: "The podcast (number or part of its title).")
+        var podcast: String
+
+        @Flag(name: .long, help: "Also delete the podcast's folder of episodes.")
+        var deleteFiles = false
+
+        func run() async throws {
+            let client = try await CLIConnection.connect()
+            let target = try await PodcastCommand.resolve(podcast, client: client)
+            try await client.unsubscribe(target.id, deleteFiles: deleteFiles)
+            Terminal.print("Unsubscribed from \(target.title)" + (deleteFiles ? " and deleted its episodes." : "."))
+        }
+    }
+
+    struct Settings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Change a podcast's auto-download and retention.")
+
+        @Argument(help: "The podcast (number or part of its title).")
+        var podcast: String
+
+        @Option(name: .long, help: "Download the newest N episodes by themselves (0: never).")
+        var autoDownload: Int?
+
+        @Option(name: .long, help: "Keep only the newest N downloaded episodes (0: keep all).")
+        var keep: Int?
+
+        func run() async throws {
+            let client = try await CLIConnection.connect()
+            let target = try await PodcastCommand.resolve(podcast, client: client)
+            let detail = try await client.updatePodcast(target.id, PodcastSettings(autoDownload: autoDownload, keepLatest: keep))
+            let podcast = detail.podcast
+            Terminal.print("\(podcast.title): auto-download \(podcast.autoDownload), keep \(podcast.keepLatest.map(String.init) ?? "all").")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Subscribe to every feed of an OPML file.")
+
+        @Argument(help: "The OPML file.")
+        var file: String
+
+        func run() async throws {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw FerryError(.fileSystem, "Could not read \(file).")
+            }
+            let result = try await CLIConnection.connect().importOPML(data)
+            Terminal.print("Subscribed to \(result.subscribed.count) podcast\(result.subscribed.count == 1 ? "" : "s").")
+            for failure in result.failures { Terminal.error("\(failure.url): \(failure.error.message)") }
+            if !result.failures.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print every subscription as OPML.")
+
+        func run() async throws {
+            FileHandle.standardOutput.write(Data(try await CLIConnection.connect().exportOPML().utf8))
+        }
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        switch self {
+        case .some(let value): try await transform(value)
+        case .none: nil
+        }
+    }
+}
