@@ -1,0 +1,155 @@
+import FerryKit
+@testable import FerryCore
+import Testing
+
+@Suite struct TransferLifecycleTests {
+    typealias Command = TransferLifecycle.Command
+    typealias Effect = TransferLifecycle.Effect
+
+    enum Expected: Equatable, Sendable {
+        case to(TransferState, [Effect])
+        case unchanged
+        case invalid
+    }
+
+    static let commands: [Command] = [.start, .pause, .resume, .cancel, .retry, .fail, .complete]
+
+    /// The whole table, written out: every state × every command.
+    static let table: [TransferState: [Command: Expected]] = [
+        .queued: [
+            .start: .to(.running, []),
+            .pause: .to(.paused, []),
+            .resume: .unchanged,
+            .cancel: .to(.cancelled, [.deletePartFile]),
+            .retry: .invalid,
+            .fail: .invalid,
+            .complete: .invalid,
+        ],
+        .running: [
+            .start: .invalid,
+            .pause: .to(.paused, [.stopWorker, .schedule]),
+            .resume: .unchanged,
+            .cancel: .to(.cancelled, [.stopWorker, .deletePartFile, .schedule]),
+            .retry: .to(.retrying, [.schedule]),
+            .fail: .to(.failed, [.schedule]),
+            .complete: .to(.completed, [.schedule]),
+        ],
+        .paused: [
+            .start: .invalid,
+            .pause: .unchanged,
+            .resume: .to(.queued, [.schedule]),
+            .cancel: .to(.cancelled, [.deletePartFile]),
+            .retry: .invalid,
+            .fail: .invalid,
+            .complete: .invalid,
+        ],
+        .retrying: [
+            .start: .to(.running, []),
+            .pause: .to(.paused, [.stopWorker, .schedule]),
+            .resume: .to(.queued, [.stopWorker, .schedule]),
+            .cancel: .to(.cancelled, [.stopWorker, .deletePartFile, .schedule]),
+            .retry: .invalid,
+            .fail: .to(.failed, [.schedule]),
+            .complete: .invalid,
+        ],
+        .completed: [
+            .start: .invalid, .pause: .invalid, .resume: .invalid, .cancel: .invalid,
+            .retry: .invalid, .fail: .invalid, .complete: .invalid,
+        ],
+        .failed: [
+            .start: .invalid,
+            .pause: .invalid,
+            .resume: .to(.queued, [.schedule]),
+            .cancel: .to(.cancelled, [.deletePartFile]),
+            .retry: .invalid,
+            .fail: .invalid,
+            .complete: .invalid,
+        ],
+        .cancelled: [
+            .start: .invalid, .pause: .invalid, .resume: .invalid, .cancel: .unchanged,
+            .retry: .invalid, .fail: .invalid, .complete: .invalid,
+        ],
+    ]
+
+    static let verbs: [Command: String] = [
+        .start: "start", .pause: "be paused", .resume: "be resumed", .cancel: "be cancelled",
+        .retry: "be retried", .fail: "fail", .complete: "complete",
+    ]
+
+    static let finishingMessage = "The transfer is being moved into the library; it is about to complete."
+
+    func check(_ state: TransferState, _ command: Command, finishing: Bool, expected: Expected) {
+        let result: Result<TransferLifecycle.Transition, FerryError>
+        do {
+            result = .success(try TransferLifecycle.transition(from: state, on: command, finishing: finishing))
+        } catch {
+            result = .failure(error)
+        }
+        switch (expected, result) {
+        case (.to(let next, let effects), .success(let transition)):
+            #expect(transition.state == next)
+            #expect(transition.effects == effects)
+            #expect(transition.changed)
+        case (.unchanged, .success(let transition)):
+            #expect(transition.state == state)
+            #expect(transition.effects.isEmpty)
+            #expect(!transition.changed)
+        case (.invalid, .failure(let error)):
+            #expect(error.code == .invalidState)
+            let message = finishing && state == .running && [.pause, .cancel].contains(command)
+                ? Self.finishingMessage
+                : "The transfer is \(state.rawValue); it cannot \(Self.verbs[command]!)."
+            #expect(error.message == message)
+        default:
+            Issue.record("\(state) × \(command) (finishing: \(finishing)): expected \(expected), got \(result)")
+        }
+    }
+
+    @Test func tableCoversEveryStateAndCommand() {
+        #expect(Set(Self.table.keys) == Set(TransferState.allCases))
+        #expect(TransferState.allCases.count == 7)
+        for state in TransferState.allCases {
+            #expect(Set(Self.table[state]!.keys) == Set(Self.commands), "\(state)")
+        }
+    }
+
+    @Test(arguments: TransferState.allCases, commands)
+    func transition(_ state: TransferState, _ command: Command) {
+        check(state, command, finishing: false, expected: Self.table[state]![command]!)
+    }
+
+    @Test func finishingDefaultsToFalse() throws {
+        let transition = try TransferLifecycle.transition(from: .running, on: .pause)
+        #expect(transition.state == .paused)
+    }
+
+    /// While the file is moved into the library only the worker's own report may follow: pause
+    /// and cancel of a running transfer are refused; everything else is as in the table.
+    @Test(arguments: TransferState.allCases, commands)
+    func transitionWhileFinishing(_ state: TransferState, _ command: Command) {
+        let refused = state == .running && (command == .pause || command == .cancel)
+        check(state, command, finishing: true, expected: refused ? .invalid : Self.table[state]![command]!)
+    }
+
+    @Test(arguments: [Command.pause, .cancel])
+    func finishingRefusalMessage(_ command: Command) {
+        do {
+            _ = try TransferLifecycle.transition(from: .running, on: command, finishing: true)
+            Issue.record("\(command) was allowed while finishing")
+        } catch {
+            #expect(error == FerryError(.invalidState, Self.finishingMessage))
+        }
+    }
+
+    /// A late worker report (retry, fail, complete) never undoes a person's pause or cancel.
+    @Test(arguments: [TransferState.paused, .cancelled, .queued, .completed, .failed], [Command.retry, .fail, .complete])
+    func lateWorkerReportsAreRefused(_ state: TransferState, _ command: Command) {
+        #expect(throws: FerryError.self) {
+            try TransferLifecycle.transition(from: state, on: command)
+        }
+    }
+
+    @Test func commandRawValues() {
+        #expect(Self.commands.map(\.rawValue) == ["start", "pause", "resume", "cancel", "retry", "fail", "complete"])
+    }
+}
