@@ -34,6 +34,18 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let daemonUnreachable = Code(rawValue: "daemon_unreachable")
         public static let daemonStartFailed = Code(rawValue: "daemon_start_failed")
         public static let badResponse = Code(rawValue: "bad_response")
+        // Feeds
+        public static let feedUnavailable = Code(rawValue: "feed_unavailable")
+        public static let feedInvalid = Code(rawValue: "feed_invalid")
+        public static let feedTooLarge = Code(rawValue: "feed_too_large")
+        public static let opmlInvalid = Code(rawValue: "opml_invalid")
+        // Catalog
+        public static let catalogBadRequest = Code(rawValue: "catalog_bad_request")
+        public static let catalogThrottled = Code(rawValue: "catalog_throttled")
+        public static let catalogTimeout = Code(rawValue: "catalog_timeout")
+        public static let catalogUnreachable = Code(rawValue: "catalog_unreachable")
+        public static let catalogBadResponse = Code(rawValue: "catalog_bad_response")
+        public static let cancelled = Code(rawValue: "cancelled")
     }
 
     public let code: Code

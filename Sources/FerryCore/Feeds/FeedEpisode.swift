@@ -1,0 +1,108 @@
+import Foundation
+
+/// One item of a feed: an RSS `<item>` or an Atom `<entry>`.
+public struct FeedEpisode: Codable, Sendable, Hashable {
+    /// The feed's `guid` (Atom `id`), verbatim apart from surrounding whitespace. When the item has
+    /// none, a stable substitute: `ferry-sha256:` and the hex SHA-256 of the enclosure URL as the
+    /// feed wrote it, else of the link, else of the title and publication time (see
+    /// ``EpisodeBuilder``). Written URLs, not resolved ones, so the identity survives a feed move.
+    public var guid: String
+    /// Plain text; may be empty.
+    public var title: String
+    public var published: Date?
+    /// Seconds, from `itunes:duration` (else `media:content duration`).
+    public var duration: Double?
+    /// Every enclosure, URLs resolved against `xml:base` and the feed's URL. Several are allowed
+    /// (Atom `rel="enclosure"` links, or alternative formats).
+    public var enclosures: [Enclosure]
+    /// Show notes as sanitised HTML: `content:encoded`, else `description` / Atom content,
+    /// else the summary.
+    public var descriptionHTML: String
+    /// The same show notes as plain text.
+    public var descriptionText: String
+    public var season: Int?
+    public var episodeNumber: Int?
+    public var episodeType: EpisodeType
+    /// `itunes:explicit`; nil when the item does not say (the show's setting then applies).
+    public var explicit: Bool?
+    /// The episode's web page.
+    public var link: URL?
+    /// `itunes:image`, else `media:thumbnail`.
+    public var artworkURL: URL?
+    /// `podcast:chapters`: a JSON chapters file.
+    public var chaptersURL: URL?
+    /// `podcast:transcript` elements, in document order.
+    public var transcripts: [Transcript]
+    /// `itunes:author`, else the RSS `author`, Atom author or `dc:creator`.
+    public var author: String?
+
+    public init(
+        guid: String, title: String = "", published: Date? = nil, duration: Double? = nil,
+        enclosures: [Enclosure] = [], descriptionHTML: String = "", descriptionText: String = "",
+        season: Int? = nil, episodeNumber: Int? = nil, episodeType: EpisodeType = .full, explicit: Bool? = nil,
+        link: URL? = nil, artworkURL: URL? = nil, chaptersURL: URL? = nil, transcripts: [Transcript] = [],
+        author: String? = nil
+    ) {
+        self.guid = guid
+        self.title = title
+        self.published = published
+        self.duration = duration
+        self.enclosures = enclosures
+        self.descriptionHTML = descriptionHTML
+        self.descriptionText = descriptionText
+        self.season = season
+        self.episodeNumber = episodeNumber
+        self.episodeType = episodeType
+        self.explicit = explicit
+        self.link = link
+        self.artworkURL = artworkURL
+        self.chaptersURL = chaptersURL
+        self.transcripts = transcripts
+        self.author = author
+    }
+
+    /// What to download: the first audio or video enclosure, else the first of any type.
+    public var primaryEnclosure: Enclosure? {
+        enclosures.first(where: \.isMedia) ?? enclosures.first
+    }
+
+    /// `itunes:episodeType`; anything else the feed says counts as `full`, the iTunes default.
+    public enum EpisodeType: String, Codable, Sendable, Hashable {
+        case full, trailer, bonus
+    }
+
+    /// An RSS `<enclosure>`, Atom `rel="enclosure"` link or (when there are neither) `media:content`.
+    public struct Enclosure: Codable, Sendable, Hashable {
+        public var url: URL
+        /// Bytes, as the feed claims; often 0 or wrong, so only a hint.
+        public var length: Int64?
+        /// The MIME type, as the feed claims.
+        public var type: String?
+
+        public init(url: URL, length: Int64? = nil, type: String? = nil) {
+            self.url = url
+            self.length = length
+            self.type = type
+        }
+
+        /// Whether the type says audio or video.
+        public var isMedia: Bool {
+            guard let type = type?.lowercased() else { return false }
+            return type.hasPrefix("audio/") || type.hasPrefix("video/")
+        }
+    }
+
+    /// A `podcast:transcript`.
+    public struct Transcript: Codable, Sendable, Hashable {
+        public var url: URL
+        /// `text/vtt`, `application/x-subrip`, `application/json`, `text/html`, ...
+        public var type: String?
+        public var language: String?
+
+        public init(url: URL, type: String? = nil, language: String? = nil) {
+            self.url = url
+            self.type = type
+            self.language = language
+        }
+    }
+}

@@ -1,0 +1,376 @@
+import Foundation
+
+/// A linear pass over a feed's bytes before `XMLParser` sees them: it refuses what is dangerous
+/// and repairs what real feeds get wrong, so that a stray byte does not cost a listener a whole
+/// podcast. The standard library checks the UTF-8, then one scan does the rest; a document with
+/// nothing to repair comes back as it was.
+///
+/// Refused (DESIGN: "DOCTYPE refused"): a DOCTYPE with an internal subset, and any `<!ENTITY`
+/// outside CDATA and comments (where it is only text). Entities are how billion-laughs bombs and
+/// external-entity reads work, and libxml2 silently drops the text of entities it does not
+/// expand, so half-parsing is no answer. A DOCTYPE that only names an external DTD (Netscape
+/// RSS 0.91) is removed and never fetched.
+///
+/// Repaired: bytes that are not UTF-8 become U+FFFD; control characters XML forbids (and U+FFFE,
+/// U+FFFF) are dropped; a `&` that does not start a reference becomes `&amp;`; HTML named
+/// entities become numeric references; numeric references to forbidden characters are dropped.
+/// Feeds declared as ISO-8859-1, Windows-1252 or US-ASCII, and UTF-16 ones, are transcoded to
+/// UTF-8 first. Other declared encodings are left to libxml2 and only the ASCII repairs apply.
+/// CDATA sections, comments and processing instructions are copied as they are, apart from the
+/// byte repairs.
+///
+/// Bytes are written as hex literals, commented: `UInt8(ascii:)` is a function call per byte in
+/// debug builds, where the tests parse a 50 MB feed.
+enum XMLRepair {
+    /// Why a document was refused, in words for the end of a sentence.
+    struct Refusal: Error, Equatable {
+        let reason: String
+    }
+
+    static func prepare(_ data: Data) throws(Refusal) -> Data {
+        var source = data
+        var changed = false
+        var validatesUTF8 = true
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) {
+            source = data.dropFirst(3)
+            changed = true
+        } else if let bigEndian = utf16ByteOrder(data) {
+            source = Data(withoutDeclaration(transcodeUTF16([UInt8](data), bigEndian: bigEndian)))
+            changed = true
+        } else if let encoding = declaredEncoding(data) {
+            if singleByteEncodings.contains(encoding) {
+                source = Data(withoutDeclaration(transcodeWindows1252([UInt8](data))))
+                changed = true
+            } else if encoding != "utf-8" && encoding != "utf8" {
+                validatesUTF8 = false
+            }
+        }
+        var scanner: Scanner
+        if validatesUTF8 {
+            let valid = String(validating: source, as: UTF8.self)
+            let text = valid ?? String(decoding: source, as: UTF8.self)  // Ill-formed bytes become U+FFFD.
+            changed = changed || valid == nil
+            let count = text.utf8.count
+            scanner = Scanner(count: count, strictUTF8: true)
+            text.withCString { pointer in
+                pointer.withMemoryRebound(to: UInt8.self, capacity: count + 1) { scanner.run($0) }
+            }
+            if let refusal = scanner.refusal { throw refusal }
+            if let output = scanner.output { return Data(output) }
+            return changed ? Data(text.utf8) : data
+        }
+        var bytes = [UInt8](source)
+        let count = bytes.count
+        bytes.append(0)
+        scanner = Scanner(count: count, strictUTF8: false)
+        bytes.withUnsafeBufferPointer { scanner.run($0.baseAddress!) }
+        if let refusal = scanner.refusal { throw refusal }
+        return scanner.output.map { Data($0) } ?? source
+    }
+
+    // MARK: - Encodings
+
+    static let singleByteEncodings: Set<String> = [
+        "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252",
+        "us-ascii", "ascii",
+    ]
+
+    /// The byte order of a UTF-16 document, told by its BOM or by the zero byte of `<`.
+    static func utf16ByteOrder(_ bytes: Data) -> Bool? {
+        guard bytes.count >= 2 else { return nil }
+        switch (bytes[bytes.startIndex], bytes[bytes.startIndex + 1]) {
+        case (0xFE, 0xFF), (0x00, 0x3C): return true  // `<`
+        case (0xFF, 0xFE), (0x3C, 0x00): return false  // `<`
+        default: return nil
+        }
+    }
+
+    static func transcodeUTF16(_ bytes: [UInt8], bigEndian: Bool) -> [UInt8] {
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var index = 0
+        while index + 1 < bytes.count {
+            let (high, low) = bigEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
+            units.append(UInt16(high) << 8 | UInt16(low))
+            index += 2
+        }
+        if units.first == 0xFEFF { units.removeFirst() }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
+    }
+
+    /// Windows-1252 is what "ISO-8859-1" means on the web: 0x80–0x9F are curly quotes and dashes.
+    static func transcodeWindows1252(_ bytes: [UInt8]) -> [UInt8] {
+        var scalars = String.UnicodeScalarView()
+        scalars.reserveCapacity(bytes.count)
+        for byte in bytes {
+            let value = byte >= 0x80 && byte < 0xA0 ? windows1252[Int(byte - 0x80)] : UInt32(byte)
+            scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+        }
+        return Array(String(scalars).utf8)
+    }
+
+    /// Code points of Windows-1252 bytes 0x80–0x9F; U+FFFD where the code page has none.
+    static let windows1252: [UInt32] = [
+        0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039,
+        0x0152, 0xFFFD, 0x017D, 0xFFFD, 0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+        0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
+    ]
+
+    /// The lowercased `encoding` of the XML declaration, if the document starts with one.
+    static func declaredEncoding(_ data: Data) -> String? {
+        let bytes = [UInt8](data.prefix(512))
+        guard let end = declarationEnd(bytes) else { return nil }
+        let declaration = String(decoding: bytes[0..<end], as: UTF8.self).lowercased()
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[key.upperBound...].drop(while: { $0 == " " || $0 == "=" || $0 == "\t" })
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return String(rest.dropFirst().prefix(while: { $0 != quote }))
+    }
+
+    /// The index just past `?>` of a leading `<?xml ...?>`.
+    static func declarationEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.starts(with: Array("<?xml".utf8)) else { return nil }
+        var index = 5
+        while index + 1 < min(bytes.count, 512) {
+            if bytes[index] == 0x3F && bytes[index + 1] == 0x3E { return index + 2 }  // `?` `>`
+            index += 1
+        }
+        return nil
+    }
+
+    /// After transcoding, the declaration names the old encoding; without one, XML means UTF-8.
+    static func withoutDeclaration(_ bytes: [UInt8]) -> [UInt8] {
+        guard let end = declarationEnd(bytes) else { return bytes }
+        return Array(bytes[end...])
+    }
+}
+
+extension XMLRepair {
+    /// The single pass, over a NUL-terminated buffer. Runs of ordinary bytes are found with
+    /// `strcspn` and copied only once something before them changed, so a clean feed costs one
+    /// C-speed scan and no copy. Each stop looks ahead a bounded number of bytes, so the whole is
+    /// linear.
+    struct Scanner {
+        let count: Int
+        /// The buffer is valid UTF-8 (so U+FFFE and U+FFFF can be found as `EF BF BE/BF`).
+        let strictUTF8: Bool
+        /// Nil until the first repair.
+        private(set) var output: [UInt8]?
+        private(set) var refusal: Refusal?
+        private var input: UnsafePointer<UInt8>!
+        private var index = 0
+        /// Input before this index is in `output`.
+        private var copied = 0
+
+        init(count: Int, strictUTF8: Bool) {
+            self.count = count
+            self.strictUTF8 = strictUTF8
+        }
+
+        /// Stops of each mode: the forbidden controls, `EF` (for U+FFFE/U+FFFF), and the bytes
+        /// that may start something to look at.
+        private static let controls: [UInt8] = Array(1...8) + [11, 12] + Array(14...31) + [0xEF]
+        private static let textStops = cString(controls + Array("<&".utf8))
+        private static let cdataStops = cString(controls + Array("]".utf8))
+        private static let commentStops = cString(controls + Array("-".utf8))
+        private static let instructionStops = cString(controls + Array("?".utf8))
+
+        private static func cString(_ bytes: [UInt8]) -> [CChar] {
+            bytes.map { CChar(bitPattern: $0) } + [0]
+        }
+
+        mutating func run(_ input: UnsafePointer<UInt8>) {
+            self.input = input
+            while index < count, refusal == nil {
+                skip(over: Self.textStops)
+                guard index < count else { break }
+                switch input[index] {
+                case 0x3C: markup()  // `<`
+                case 0x26: reference()  // `&`
+                default: special()
+                }
+            }
+            if output != nil { replace(upTo: count, with: []) }
+            self.input = nil
+        }
+
+        /// Moves `index` to the next stop (or the terminating NUL).
+        private mutating func skip(over stops: [CChar]) {
+            index += UnsafeRawPointer(input + index).withMemoryRebound(to: CChar.self, capacity: 1) {
+                strcspn($0, stops)
+            }
+        }
+
+        /// Replaces `index..<end` with `replacement` and moves past it.
+        private mutating func replace(upTo end: Int, with replacement: [UInt8]) {
+            if output == nil {
+                output = []
+                output!.reserveCapacity(count + count / 16 + 16)
+            }
+            output!.append(contentsOf: UnsafeBufferPointer(start: input + copied, count: index - copied))
+            output!.append(contentsOf: replacement)
+            index = end
+            copied = end
+        }
+
+        /// A control character (or NUL) is dropped, as are U+FFFE and U+FFFF.
+        private mutating func special() {
+            let byte = input[index]
+            if byte == 0xEF {
+                let noncharacter =
+                    strictUTF8 && index + 2 < count && input[index + 1] == 0xBF && input[index + 2] >= 0xBE
+                if noncharacter { replace(upTo: index + 3, with: []) } else { index += 1 }
+            } else if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+                replace(upTo: index + 1, with: [])
+            } else {
+                index += 1
+            }
+        }
+
+        private mutating func markup() {
+            if matches("<![CDATA[") {
+                index += 9
+                copy(through: "]]>", stops: Self.cdataStops)
+            } else if matches("<!--") {
+                index += 4
+                copy(through: "-->", stops: Self.commentStops)
+            } else if matches("<?") {
+                index += 2
+                copy(through: "?>", stops: Self.instructionStops)
+            } else if matches("<!doctype", caseInsensitive: true) {
+                removeDoctype()
+            } else if matches("<!entity", caseInsensitive: true) {
+                refusal = Refusal(reason: "it contains an <!ENTITY> declaration")
+            } else {
+                index += 1
+            }
+        }
+
+        /// Removes a DOCTYPE that only names an external DTD; refuses one with an internal subset.
+        private mutating func removeDoctype() {
+            var cursor = index
+            var quote: UInt8?
+            while cursor < count {
+                let byte = input[cursor]
+                cursor += 1
+                if let open = quote {
+                    if byte == open { quote = nil }
+                } else if byte == 0x22 || byte == 0x27 {  // `"` `'`
+                    quote = byte
+                } else if byte == 0x5B {  // `[`
+                    refusal = Refusal(reason: "its DOCTYPE has an internal subset, where entities are declared")
+                    return
+                } else if byte == 0x3E {  // `>`
+                    break
+                }
+            }
+            replace(upTo: cursor, with: [])
+        }
+
+        private func matches(_ literal: StaticString, caseInsensitive: Bool = false) -> Bool {
+            let length = literal.utf8CodeUnitCount
+            guard index + length <= count else { return false }
+            let bytes = literal.utf8Start
+            for offset in 0..<length {
+                var byte = input[index + offset]
+                if caseInsensitive, byte >= 0x41, byte <= 0x5A { byte += 32 }  // `A` `Z`
+                if byte != bytes[offset] { return false }
+            }
+            return true
+        }
+
+        /// Inside CDATA, a comment or an instruction: only byte repairs, up to the terminator.
+        private mutating func copy(through terminator: StaticString, stops: [CChar]) {
+            while index < count, refusal == nil {
+                skip(over: stops)
+                guard index < count else { return }
+                if input[index] == terminator.utf8Start[0] {
+                    if matches(terminator) {
+                        index += terminator.utf8CodeUnitCount
+                        return
+                    }
+                    index += 1
+                } else {
+                    special()
+                }
+            }
+        }
+
+        // MARK: References
+
+        /// At a `&`: keeps a well-formed XML reference, rewrites an HTML one, escapes the rest.
+        private mutating func reference() {
+            var cursor = index + 1
+            if cursor < count, input[cursor] == 0x23 {  // `#`
+                cursor += 1
+                let hex = cursor < count && (input[cursor] | 0x20) == 0x78  // `x`
+                if hex { cursor += 1 }
+                var value: UInt32 = 0
+                var digits = 0
+                while cursor < count, digits < 8, let digit = Self.digit(input[cursor], hex: hex) {
+                    value = value * (hex ? 16 : 10) + digit
+                    digits += 1
+                    cursor += 1
+                }
+                guard digits > 0, cursor < count, input[cursor] == 0x3B else {  // `;`
+                    return replace(upTo: index + 1, with: Array("&amp;".utf8))
+                }
+                if (0x80...0x9F).contains(value) {
+                    replace(upTo: cursor + 1, with: Self.reference(XMLRepair.windows1252[Int(value - 0x80)]))
+                } else if Self.isXMLCharacter(value) {
+                    index = cursor + 1
+                } else {
+                    replace(upTo: cursor + 1, with: [])
+                }
+                return
+            }
+            let start = cursor
+            while cursor < count, cursor - start < 32, Self.isNameByte(input[cursor], first: cursor == start) {
+                cursor += 1
+            }
+            guard cursor > start, cursor < count, input[cursor] == 0x3B else {  // `;`
+                return replace(upTo: index + 1, with: Array("&amp;".utf8))
+            }
+            let name = String(decoding: UnsafeBufferPointer(start: input + start, count: cursor - start), as: UTF8.self)
+            if HTMLEntities.xmlPredefined.contains(name) {
+                index = cursor + 1
+            } else if let value = HTMLEntities.codePoint(named: name) {
+                replace(upTo: cursor + 1, with: Self.reference(value))
+            } else {
+                replace(upTo: index + 1, with: Array("&amp;".utf8))
+            }
+        }
+
+        private static func reference(_ value: UInt32) -> [UInt8] {
+            Array("&#\(value);".utf8)
+        }
+
+        private static func digit(_ byte: UInt8, hex: Bool) -> UInt32? {
+            switch byte {
+            case 0x30...0x39: return UInt32(byte - 0x30)  // `0` `9`
+            case 0x61...0x66 where hex: return UInt32(byte - 0x61 + 10)  // `a` `f`
+            case 0x41...0x46 where hex: return UInt32(byte - 0x41 + 10)  // `A` `F`
+            default: return nil
+            }
+        }
+
+        private static func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
+            switch byte {
+            case 0x61...0x7A, 0x41...0x5A, 0x5F:  // `a` `z` `A` `Z` `_`
+                return true
+            case 0x30...0x39, 0x2E, 0x2D:  // `0` `9` `.` `-`
+                return !first
+            default:
+                return false
+            }
+        }
+
+        /// XML 1.0 `Char`.
+        static func isXMLCharacter(_ value: UInt32) -> Bool {
+            switch value {
+            case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
+            default: return false
+            }
+        }
+    }
+}

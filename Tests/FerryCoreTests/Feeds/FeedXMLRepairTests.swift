@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+@testable import FerryCore
+
+/// The byte pass before parsing (``XMLRepair``): what it refuses, repairs and leaves alone.
+@Suite struct FeedXMLRepairTests {
+    static func repaired(_ text: String) throws -> String {
+        String(decoding: try XMLRepair.prepare(Data(text.utf8)), as: UTF8.self)
+    }
+
+    static func repaired(_ bytes: [UInt8]) throws -> [UInt8] {
+        [UInt8](try XMLRepair.prepare(Data(bytes)))
+    }
+
+    @Test(arguments: [
+        // References: XML ones kept, HTML ones made numeric, the rest escaped.
+        ("a &amp; b &lt; &gt; &quot; &apos;", "a &amp; b &lt; &gt; &quot; &apos;"),
+        ("&#233; &#xE9; &#XE9;", "&#233; &#xE9; &#XE9;"),
+        ("Fish & Chips", "Fish &amp; Chips"),
+        ("a&b", "a&amp;b"),
+        ("&nbsp;&eacute;&mdash;&hellip;&rsquo;&copy;", "&#160;&#233;&#8212;&#8230;&#8217;&#169;"),
+        ("&Eacute;&eacute;", "&#201;&#233;"),
+        ("?page=1&copy=2;mode=x", "?page=1&amp;copy=2;mode=x"),
+        ("&unknown; &; &#; &#x; &#12a;", "&amp;unknown; &amp;; &amp;#; &amp;#x; &amp;#12a;"),
+        ("&#0;&#8;&#xFFFE;&#x110000;ok", "ok"),
+        ("&#146;s &#150;", "&#8217;s &#8211;"),  // Windows-1252 numbers, as browsers read them
+        (#"<enclosure url="http://x/a.mp3?a=1&b=2"/>"#, #"<enclosure url="http://x/a.mp3?a=1&amp;b=2"/>"#),
+        // CDATA, comments and instructions are copied as they are.
+        ("<![CDATA[a & b &nbsp; <p>]]>&", "<![CDATA[a & b &nbsp; <p>]]>&amp;"),
+        ("<!-- & &nbsp; -->", "<!-- & &nbsp; -->"),
+        ("<?xml-stylesheet href=\"a&b\"?>", "<?xml-stylesheet href=\"a&b\"?>"),
+        // Control characters XML forbids are dropped; tab, LF and CR stay.
+        ("a\u{0}b\u{8}c\u{B}d\u{1F}e\tf\ng\rh", "abcde\tf\ng\rh"),
+        ("<![CDATA[x\u{1}y]]>", "<![CDATA[xy]]>"),
+        ("a\u{FFFE}b\u{FFFF}c\u{FEFF}d", "abc\u{FEFF}d"),
+        // DOCTYPE naming only an external DTD: removed.
+        (#"<!DOCTYPE rss SYSTEM "http://my.netscape.com/publish/formats/rss-0.91.dtd"><rss/>"#, "<rss/>"),
+        (#"<!doctype html><html/>"#, "<html/>"),
+        (#"<!DOCTYPE rss PUBLIC "-//x//[y]//EN" "http://x/y.dtd"><rss/>"#, "<rss/>"),  // `[` inside quotes
+        // Nothing to repair.
+        ("<rss><channel><title>Plain</title></channel></rss>", "<rss><channel><title>Plain</title></channel></rss>"),
+        ("", ""),
+    ])
+    func repairs(_ input: String, _ output: String) throws {
+        #expect(try Self.repaired(input) == output)
+    }
+
+    @Test(arguments: [
+        (#"<!DOCTYPE rss [<!ENTITY a "b">]><rss/>"#, "its DOCTYPE has an internal subset, where entities are declared"),
+        (#"<!DOCTYPE rss [ ]><rss/>"#, "its DOCTYPE has an internal subset, where entities are declared"),
+        (#"<!doctype rss[<!ENTITY a "b">]><rss/>"#, "its DOCTYPE has an internal subset, where entities are declared"),
+        (#"<rss><!ENTITY a "b"></rss>"#, "it contains an <!ENTITY> declaration"),
+        (#"<rss><!entity a "b"></rss>"#, "it contains an <!ENTITY> declaration"),
+    ])
+    func refuses(_ input: String, _ reason: String) {
+        #expect(throws: XMLRepair.Refusal(reason: reason)) { try XMLRepair.prepare(Data(input.utf8)) }
+    }
+
+    /// Entity declarations quoted in CDATA or comments are text, not declarations.
+    @Test func entityTextInCDATAIsNotRefused() throws {
+        let input = #"<rss><title><![CDATA[<!ENTITY x "y">]]></title><!-- <!DOCTYPE x [ ]> --></rss>"#
+        #expect(try Self.repaired(input) == input)
+    }
+
+    @Test func invalidUTF8BecomesReplacementCharacters() throws {
+        let input: [UInt8] = Array("<t>a".utf8) + [0xFF, 0xC3, 0x28, 0xE2, 0x82, 0xED, 0xA0, 0x80, 0xF4, 0x90, 0x80, 0x80] + Array("z</t>".utf8)
+        let fffd: [UInt8] = [0xEF, 0xBF, 0xBD]
+        // Each maximal ill-formed subsequence becomes one U+FFFD (Unicode §3.9).
+        let expected = Array("<t>a".utf8) + fffd + fffd + [0x28] + fffd + fffd + fffd + fffd + fffd + fffd + fffd + fffd
+            + Array("z</t>".utf8)
+        #expect(try Self.repaired(input) == expected)
+    }
+
+    @Test func byteOrderMarkIsDropped() throws {
+        #expect(try Self.repaired([0xEF, 0xBB, 0xBF] + Array("<rss/>".utf8)) == Array("<rss/>".utf8))
+    }
+
+    @Test func latin1AndWindows1252AreTranscoded() throws {
+        let latin1: [UInt8] = Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><t>caf"#.utf8) + [0xE9, 0x20, 0x93, 0x71, 0x94]
+            + Array("</t>".utf8)
+        #expect(try Self.repaired(latin1) == Array("<t>café “q”</t>".utf8))
+        let windows: [UInt8] = Array(#"<?xml version='1.0' encoding='windows-1252'?><t>"#.utf8) + [0x80, 0x81] + Array("</t>".utf8)
+        #expect(try Self.repaired(windows) == Array("<t>€\u{FFFD}</t>".utf8))
+    }
+
+    @Test func utf16IsTranscoded() throws {
+        let text = #"<?xml version="1.0" encoding="UTF-16"?><rss><channel><title>Ünï &amp; ok</title></channel></rss>"#
+        for bigEndian in [true, false] {
+            var bytes: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
+            for unit in text.utf16 {
+                bytes += bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+            }
+            #expect(try Self.repaired(bytes) == Array("<rss><channel><title>Ünï &amp; ok</title></channel></rss>".utf8))
+            #expect(try FeedParser.parse(Data(bytes), url: nil).title == "Ünï & ok")
+        }
+    }
+
+    /// Other declared encodings are left to libxml2: their bytes are not UTF-8 and must not
+    /// become U+FFFD; the ASCII repairs still apply.
+    @Test func otherEncodingsAreLeftToTheParser() throws {
+        let head: [UInt8] = Array(#"<?xml version="1.0" encoding="KOI8-R"?><rss><channel><title>"#.utf8) + [0xF0, 0xD2, 0xC9]
+        let koi8 = head + Array(" & x</title></channel></rss>".utf8)
+        #expect(try Self.repaired(koi8) == head + Array(" &amp; x</title></channel></rss>".utf8))
+        #expect(try FeedParser.parse(Data(koi8), url: nil).title == "При & x")
+    }
+
+    /// A clean document is returned as it came, not copied.
+    @Test func cleanDocumentIsUnchanged() throws {
+        let data = Data(#"<rss version="2.0"><channel><title>Café ☕</title></channel></rss>"#.utf8)
+        #expect(try XMLRepair.prepare(data) == data)
+    }
+}
