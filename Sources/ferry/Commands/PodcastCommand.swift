@@ -66,15 +66,13 @@ struct PodcastCommand: AsyncParsableCommand {
         @Option(name: .long, help: "How many results (1-200).")
         var limit = 25
 
+        @Option(name: .long, help: "The store's two-letter country code.")
+        var country = "US"
+
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            var search = SearchCommand()
-            search.term = term
-            search.podcasts = true
-            search.limit = limit
-            search.output = output
-            try await search.run()
+            try await SearchCommand.search(term.joined(separator: " "), podcasts: true, limit: limit, country: country, json: output.json)
         }
     }
 

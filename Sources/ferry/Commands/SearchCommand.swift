@@ -33,18 +33,17 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await Self.search(term.joined(separator: " "), podcasts: podcasts, limit: limit, country: country, json: output.json)
+    }
+
+    /// Searches, remembers the results for `preview N` / `podcast add N`, and prints them.
+    static func search(_ term: String, podcasts: Bool, limit: Int, country: String, json: Bool) async throws {
         let client = try await CLIConnection.connect()
-        let results = try await client.search(term.joined(separator: " "), media: podcasts ? "podcast" : "music", limit: limit, country: country)
+        let results = try await client.search(term, media: podcasts ? "podcast" : "music", limit: limit, country: country)
         try LastSearch.save(results)
-        if output.json {
-            try FerryJSON.encoder(pretty: true).printing(results)
-            return
-        }
-        guard !results.isEmpty else {
-            Terminal.print("Nothing found for \"\(term.joined(separator: " "))\".")
-            return
-        }
-        Terminal.print(Self.table(results, width: Terminal.width))
+        if json { return try FerryJSON.encoder(pretty: true).printing(results) }
+        guard !results.isEmpty else { return Terminal.print("Nothing found for \"\(term)\".") }
+        Terminal.print(table(results, width: Terminal.width))
     }
 
     /// `#  TITLE  ARTIST  COLLECTION  TIME`, with ✓ on downloaded songs and subscribed podcasts.

@@ -1,0 +1,114 @@
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// `ferry search`, `ferry preview` and `ferry podcast` with the real binary, a loopback catalog
+/// (FERRY_CATALOG_URL) and a loopback origin for feeds and media.
+@Suite(.serialized) struct ListeningCLITests {
+    @Test func searchSubscribeRefreshDownloadEndToEnd() async throws {
+        try await Origin.run { origin, base in
+            let media = (1...3).map { n in
+                let file = Origin.File(data: Origin.bytes(40_000 + n, seed: UInt64(n)), contentType: "audio/mpeg")
+                origin.serve("/media/ep\(n).mp3", file)
+                return file
+            }
+            let feed = TestFeed(
+                title: "Night Shift",
+                items: (1...3).reversed().map {
+                    TestFeed.Item(guid: "g\($0)", title: "Part \($0)", published: "Fri, 0\($0) Mar 2024 06:00:00 GMT",
+                                  enclosure: base.appendingPathComponent("media/ep\($0).mp3").absoluteString)
+                }
+            )
+            origin.serve("/night.xml", .init(data: feed.data, etag: "\"n1\""))
+            let catalogJSON = """
+                {"resultCount":1,"results":[{"wrapperType":"track","kind":"podcast","collectionId":42424242,"trackId":42424242,
+                "collectionName":"Night Shift","artistName":"Radio","primaryGenreName":"Music","feedUrl":"\(base.appendingPathComponent("night.xml").absoluteString)"}]}
+                """
+            try await CatalogServer.run { catalog, catalogURL in
+                catalog.answer("/search", where: ["media": "podcast"], with: .body(catalogJSON))
+                catalog.answer("/lookup", where: ["id": "42424242"], with: .body(catalogJSON))
+                try await withTemporaryDirectory { home in
+                    defer { Task { await CommandRunner.stopDaemon(home: home) } }
+                    let env = ["FERRY_CATALOG_URL": catalogURL.absoluteString]
+                    func ferry(_ arguments: String...) async throws -> CommandRunner.Output {
+                        try await CommandRunner.ferry(arguments, home: home, extraEnvironment: env)
+                    }
+                    let search = try await ferry("podcast", "search", "night", "shift")
+                    #expect(search.status == 0, "\(search)")
+                    #expect(search.stdout.contains("Night Shift"))
+                    #expect(search.stdout.split(separator: "\n").first?.contains("TITLE") == true)
+
+                    let add = try await ferry("podcast", "add", "1")
+                    #expect(add.status == 0, "\(add)")
+                    #expect(add.stdout.contains("Subscribed to Night Shift (3 episodes)"))
+
+                    let refresh = try await ferry("podcast", "refresh")
+                    #expect(refresh.status == 0, "\(refresh)")
+                    #expect(refresh.stdout.contains("0 new episodes"))
+
+                    let episodes = try await ferry("podcast", "episodes", "night", "--json")
+                    let list = try FerryJSON.decoder().decode([Episode].self, from: Data(episodes.stdout.utf8))
+                    #expect(list.map(\.title) == ["Part 3", "Part 2", "Part 1"])
+
+                    let download = try await ferry("podcast", "download", "night", String(list[0].id))
+                    #expect(download.status == 0, "\(download)")
+                    let path = home.appendingPathComponent("library/Podcasts/Night Shift/2024-03-03 Part 3.mp3").path
+                    #expect(download.stdout.contains(path))
+                    #expect(try Data(contentsOf: URL(fileURLWithPath: path)).sha256Hex == media[2].sha256)
+
+                    let table = try await ferry("podcast", "episodes", "night")
+                    #expect(table.stdout.split(separator: "\n").first?.contains("downloaded") == true)
+                    let ls = try await ferry("podcast", "ls")
+                    #expect(ls.stdout.contains("Night Shift — 3 episodes, 1 downloaded"))
+
+                    let export = try await ferry("podcast", "export")
+                    #expect(export.stdout.contains("xmlUrl=\"\(base.appendingPathComponent("night.xml").absoluteString)\""))
+                    let notOPML = home.appendingPathComponent("not.opml")
+                    try Data("hello".utf8).write(to: notOPML)
+                    let badImport = try await ferry("podcast", "import", notOPML.path)
+                    #expect(badImport.status == 1)
+                    #expect(badImport.stderr.hasPrefix("ferry: "))
+
+                    let remove = try await ferry("podcast", "rm", "night")
+                    #expect(remove.status == 0)
+                    #expect(FileManager.default.fileExists(atPath: path), "episodes stay without --delete-files")
+                }
+            }
+        }
+    }
+
+    @Test func searchSongsAndDownloadAPreviewByResultNumber() async throws {
+        try await Origin.run { origin, base in
+            let preview = Origin.File(data: Origin.bytes(25_000), contentType: "audio/x-m4a")
+            origin.serve("/p/one.m4a", preview)
+            let song = """
+                {"resultCount":1,"results":[{"wrapperType":"track","kind":"song","trackId":9000001,"collectionId":8000001,
+                "trackName":"Blue / Green","artistName":"AC/DC","collectionName":"Colours","trackTimeMillis":"61000",
+                "previewUrl":"\(base.appendingPathComponent("p/one.m4a").absoluteString)"}]}
+                """
+            try await CatalogServer.run { catalog, catalogURL in
+                catalog.answer("/search", with: .body(song))
+                catalog.answer("/lookup", with: .body(song))
+                try await withTemporaryDirectory { home in
+                    defer { Task { await CommandRunner.stopDaemon(home: home) } }
+                    let env = ["FERRY_CATALOG_URL": catalogURL.absoluteString]
+                    let search = try await CommandRunner.ferry(["search", "blue", "green"], home: home, extraEnvironment: env)
+                    #expect(search.status == 0, "\(search)")
+                    #expect(search.stdout.contains("Blue / Green"))
+                    #expect(search.stdout.contains("1:01"))
+                    let preview1 = try await CommandRunner.ferry(["preview", "1"], home: home, extraEnvironment: env)
+                    #expect(preview1.status == 0, "\(preview1)")
+                    let path = home.appendingPathComponent("library/Music/AC-DC - Blue - Green.m4a").path
+                    #expect(preview1.stdout.contains(path))
+                    #expect(try Data(contentsOf: URL(fileURLWithPath: path)).sha256Hex == preview.sha256)
+                    let marked = try await CommandRunner.ferry(["search", "blue", "green"], home: home, extraEnvironment: env)
+                    #expect(marked.stdout.contains("Blue / Green ✓"))
+                    let missing = try await CommandRunner.ferry(["preview", "7"], home: home, extraEnvironment: env)
+                    #expect(missing.status == 1)
+                    #expect(missing.stderr.contains("no result 7"))
+                }
+            }
+        }
+    }
+}
