@@ -3,14 +3,14 @@ import Testing
 
 @testable import FerryCore
 
-/// The gofeed test corpus in `/work/shared/fixtures/feeds`: each `.xml` with a `.json` beside it,
+/// The gofeed test corpus in `Tests/Fixtures/feeds`: each `.xml` with a `.json` beside it,
 /// gofeed's own parse of it (its RSS or Atom model, not Ferry's).
 enum FeedFixtures {
-    /// `/work/shared/fixtures/feeds`, found from this file: `/work/main/Tests/FerryCoreTests/Feeds`.
+    /// `Tests/Fixtures/feeds`, found from this file (`Tests/FerryCoreTests/Feeds/`).
     static let directory: URL = {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<5 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("shared/fixtures/feeds")
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("Fixtures/feeds")
     }()
 
     /// Every fixture, as `gofeed-rss/name` or `gofeed-atom/name` (no extension).
