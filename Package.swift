@@ -46,6 +46,7 @@ let package = Package(
                 "FerryKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Resources")]
         ),
@@ -58,6 +59,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "PodcastFetcher", dependencies: ["FerryKit"], path: "Examples/PodcastFetcher"),
         .target(
             name: "FerryTestSupport",
             dependencies: [

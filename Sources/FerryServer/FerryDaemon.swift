@@ -53,19 +53,28 @@ public func buildDaemon(
         configuration: configuration.engine, journal: journal, library: Library(root: paths.library),
         httpClient: httpClient, clock: clock, logger: logger
     )
+    let address = DaemonAddress()
     let catalog = CatalogLibrary(
         catalog: CatalogClient(baseURL: configuration.catalogBaseURL, httpClient: httpClient, clock: clock, logger: logger),
         engine: engine
     )
     let podcasts = PodcastLibrary(engine: engine, httpClient: httpClient, catalog: catalog.catalog, logger: logger)
     let refresher = PodcastRefresher(podcasts: podcasts, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
-    let address = DaemonAddress()
     let startedAt = Date()
 
+    let login = WebLogin(token: token)
     let router = Router(context: FerryRequestContext.self)
+    router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: LoopbackGuardMiddleware())
-    let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token))
+    // The web app's files: public (no secrets in them); the API they call needs a login.
+    if let web = Bundle.module.resourceURL?.appendingPathComponent("Resources/web").path {
+        router.add(middleware: FileMiddleware(web, searchForIndexHtml: true, logger: logger))
+    }
+    let web = WebRoutes(engine: engine, login: login, address: address)
+    web.registerPublic(on: router)
+    let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login))
+    web.registerAPI(on: api)
     TransferRoutes(engine: engine).register(on: api)
     EventRoutes(engine: engine).register(on: api)
     CatalogRoutes(catalog: catalog).register(on: api)

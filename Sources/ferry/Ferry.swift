@@ -31,7 +31,7 @@ struct Ferry: AsyncParsableCommand {
         subcommands: [
             GetCommand.self, ListCommand.self, WaitCommand.self, SearchCommand.self, PreviewCommand.self, PodcastCommand.self,
             PauseCommand.self, ResumeCommand.self, CancelCommand.self, RemoveCommand.self,
-            StatusCommand.self, ServeCommand.self, StopCommand.self,
+            StatusCommand.self, OpenCommand.self, ServeCommand.self, StopCommand.self,
         ]
     )
 

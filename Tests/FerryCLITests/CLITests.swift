@@ -6,15 +6,7 @@ import Testing
 /// The real `ferry` binary: autostarting the daemon, output, exit statuses, error messages.
 @Suite(.serialized) struct CLITests {
     private func withHome(_ body: (URL) async throws -> Void) async throws {
-        try await withTemporaryDirectory { home in
-            do {
-                try await body(home)
-            } catch {
-                await CommandRunner.stopDaemon(home: home)
-                throw error
-            }
-            await CommandRunner.stopDaemon(home: home)
-        }
+        try await CommandRunner.withHome(body)
     }
 
     private func transfers(_ output: CommandRunner.Output) throws -> [Transfer] {

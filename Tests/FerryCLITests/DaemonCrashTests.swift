@@ -14,8 +14,7 @@ import Testing
         let files = (1...3).map { Origin.File(data: Origin.bytes(8_000_000, seed: UInt64($0)), bytesPerSecond: 2_000_000) }
         try await Origin.run { origin, base in
             for (n, file) in files.enumerated() { origin.serve("/big\(n).bin", file) }
-            try await withTemporaryDirectory { home in
-                defer { Task { await CommandRunner.stopDaemon(home: home) } }
+            try await CommandRunner.withHome { home in
                 let urls = files.indices.map { base.appendingPathComponent("big\($0).bin").absoluteString }
                 let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json"] + urls, home: home)
                 #expect(queued.status == 0, "\(queued)")
@@ -67,8 +66,7 @@ import Testing
         let file = Origin.File(data: Origin.bytes(6_000_000), bytesPerSecond: 2_000_000)
         try await Origin.run { origin, base in
             origin.serve("/f.bin", file)
-            try await withTemporaryDirectory { home in
-                defer { Task { await CommandRunner.stopDaemon(home: home) } }
+            try await CommandRunner.withHome { home in
                 let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", base.appendingPathComponent("f.bin").absoluteString], home: home)
                 let id = try FerryJSON.decoder().decode([Transfer].self, from: Data(queued.stdout.utf8))[0].id
                 try await eventually("a million bytes", timeout: .seconds(60)) {

@@ -28,8 +28,7 @@ import Testing
             try await CatalogServer.run { catalog, catalogURL in
                 catalog.answer("/search", where: ["media": "podcast"], with: .body(catalogJSON))
                 catalog.answer("/lookup", where: ["id": "42424242"], with: .body(catalogJSON))
-                try await withTemporaryDirectory { home in
-                    defer { Task { await CommandRunner.stopDaemon(home: home) } }
+                try await CommandRunner.withHome { home in
                     let env = ["FERRY_CATALOG_URL": catalogURL.absoluteString]
                     func ferry(_ arguments: String...) async throws -> CommandRunner.Output {
                         try await CommandRunner.ferry(arguments, home: home, extraEnvironment: env)
@@ -90,8 +89,7 @@ import Testing
             try await CatalogServer.run { catalog, catalogURL in
                 catalog.answer("/search", with: .body(song))
                 catalog.answer("/lookup", with: .body(song))
-                try await withTemporaryDirectory { home in
-                    defer { Task { await CommandRunner.stopDaemon(home: home) } }
+                try await CommandRunner.withHome { home in
                     let env = ["FERRY_CATALOG_URL": catalogURL.absoluteString]
                     let search = try await CommandRunner.ferry(["search", "blue", "green"], home: home, extraEnvironment: env)
                     #expect(search.status == 0, "\(search)")

@@ -98,6 +98,20 @@ public enum CommandRunner {
         return FileManager.default.contents(atPath: paths.daemonInfo.path).flatMap { try? FerryJSON.decoder().decode(DaemonInfo.self, from: $0) }
     }
 
+    /// A temporary FERRY_HOME for `body`; whatever daemon `ferry` started there is stopped
+    /// (or killed) before the folder goes.
+    public static func withHome(_ body: (URL) async throws -> Void) async throws {
+        try await withTemporaryDirectory { home in
+            do {
+                try await body(home)
+            } catch {
+                await stopDaemon(home: home)
+                throw error
+            }
+            await stopDaemon(home: home)
+        }
+    }
+
     /// Stops (or kills) whatever daemon runs for `home`.
     public static func stopDaemon(home: URL) async {
         _ = try? await ferry(["stop"], home: home, timeout: .seconds(40))

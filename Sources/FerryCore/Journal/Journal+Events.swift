@@ -8,13 +8,13 @@ extension Journal {
         try await writer.write { db in try Self.insert(event, db) }
     }
 
-    /// The session's events after `seq`, oldest first.
-    public func events(session: String, after seq: Int64, limit: Int = 1000) async throws -> [TransferEvent] {
+    /// The session's events after `seq` (every session's when `session` is nil), oldest first.
+    public func events(session: String?, after seq: Int64, limit: Int = 1000) async throws -> [TransferEvent] {
         try await writer.read { db in
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT seq, payload FROM event WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?",
-                arguments: [session, seq, limit]
+                sql: "SELECT seq, payload FROM event WHERE (? IS NULL OR session = ?) AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [session, session, seq, limit]
             )
             return try rows.map { row in
                 var event = try Self.decoder.decode(TransferEvent.self, from: Data((row["payload"] as String).utf8))

@@ -111,9 +111,8 @@ extension TransferEngine {
             record.keepsPartFile = false
             record.error = nil
             record.failures = 0
-            var event = record.event(.resumed)
-            event.offset = record.durableBytes
-            return event
+            // Like a resumed pause: the worker journals `resumed` with the offset the server accepts.
+            return nil
         }
         await schedule()
         return model(updated)

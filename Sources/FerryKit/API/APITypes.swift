@@ -113,3 +113,13 @@ public enum FerryJSON {
         return decoder
     }
 }
+
+/// `POST /v1/login-links`: a one-time link that logs a browser into the web app.
+public struct LoginLink: Codable, Sendable {
+    public var url: String
+    public var expiresInSeconds: Int
+    public init(url: String, expiresInSeconds: Int) {
+        self.url = url
+        self.expiresInSeconds = expiresInSeconds
+    }
+}

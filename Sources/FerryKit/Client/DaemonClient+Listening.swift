@@ -75,6 +75,11 @@ extension DaemonClient {
         return String(buffer: body)
     }
 
+    /// A one-time link that logs a browser into the web app (valid a few minutes).
+    public func loginLink() async throws -> LoginLink {
+        try await send(.POST, "/v1/login-links")
+    }
+
     static func query(_ items: [URLQueryItem]) -> String {
         var components = URLComponents()
         components.queryItems = items

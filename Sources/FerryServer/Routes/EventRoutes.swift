@@ -35,6 +35,11 @@ struct EventRoutes {
             let after = try await startingPoint(request, session: session)
             return stream(session: session, after: after)
         }
+        // Every session's events (the web app's downloads view); starts at `now` by default.
+        api.get("events") { request, _ in
+            let after = try await startingPoint(request, session: nil)
+            return stream(session: nil, after: after)
+        }
     }
 
     private func sessionName(_ context: FerryRequestContext) throws -> String {
@@ -43,7 +48,7 @@ struct EventRoutes {
         return session
     }
 
-    private func startingPoint(_ request: Request, session: String) async throws -> Int64 {
+    private func startingPoint(_ request: Request, session: String?) async throws -> Int64 {
         let text = request.headers[values: .init("Last-Event-ID")!].first ?? request.uri.queryParameters.get("after")
         if let text {
             guard let seq = Int64(text), seq >= 0 else {
@@ -51,10 +56,11 @@ struct EventRoutes {
             }
             return seq
         }
+        guard let session else { return try await engine.journal.lastEventSeq() }
         return try await engine.journal.acknowledgedSeq(session: session)
     }
 
-    private func stream(session: String, after: Int64) -> Response {
+    private func stream(session: String?, after: Int64) -> Response {
         // Subscribe before reading the backlog, so nothing falls between the two.
         let subscription = engine.hub.subscribe(session: session)
         let journal = engine.journal
@@ -90,7 +96,7 @@ struct EventRoutes {
         )
     }
 
-    private func replay(_ journal: Journal, session: String, after: Int64, to writer: inout any ResponseBodyWriter) async throws -> Int64 {
+    private func replay(_ journal: Journal, session: String?, after: Int64, to writer: inout any ResponseBodyWriter) async throws -> Int64 {
         var last = after
         while true {
             let events = try await journal.events(session: session, after: last, limit: 500)

@@ -1,0 +1,217 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+
+extension BackgroundSession {
+    /// The session's events, oldest first, for as long as you iterate: first every journaled
+    /// event the session has not acknowledged (what happened while your program was not
+    /// running), then live events as they happen. The analogue of a background session's
+    /// delegate callbacks.
+    ///
+    /// - One consumer at a time. Starting a new iteration (or ``missedEvents()``) ends the one
+    ///   under way: it returns nil instead of its next event (at the latest at the daemon's next
+    ///   keep-alive, or at once if its task is cancelled). The new iteration continues after the
+    ///   last event the old one delivered, so within one session object every journaled event
+    ///   is delivered once.
+    /// - A new session object (the next run of your program) starts after the session's last
+    ///   acknowledged event, so it receives what was delivered but never acknowledged again.
+    ///   Call ``acknowledge(through:)`` once an event is handled.
+    /// - A dropped connection or a daemon restart is invisible: the iteration reconnects (with
+    ///   `Last-Event-ID`, starting the daemon if the configuration allows) and continues where
+    ///   it stopped, losing and repeating nothing but live progress.
+    /// - It ends (returns nil) when its task is cancelled, and throws ``FerryError`` only when
+    ///   the daemon refuses it for good (`unauthorized`, `invalid_request`). While no daemon
+    ///   answers, it keeps trying, at most two seconds apart.
+    public var events: Events { Events(session: self) }
+
+    /// The session's events: an endless sequence of ``DownloadEvent``. See
+    /// ``BackgroundSession/events``.
+    public struct Events: AsyncSequence, Sendable {
+        /// Each element is one event of the session.
+        public typealias Element = DownloadEvent
+        /// Only ``FerryError`` is thrown, when the daemon refuses the stream for good.
+        public typealias Failure = any Error
+
+        let session: BackgroundSession
+
+        /// Starts an iteration, which becomes the session's one consumer of events when it first
+        /// asks for one.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(session: session)
+        }
+
+        /// Reads the event stream only as you ask for events, so a slow consumer piles nothing up
+        /// in memory: the journaled events wait in the daemon's journal.
+        public struct Iterator: AsyncIteratorProtocol {
+            let session: BackgroundSession
+            private var consumer: Int?
+            private var body: HTTPClientResponse.Body.AsyncIterator?
+            private var parser = ServerSentEventParser()
+            private var pending: [DownloadEvent] = []
+            /// The newest journaled event received: where a reconnection continues.
+            private var received: Int64?
+            private var retryDelay = Duration.milliseconds(100)
+            private var ended = false
+
+            init(session: BackgroundSession) {
+                self.session = session
+            }
+
+            /// The next event, waiting for it as long as it takes; nil once ended.
+            public mutating func next() async throws -> DownloadEvent? {
+                guard !ended else { return nil }
+                let consumer: Int
+                if let current = self.consumer {
+                    consumer = current
+                } else {
+                    (consumer, received) = session.beginConsumer()
+                    self.consumer = consumer
+                }
+                while true {
+                    guard !Task.isCancelled, session.isCurrent(consumer) else { return end() }
+                    if !pending.isEmpty {
+                        let event = pending.removeFirst()
+                        guard session.deliver([event], consumer: consumer) else { return end() }
+                        return event
+                    }
+                    do {
+                        if body == nil {
+                            body = try await session.openEventStream(after: received).makeAsyncIterator()
+                            parser = ServerSentEventParser()
+                            retryDelay = .milliseconds(100)
+                        }
+                        guard let chunk = try await body?.next() else {
+                            throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
+                        }
+                        for event in BackgroundSession.events(in: chunk, parser: &parser) {
+                            if let seq = event.seq {
+                                if let received, seq <= received { continue }
+                                received = seq
+                            }
+                            pending.append(event)
+                        }
+                    } catch {
+                        body = nil
+                        if Task.isCancelled { return end() }
+                        // Look for the daemon afresh: it may have restarted on another port.
+                        session.forgetDaemon()
+                        if let failure = error as? FerryError, [.unauthorized, .invalidRequest].contains(failure.code) {
+                            ended = true
+                            throw failure
+                        }
+                        // Daemon gone or restarting: wait a little, then reconnect.
+                        do { try await Task.sleep(for: retryDelay) } catch { return end() }
+                        retryDelay = Swift.min(retryDelay * 2, .seconds(2))
+                    }
+                }
+            }
+
+            private mutating func end() -> DownloadEvent? {
+                ended = true
+                body = nil
+                pending = []
+                return nil
+            }
+        }
+    }
+
+    /// The journaled events the session missed, oldest first, without waiting for new ones:
+    /// what happened since the last acknowledged event (or since the last event this object
+    /// delivered). The analogue of the burst of delegate calls iOS makes when it relaunches an
+    /// app for its background session, ending with `urlSessionDidFinishEvents`.
+    ///
+    /// Acknowledge them (``acknowledge(through:)``) once handled. A later iteration of
+    /// ``events`` continues after them.
+    ///
+    /// The daemon marks no end of its replay, so the end is the newest event at the time of the
+    /// call, the first live event, or else half a second without news. An event that comes
+    /// later than that is not lost: the next call or ``events`` delivers it.
+    /// - Throws: ``FerryError`` `daemon_unreachable` when the daemon cannot be reached, or closes
+    ///   the stream midway (nothing is delivered then; call again).
+    public func missedEvents() async throws -> [DownloadEvent] {
+        let (consumer, after) = beginConsumer()
+        let (info, body) = try await withDaemon { client in
+            let info = try await client.session(identifier)
+            // The newest event of any session: the replay cannot hold a newer one.
+            guard info.lastEventSeq > (after ?? info.acknowledgedSeq) else { return (info, nil as HTTPClientResponse.Body?) }
+            return (info, try await client.openEventStream(session: identifier, after: after).body)
+        }
+        guard let body else { return [] }
+        let newest = info.lastEventSeq
+
+        let progress = ReplayProgress()
+        let quiet = Duration.milliseconds(500)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var parser = ServerSentEventParser()
+                for try await chunk in body {
+                    for event in BackgroundSession.events(in: chunk, parser: &parser) {
+                        // A live event or a newer one: the replay is over.
+                        guard let seq = event.seq, seq <= newest else { return }
+                        progress.state.withLock { $0.events.append(event) }
+                        if seq == newest { return }
+                    }
+                    progress.state.withLock { $0.lastNews = .now }
+                }
+                throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
+            }
+            group.addTask {
+                while progress.state.withLock({ ContinuousClock.now - $0.lastNews }) < quiet {
+                    try await Task.sleep(for: quiet / 5)
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        let events = progress.state.withLock { $0.events }
+        guard deliver(events, consumer: consumer) else {
+            throw FerryError.invalidState("A newer consumer of the session's events took over while missedEvents() was reading.")
+        }
+        return events
+    }
+
+    /// What ``missedEvents()`` has read so far, shared by its reader and its watchdog.
+    private final class ReplayProgress: Sendable {
+        struct State {
+            var events: [DownloadEvent] = []
+            var lastNews = ContinuousClock.now
+        }
+        let state = Mutex(State())
+    }
+
+    // MARK: Delivery bookkeeping
+
+    /// Makes the caller the session's one consumer of events.
+    /// - Returns: its number, and the event it starts after.
+    func beginConsumer() -> (consumer: Int, after: Int64?) {
+        state.withLock { state in
+            state.consumer += 1
+            return (state.consumer, state.cursor)
+        }
+    }
+
+    func isCurrent(_ consumer: Int) -> Bool {
+        state.withLock { $0.consumer == consumer }
+    }
+
+    /// Records that `consumer` hands `events` to the program, unless a newer consumer took over.
+    func deliver(_ events: [DownloadEvent], consumer: Int) -> Bool {
+        state.withLock { state in
+            guard state.consumer == consumer else { return false }
+            if let seq = events.compactMap(\.seq).max() { state.cursor = max(state.cursor ?? 0, seq) }
+            return true
+        }
+    }
+
+    func openEventStream(after: Int64?) async throws -> HTTPClientResponse.Body {
+        try await withDaemon { try await $0.openEventStream(session: identifier, after: after).body }
+    }
+
+    /// The events a chunk of the stream completes (undecodable ones skipped).
+    static func events(in chunk: ByteBuffer, parser: inout ServerSentEventParser) -> [DownloadEvent] {
+        parser.feed(chunk.readableBytesView).compactMap { message in
+            (try? FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))).flatMap(DownloadEvent.init)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Crypto
+import FerryKit
+import Foundation
+import Synchronization
+
+/// The web app's login: `ferry open` asks for a one-time link (`/login?code=...`, valid five
+/// minutes, usable once); following it sets a session cookie (HttpOnly, SameSite=Strict) that
+/// the API accepts instead of the Bearer token.
+///
+/// The cookie is stateless: an expiry and an HMAC of it keyed by the daemon's token, so it
+/// survives daemon restarts (the page reconnects without logging in again) and dies with the
+/// token.
+final class WebLogin: Sendable {
+    static let cookieName = "ferry_session"
+    static let linkLifetime: TimeInterval = 5 * 60
+    static let sessionLifetime: TimeInterval = 30 * 24 * 3600
+
+    private let key: SymmetricKey
+    private let codes = Mutex<[String: Date]>([:])
+
+    init(token: String) {
+        key = SymmetricKey(data: SHA256.hash(data: Data("ferry-web-session|\(token)".utf8)))
+    }
+
+    /// A fresh single-use login code.
+    func makeCode(now: Date = Date()) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let code = (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        codes.withLock { codes in
+            codes = codes.filter { $0.value > now }
+            codes[code] = now.addingTimeInterval(Self.linkLifetime)
+        }
+        return code
+    }
+
+    /// Uses up a login code. - Returns: false if unknown, used or expired.
+    func redeem(_ code: String, now: Date = Date()) -> Bool {
+        codes.withLock { codes in
+            guard let expiry = codes.removeValue(forKey: code) else { return false }
+            return expiry > now
+        }
+    }
+
+    /// `v1.<expiry>.<hmac>`
+    func makeSession(now: Date = Date()) -> String {
+        let expiry = Int64(now.addingTimeInterval(Self.sessionLifetime).timeIntervalSince1970)
+        return "v1.\(expiry).\(signature(expiry))"
+    }
+
+    func isValid(session value: String, now: Date = Date()) -> Bool {
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "v1", let expiry = Int64(parts[1]), Double(expiry) > now.timeIntervalSince1970 else {
+            return false
+        }
+        guard let given = Data(hex: String(parts[2])) else { return false }
+        // A constant-time comparison.
+        return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Data("\(expiry)".utf8), using: key)
+    }
+
+    private func signature(_ expiry: Int64) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data("\(expiry)".utf8), using: key).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The `Set-Cookie` value for a new session.
+    func cookie(now: Date = Date()) -> String {
+        "\(Self.cookieName)=\(makeSession(now: now)); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(Self.sessionLifetime))"
+    }
+
+    /// Reads the session cookie from a `Cookie` header.
+    static func session(fromCookieHeader header: String) -> String? {
+        for pair in header.split(separator: ";") {
+            let trimmed = pair.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix(cookieName + "=") { return String(trimmed.dropFirst(cookieName.count + 1)) }
+        }
+        return nil
+    }
+}
+
+extension Data {
+    /// Bytes from lower- or upper-case hex; nil for anything else.
+    init?(hex: String) {
+        guard hex.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(hex.count / 2)
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        self.init(bytes)
+    }
+}

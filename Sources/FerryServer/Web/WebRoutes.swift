@@ -1,0 +1,113 @@
+import FerryCore
+import FerryKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// What the web app needs beyond the API: the login link flow and the library's files (with
+/// Range, so `<audio>` can seek).
+struct WebRoutes {
+    let engine: TransferEngine
+    let login: WebLogin
+    let address: DaemonAddress
+
+    /// Routes outside `/v1` (no token: the login link is the credential).
+    func registerPublic(on router: Router<FerryRequestContext>) {
+        router.get("login") { request, _ in
+            guard let code = request.uri.queryParameters.get("code"), login.redeem(code) else {
+                return Response(
+                    status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: Self.expiredPage))
+                )
+            }
+            return Response(status: .seeOther, headers: [.location: "/", .setCookie: login.cookie()])
+        }
+        router.post("logout") { _, _ in
+            Response(status: .noContent, headers: [.setCookie: "\(WebLogin.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"])
+        }
+    }
+
+    func registerAPI(on api: RouterGroup<FerryRequestContext>) {
+        // `ferry open` asks for a link with the token; the browser then follows it.
+        api.post("login-links") { _, _ in
+            let base = address.url ?? ""
+            return try jsonResponse(LoginLink(url: "\(base)/login?code=\(login.makeCode())", expiresInSeconds: Int(WebLogin.linkLifetime)), status: .created)
+        }
+        api.get("transfers/:id/file") { request, context in
+            let id = try context.parameters.transferID()
+            let transfer = try await engine.transfer(id)
+            guard transfer.state == .completed, let path = transfer.path else {
+                throw FerryError.invalidState("Transfer \(id) is \(transfer.state.rawValue); only a completed transfer has a file.")
+            }
+            let url = URL(fileURLWithPath: path)
+            guard engine.library.contains(url), let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let size = (attributes[.size] as? NSNumber)?.intValue
+            else {
+                throw FerryError(.notFound, "The file of transfer \(id) is no longer in the library.")
+            }
+            var headers: HTTPFields = [
+                .contentType: MediaType.forFileName(url.lastPathComponent),
+                .acceptRanges: "bytes",
+                .eTag: "\"\(transfer.sha256 ?? "")\"",
+                .cacheControl: "private, max-age=3600",
+            ]
+            if request.uri.queryParameters.get("download") != nil {
+                headers[.contentDisposition] = "attachment; filename*=UTF-8''" + (url.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file")
+            }
+            let fileIO = FileIO()
+            guard size > 0 else { return Response(status: .ok, headers: headers) }
+            if let header = request.headers[.range] {
+                guard let range = Self.byteRange(header, size: size) else {
+                    headers[.contentRange] = "bytes */\(size)"
+                    return Response(status: .rangeNotSatisfiable, headers: headers)
+                }
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+                headers[.contentLength] = String(range.count)
+                return Response(status: .partialContent, headers: headers, body: try await fileIO.loadFile(path: path, range: range, context: context))
+            }
+            headers[.contentLength] = String(size)
+            return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+        }
+    }
+
+    /// `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range) clamped to the file; nil if unsatisfiable.
+    static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
+        guard header.hasPrefix("bytes="), !header.contains(","), let dash = header.firstIndex(of: "-") else { return nil }
+        let first = header[header.index(header.startIndex, offsetBy: 6)..<dash]
+        let last = header[header.index(after: dash)...]
+        if first.isEmpty {
+            guard let suffix = Int(last), suffix > 0 else { return nil }
+            return max(0, size - suffix)...(size - 1)
+        }
+        guard let start = Int(first), start >= 0, start < size else { return nil }
+        let end = last.isEmpty ? size - 1 : min(Int(last) ?? -1, size - 1)
+        guard end >= start else { return nil }
+        return start...end
+    }
+
+    static let expiredPage = """
+        <!doctype html><meta charset="utf-8"><title>Ferry</title>
+        <p>This login link has expired or was already used. Run <code>ferry open</code> for a new one.</p>
+        """
+}
+
+/// Content types for library files and the web app.
+enum MediaType {
+    static func forFileName(_ name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "mp3": "audio/mpeg"
+        case "m4a", "aac": "audio/mp4"
+        case "ogg", "oga": "audio/ogg"
+        case "opus": "audio/opus"
+        case "flac": "audio/flac"
+        case "wav": "audio/wav"
+        case "mp4", "m4v": "video/mp4"
+        case "webm": "video/webm"
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "pdf": "application/pdf"
+        case "txt": "text/plain; charset=utf-8"
+        default: "application/octet-stream"
+        }
+    }
+}
