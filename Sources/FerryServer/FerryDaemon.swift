@@ -68,8 +68,10 @@ public func buildDaemon(
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: LoopbackGuardMiddleware())
     // The web app's files: public (no secrets in them); the API they call needs a login.
-    if let web = Bundle.module.resourceURL?.appendingPathComponent("Resources/web").path {
-        router.add(middleware: FileMiddleware(web, searchForIndexHtml: true, logger: logger))
+    if let web = Bundle.module.url(forResource: "web", withExtension: nil, subdirectory: "Resources") {
+        router.add(middleware: FileMiddleware(web.path, searchForIndexHtml: true, logger: logger))
+    } else {
+        logger.error("the web app's files are missing from this build")
     }
     let web = WebRoutes(engine: engine, login: login, address: address)
     web.registerPublic(on: router)
