@@ -78,6 +78,8 @@ public func buildDaemon(
     let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login))
     web.registerAPI(on: api)
     TransferRoutes(engine: engine).register(on: api)
+    UploadRoutes(engine: engine).register(on: api)
+    ConfigRoutes(engine: engine).register(on: api)
     EventRoutes(engine: engine).register(on: api)
     CatalogRoutes(catalog: catalog).register(on: api)
     PodcastRoutes(podcasts: podcasts).register(on: api)

@@ -29,9 +29,9 @@ struct Ferry: AsyncParsableCommand {
             """,
         version: FerryVersion.current,
         subcommands: [
-            GetCommand.self, ListCommand.self, WaitCommand.self, SearchCommand.self, PreviewCommand.self, PodcastCommand.self,
+            GetCommand.self, PutCommand.self, ListCommand.self, WaitCommand.self, SearchCommand.self, PreviewCommand.self, PodcastCommand.self,
             PauseCommand.self, ResumeCommand.self, CancelCommand.self, RemoveCommand.self,
-            StatusCommand.self, OpenCommand.self, ServeCommand.self, StopCommand.self,
+            SessionCommand.self, StatusCommand.self, OpenCommand.self, ServeCommand.self, StopCommand.self,
         ]
     )
 

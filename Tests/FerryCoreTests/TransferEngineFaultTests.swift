@@ -35,15 +35,16 @@ import Testing
             origin.serve("/f", file)
             origin.script("/f", [.stallAfter(100_000, .seconds(30))])
             try await withTemporaryDirectory { home in
-                let client = try makeTestHTTPClient(readTimeout: .milliseconds(300))
-                try await EngineHarness.run(home: home, httpClient: client) { h in
-                    let t = try await h.get(base.appendingPathComponent("f"))
-                    let done = try await h.wait(t.id, for: .completed)
-                    #expect(done.sha256 == file.sha256)
-                    let retry = try await h.events().first { $0.kind == .retrying }
-                    #expect(retry?.error?.code == "timeout")
+                // A read timeout far above a busy machine's pauses, far below the stall.
+                try await withTestHTTPClient(readTimeout: .seconds(2)) { client in
+                    try await EngineHarness.run(home: home, httpClient: client) { h in
+                        let t = try await h.get(base.appendingPathComponent("f"))
+                        let done = try await h.wait(t.id, for: .completed)
+                        #expect(done.sha256 == file.sha256)
+                        let retry = try await h.events().first { $0.kind == .retrying }
+                        #expect(retry?.error?.code == "timeout")
+                    }
                 }
-                try await client.shutdown()
             }
         }
     }
@@ -142,7 +143,9 @@ import Testing
     @Test func aContentLengthLongerThanTheBodyNeverCompletes() async throws {
         try await Origin.run { origin, base in
             origin.serve("/f", .init(data: Origin.bytes(50_000)))
-            origin.script("/f", Array(repeating: .contentLengthExtra(1000), count: 10))
+            // Every request lies: an attempt may take two (a range request, then a fresh start), so
+            // a short script would run out within the retry budget and the truth would complete it.
+            origin.script("/f", Array(repeating: .contentLengthExtra(1000), count: 100))
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("f"))
@@ -216,19 +219,19 @@ import Testing
                 secure.serve("/ok", .init(data: Origin.bytes(200)))
                 secure.redirect("/down", to: plainBase.appendingPathComponent("f").absoluteString)
                 try await withTemporaryDirectory { home in
-                    let client = try makeTestHTTPClient(trustTestCertificate: true)
-                    try await EngineHarness.run(home: home, httpClient: client) { h in
-                        // https itself works...
-                        let ok = try await h.get(secureBase.appendingPathComponent("ok"))
-                        try await h.wait(ok.id, for: .completed)
-                        // ...but not a hop down to http.
-                        let t = try await h.get(secureBase.appendingPathComponent("down"))
-                        let failed = try await h.wait(t.id, for: .failed)
-                        #expect(failed.error?.code == "redirect_refused")
-                        #expect(failed.error?.message.contains("downgrade") == true)
-                        #expect(plain.requests.isEmpty)
+                    try await withTestHTTPClient(trustTestCertificate: true) { client in
+                        try await EngineHarness.run(home: home, httpClient: client) { h in
+                            // https itself works...
+                            let ok = try await h.get(secureBase.appendingPathComponent("ok"))
+                            try await h.wait(ok.id, for: .completed)
+                            // ...but not a hop down to http.
+                            let t = try await h.get(secureBase.appendingPathComponent("down"))
+                            let failed = try await h.wait(t.id, for: .failed)
+                            #expect(failed.error?.code == "redirect_refused")
+                            #expect(failed.error?.message.contains("downgrade") == true)
+                            #expect(plain.requests.isEmpty)
+                        }
                     }
-                    try await client.shutdown()
                 }
             }
         }

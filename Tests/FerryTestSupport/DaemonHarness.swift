@@ -62,9 +62,9 @@ public struct DaemonHarness: Sendable {
         return (Int(response.status.code), String(buffer: bytes), response.headers)
     }
 
-    /// Reads the session's event stream until `stop` says so (or `timeout`).
+    /// Reads the session's event stream (every session's when nil) until `stop` says so (or `timeout`).
     public func collectEvents(
-        session: String, after: Int64?, timeout: Duration = .seconds(30), until stop: @escaping @Sendable ([TransferEvent]) -> Bool
+        session: String?, after: Int64?, timeout: Duration = .seconds(30), until stop: @escaping @Sendable ([TransferEvent]) -> Bool
     ) async throws -> [TransferEvent] {
         let response = try await client.openEventStream(session: session, after: after)
         return try await withThrowingTaskGroup(of: [TransferEvent]?.self) { group in

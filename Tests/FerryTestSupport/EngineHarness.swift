@@ -32,8 +32,25 @@ public func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCe
         timeout: .init(connect: .seconds(5), read: .init(readTimeout)),
         decompression: .disabled
     )
+    configuration.connectionPool.retryConnectionEstablishment = false  // As the daemon's.
     if trustTestCertificate { configuration.tlsConfiguration = try Origin.trustingClientTLS() }
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}
+
+/// Runs `body` with a test HTTP client that is shut down afterwards, even when `body` throws
+/// (a client dropped without shutdown traps, which would take every other test down with it).
+public func withTestHTTPClient<T>(
+    readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false, _ body: (HTTPClient) async throws -> T
+) async throws -> T {
+    let client = try makeTestHTTPClient(readTimeout: readTimeout, trustTestCertificate: trustTestCertificate)
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
 }
 
 /// A transfer engine running (as a service) on a real SQLite journal in `home`, for the

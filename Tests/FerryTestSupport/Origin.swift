@@ -65,6 +65,8 @@ public final class Origin: Sendable {
         public var ifNoneMatch: String? { headers["if-none-match"] }
         /// Header values by lower-case name.
         public var headers: [String: String]
+        /// When the request arrived.
+        public var date = Date()
     }
 
     private struct State {
@@ -73,6 +75,8 @@ public final class Origin: Sendable {
         var redirects: [String: (status: Int, location: String)] = [:]
         var requests: [Seen] = []
         var bytesSent: [String: Int] = [:]
+        /// Body bytes sent in answer to each of `requests`.
+        var sentByRequest: [Int] = []
         var active = 0
         var peakActive = 0
     }
@@ -112,6 +116,14 @@ public final class Origin: Sendable {
     public func requests(for path: String) -> [Seen] { requests.filter { $0.path == path } }
     /// Body bytes sent for `path`, over all requests.
     public func bytesSent(_ path: String) -> Int { state.withLock { $0.bytesSent[path] ?? 0 } }
+    /// Body bytes sent for `path`, request by request, in the order of `requests(for:)`. Unlike
+    /// the running total, a request's count cannot include bytes an earlier response was still
+    /// writing into the socket when the client hung up.
+    public func bytesSentPerRequest(_ path: String) -> [Int] {
+        state.withLock { state in
+            zip(state.requests, state.sentByRequest).filter { $0.0.path == path }.map(\.1)
+        }
+    }
     /// The most requests in flight at once.
     public var peakConcurrency: Int { state.withLock { $0.peakActive } }
 
@@ -124,14 +136,16 @@ public final class Origin: Sendable {
             ifRange: request.headers[.ifRange],
             headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
         )
-        let (file, fault, redirect) = state.withLock { state in
+        let (file, fault, redirect, index) = state.withLock { state in
+            let index = state.requests.count
             state.requests.append(seen)
+            state.sentByRequest.append(0)
             var fault: Fault?
             if var queue = state.faults[path], !queue.isEmpty {
                 fault = queue.removeFirst()
                 state.faults[path] = queue
             }
-            return (state.files[path], fault, state.redirects[path])
+            return (state.files[path], fault, state.redirects[path], index)
         }
         if let redirect {
             return Response(status: .init(code: redirect.status), headers: [.location: redirect.location])
@@ -175,12 +189,12 @@ public final class Origin: Sendable {
         var announced = body.count
         if case .contentLengthExtra(let extra) = fault { announced += extra }
         let responseBody = ResponseBody(contentLength: announced) { writer in
-            try await self.write(body, path: path, file: file, fault: fault, to: &writer)
+            try await self.write(body, path: path, request: index, file: file, fault: fault, to: &writer)
         }
         return Response(status: status, headers: headers, body: responseBody)
     }
 
-    private func write(_ body: Data, path: String, file: File, fault: Fault?, to writer: inout any ResponseBodyWriter) async throws {
+    private func write(_ body: Data, path: String, request: Int, file: File, fault: Fault?, to writer: inout any ResponseBodyWriter) async throws {
         state.withLock { state in
             state.active += 1
             state.peakActive = max(state.peakActive, state.active)
@@ -195,11 +209,11 @@ public final class Origin: Sendable {
             case .dropAfter(let limit) where sent + (end - index) >= limit:
                 end = index + (limit - sent)
                 try await writer.write(ByteBuffer(bytes: body[index..<end]))
-                count(end - index, path)
+                count(end - index, path, request)
                 throw TestFailure("origin dropped the connection on purpose")
             case .stallAfter(let limit, let duration) where sent < limit && sent + (end - index) >= limit:
                 try await writer.write(ByteBuffer(bytes: body[index..<end]))
-                count(end - index, path)
+                count(end - index, path, request)
                 sent += end - index
                 index = end
                 try await Task.sleep(for: duration)
@@ -208,7 +222,7 @@ public final class Origin: Sendable {
                 break
             }
             try await writer.write(ByteBuffer(bytes: body[index..<end]))
-            count(end - index, path)
+            count(end - index, path, request)
             sent += end - index
             index = end
             if let rate = file.bytesPerSecond {
@@ -219,8 +233,11 @@ public final class Origin: Sendable {
         try await writer.finish(nil)
     }
 
-    private func count(_ bytes: Int, _ path: String) {
-        state.withLock { $0.bytesSent[path, default: 0] += bytes }
+    private func count(_ bytes: Int, _ path: String, _ request: Int) {
+        state.withLock {
+            $0.bytesSent[path, default: 0] += bytes
+            $0.sentByRequest[request] += bytes
+        }
     }
 
     /// `bytes=100-` or `bytes=100-199` → 100.

@@ -14,10 +14,10 @@ final class PartFile {
     /// Bytes in the file (written, not necessarily durable).
     private(set) var length: Int64
 
-    /// Opens or creates the part file.
-    init(url: URL) throws(FerryError) {
+    /// Opens or creates the part file; `readOnly` opens an existing one to read it.
+    init(url: URL, readOnly: Bool = false) throws(FerryError) {
         self.url = url
-        fd = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        fd = Glibc.open(url.path, readOnly ? O_RDONLY | O_CLOEXEC : O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw PartFile.error(errno, "open", url) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

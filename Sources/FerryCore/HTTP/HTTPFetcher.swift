@@ -5,23 +5,36 @@ import Logging
 import NIOCore
 
 /// GET with Ferry's own redirect handling (see ``RedirectPolicy``): every hop is checked
-/// before it is requested, and the same headers go to every hop.
+/// before it is requested. Range headers go to every hop; configured extra headers too, except
+/// credentials, which never leave the origin they were configured for.
 struct HTTPFetcher: Sendable {
     let http: HTTPClient
     let redirects: RedirectPolicy
     let userAgent: String
     let logger: Logger
 
+    /// - Parameters:
+    ///   - headers: protocol headers (Range, If-Range), sent to every hop.
+    ///   - extra: configured headers (see ``TransferOptions/headers``).
+    ///   - headTimeout: the most each hop may take to answer with a response head.
     /// - Returns: the first non-redirect response and the URL that gave it.
-    func get(_ url: URL, headers: [(name: String, value: String)]) async throws -> (response: HTTPClientResponse, url: URL) {
+    func get(
+        _ url: URL, headers: [(name: String, value: String)], extra: [(name: String, value: String)] = [],
+        headTimeout: Duration? = nil
+    ) async throws -> (response: HTTPClientResponse, url: URL) {
         var current = url
         var visited = [url]
         while true {
             var request = HTTPClientRequest(url: current.absoluteString)
             request.headers.add(name: "User-Agent", value: userAgent)
             request.headers.add(name: "Accept-Encoding", value: "identity")
-            for header in headers { request.headers.add(name: header.name, value: header.value) }
-            let response = try await http.execute(request, deadline: .distantFuture, logger: logger)
+            let sameOrigin = Self.origin(of: current) == Self.origin(of: url)
+            for header in extra where sameOrigin || !TransferOptions.isSensitive(header: header.name) {
+                request.headers.replaceOrAdd(name: header.name, value: header.value)
+            }
+            for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+            let deadline: NIODeadline = headTimeout.map { .now() + .init($0) } ?? .distantFuture
+            let response = try await http.execute(request, deadline: deadline, logger: logger)
             guard RedirectPolicy.isRedirect(status: Int(response.status.code)) else { return (response, current) }
             let next = try redirects.next(location: response.headers.first(name: "Location"), from: current, visited: visited)
             logger.debug("redirect", metadata: ["http.from": "\(current)", "http.to": "\(next)"])
@@ -29,6 +42,13 @@ struct HTTPFetcher: Sendable {
             visited.append(next)
             current = next
         }
+    }
+
+    /// Scheme, host and port: where credentials may go.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }
 

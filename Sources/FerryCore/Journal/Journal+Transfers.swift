@@ -46,15 +46,27 @@ extension Journal {
     }
 
     /// The oldest queued transfers, skipping some ids (those a worker still holds).
-    public func queued(limit: Int, excluding: Set<Int64>) async throws -> [TransferRecord] {
+    /// Queued transfers due by `now` (no `startAfter` later than it), oldest first.
+    public func queued(limit: Int, excluding: Set<Int64>, dueBy now: Date = Date()) async throws -> [TransferRecord] {
         guard limit > 0 else { return [] }
         return try await writer.read { db in
             try TransferRecord
                 .filter(Column("state") == TransferState.queued.rawValue)
                 .filter(!excluding.contains(Column("id")))
+                .filter(Column("startAfter") == nil || Column("startAfter") <= now)
                 .order(Column("id"))
                 .limit(limit)
                 .fetchAll(db)
+        }
+    }
+
+    /// The earliest `startAfter` of a queued transfer later than `now`.
+    public func nextScheduledStart(after now: Date) async throws -> Date? {
+        try await writer.read { db in
+            try Date.fetchOne(
+                db, sql: "SELECT MIN(startAfter) FROM transfer WHERE state = ? AND startAfter > ?",
+                arguments: [TransferState.queued.rawValue, now]
+            )
         }
     }
 

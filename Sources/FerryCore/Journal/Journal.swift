@@ -145,6 +145,25 @@ public struct Journal: Sendable {
                 t.column("createdAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v3: uploads, transfer options, session configuration") { db in
+            try db.alter(table: "transfer") { t in
+                t.add(column: "kind", .text).notNull().defaults(to: TransferKind.download.rawValue)
+                t.add(column: "method", .text)
+                t.add(column: "sourcePath", .text)
+                t.add(column: "sourceIdentity", .text)
+                t.add(column: "formField", .text)
+                t.add(column: "uploadProtocol", .text)
+                t.add(column: "uploadURL", .text)
+                t.add(column: "responseStatus", .integer)
+                t.add(column: "responseHeaders", .text)
+                t.add(column: "responseBody", .text)
+                t.add(column: "options", .text)
+                t.add(column: "startAfter", .datetime)
+            }
+            try db.alter(table: "session") { t in
+                t.add(column: "options", .text)
+            }
+        }
         return migrator
     }
 }

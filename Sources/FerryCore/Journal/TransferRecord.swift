@@ -41,6 +41,26 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public var createdAt: Date
     public var updatedAt: Date
     public var completedAt: Date?
+    public var kind: TransferKind = .download
+    /// Uploads: the request method.
+    public var method: String?
+    /// Uploads: the file sent, and its size, modification time and inode when the upload was
+    /// created, to notice a file that changes or vanishes before the upload completes.
+    public var sourcePath: String?
+    public var sourceIdentity: String?
+    /// Uploads: the multipart field name, when sent as a form.
+    public var formField: String?
+    public var uploadProtocol: UploadProtocol?
+    /// Resumable uploads: the upload resource the server created.
+    public var uploadURL: String?
+    public var responseStatus: Int?
+    /// JSON of the response's headers (sensitive values redacted).
+    public var responseHeaders: String?
+    public var responseBody: String?
+    /// JSON of this transfer's own ``TransferOptions`` (overriding the session's).
+    public var options: String?
+    /// Not started before this date.
+    public var startAfter: Date?
 
     public init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,

@@ -11,6 +11,8 @@ struct AttemptFailure: Sendable {
     var retryAfter: Duration?
 
     init(_ error: any Error, now: Date = Date()) {
+        // An upload's refusal is judged like any other status.
+        let error: any Error = (error as? UploadStatusFailure)?.failure ?? error
         retryAfter = nil
         switch error {
         case let failure as HTTPStatusFailure:

@@ -17,20 +17,96 @@ extension TransferEngine {
     /// - Returns: one transfer per URL, in order.
     public func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
         try Self.validateSession(request.session)
+        try request.options?.validate()
         let folder = Library.safeFolder(request.folder)
+        let startAfter = try await startAfter(session: request.session, own: request.options)
         var result: [Transfer] = []
         for url in request.urls {
-            let draft = TransferRecord(
+            var draft = TransferRecord(
                 session: request.session, url: url.absoluteString, folder: folder,
                 suggestedName: request.suggestedName, preferredName: request.preferredName,
                 taskDescription: request.taskDescription
             )
+            draft.transferOptions = request.options
+            draft.startAfter = startAfter
             let (record, event) = try await journal.createTransfer(draft, reuseExisting: !request.force)
             if let event { hub.publish(event) }
             result.append(model(record))
         }
         await schedule()
         return result
+    }
+
+    /// Journals an upload of a local file and schedules it. The file is checked now (it must be
+    /// a readable regular file) and again while it is sent.
+    public func upload(_ request: CreateUploadRequest, session: String) async throws -> Transfer {
+        try Self.validateSession(session)
+        try request.options?.validate()
+        let url = try TransferURL.validate(request.url)
+        guard request.file.hasPrefix("/") else {
+            throw FerryError.invalidRequest("Give the file's absolute path ('\(request.file.prefix(80))' is relative).")
+        }
+        let method = request.method?.uppercased()
+        guard method == nil || method == "PUT" || method == "POST" else {
+            throw FerryError.invalidRequest("Uploads are sent with PUT or POST, not \(request.method!.prefix(20)).")
+        }
+        let uploadProtocol = request.uploadProtocol ?? .auto
+        if let field = request.formField {
+            guard !field.isEmpty, field.count <= 100, !field.contains(where: { $0 == "\"" || $0.isNewline }) else {
+                throw FerryError.invalidRequest("'\(field.prefix(40))' is not a usable form field name.")
+            }
+            guard uploadProtocol == .auto || uploadProtocol == .plain else {
+                throw FerryError.invalidRequest("A form upload is one plain request; it cannot use the \(uploadProtocol.rawValue) protocol.")
+            }
+        }
+        let (identity, size) = try UploadSource.identity(of: request.file)
+        var draft = TransferRecord(session: session, url: url.absoluteString, folder: "", taskDescription: request.taskDescription)
+        draft.kind = .upload
+        draft.method = method
+        draft.sourcePath = request.file
+        draft.sourceIdentity = identity
+        draft.formField = request.formField
+        // A form is always one plain request: no need to ask the server.
+        draft.uploadProtocol = request.formField != nil ? .plain : uploadProtocol
+        draft.totalBytes = size
+        draft.transferOptions = request.options
+        draft.startAfter = try await startAfter(session: session, own: request.options)
+        let (record, event) = try await journal.createTransfer(draft, reuseExisting: false)
+        if let event { hub.publish(event) }
+        await schedule()
+        return model(record)
+    }
+
+    /// When a new transfer may start: its own date, else its session's, else the daemon's.
+    private func startAfter(session: String, own: TransferOptions?) async throws -> Date? {
+        if let date = own?.startAfter { return date }
+        if let date = try await journal.sessionOptions(session).startAfter { return date }
+        return try await journal.daemonOptions().startAfter
+    }
+
+    // MARK: Configuration
+
+    /// A session's options (`nil`: the daemon's), as stored.
+    public nonisolated func options(session: String?) async throws -> TransferOptions {
+        if let session {
+            try Self.validateSession(session)
+            return try await journal.sessionOptions(session)
+        }
+        return try await journal.daemonOptions()
+    }
+
+    /// Changes a session's options (`nil`: the daemon's) and applies them to what is running
+    /// and queued.
+    public func updateOptions(session: String?, _ update: TransferOptionsUpdate) async throws -> TransferOptions {
+        if let session { try Self.validateSession(session) }
+        let updated: TransferOptions
+        if let session {
+            updated = try await journal.updateSessionOptions(session) { try update.applied(to: $0) }
+        } else {
+            updated = try await journal.updateDaemonOptions { try update.applied(to: $0) }
+        }
+        await configurationChanged(session: session, options: updated)
+        return updated
     }
 
     public func pause(_ id: Int64) async throws -> Transfer {

@@ -42,10 +42,13 @@ public actor TransferEngine: Service {
         /// A file name that wins over the server's (extension added from the response if missing).
         public var preferredName: String?
         public var taskDescription: String?
+        /// Overrides of the session's options for these transfers.
+        public var options: TransferOptions?
 
         public init(
             urls: [URL], session: String, force: Bool = false, folder: String = "Downloads",
-            suggestedName: String? = nil, preferredName: String? = nil, taskDescription: String? = nil
+            suggestedName: String? = nil, preferredName: String? = nil, taskDescription: String? = nil,
+            options: TransferOptions? = nil
         ) {
             self.urls = urls
             self.session = session
@@ -54,6 +57,7 @@ public actor TransferEngine: Service {
             self.suggestedName = suggestedName
             self.preferredName = preferredName
             self.taskDescription = taskDescription
+            self.options = options
         }
     }
 
@@ -63,6 +67,7 @@ public actor TransferEngine: Service {
     public nonisolated let hub: EventHub
     nonisolated let store: TransferStore
     nonisolated let progress = ProgressBoard()
+    nonisolated let bandwidth = Bandwidth()
     nonisolated let worker: TransferWorker
     nonisolated let clock: any Clock<Duration>
     nonisolated let logger: Logger
@@ -78,8 +83,11 @@ public actor TransferEngine: Service {
     private nonisolated let shutdown = StopSignal()
     /// The task (download or retry timer) holding each transfer, by id.
     nonisolated let holders = Mutex<[Int64: StopSignal]>([:])
-    /// Transfers whose holder is downloading (not a timer): these use the slots.
-    private var downloading: Set<Int64> = []
+    /// Transfers whose holder is running them (not a timer), with their sessions: these use
+    /// the slots.
+    private var running: [Int64: String] = [:]
+    /// Wakes the scheduler when the earliest scheduled transfer (`startAfter`) is due.
+    private var wake: (at: Date, task: Task<Void, Never>)?
 
     /// - Parameters:
     ///   - httpClient: the client for every outbound request; it must not follow redirects
@@ -103,12 +111,15 @@ public actor TransferEngine: Service {
         worker = TransferWorker(
             store: store, library: library,
             fetcher: HTTPFetcher(http: httpClient, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
-            progress: progress, configuration: configuration, random: random, logger: logger
+            progress: progress, bandwidth: bandwidth, configuration: configuration, random: random, logger: logger
         )
     }
 
     /// The HTTP client Ferry uses: no automatic redirects (Ferry checks each hop), no
-    /// decompression (bytes on disk are the bytes served), connect and idle-read timeouts.
+    /// decompression (bytes on disk are the bytes served), connect and idle-read timeouts, and
+    /// no silent retrying of a refused connection: the engine's retry policy (with its backoff
+    /// and events) decides, and the catalog reports "connection refused" at once instead of a
+    /// timeout at its deadline.
     public static func makeHTTPClient(connectTimeout: Duration = .seconds(15), readTimeout: Duration = .seconds(60)) -> HTTPClient {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
@@ -116,6 +127,7 @@ public actor TransferEngine: Service {
             decompression: .disabled
         )
         configuration.httpVersion = .automatic
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -132,12 +144,18 @@ public actor TransferEngine: Service {
                 }
             } onGracefulShutdown: {
                 self.shutdown.fire()
+                Task { await self.cancelWake() }
                 self.jobsContinuation.finish()
                 for signal in self.holders.withLock({ Array($0.values) }) { signal.fire() }
             }
         }
         hub.close()
         logger.info("transfer engine stopped")
+    }
+
+    private func cancelWake() {
+        wake?.task.cancel()
+        wake = nil
     }
 
     private nonisolated func perform(_ job: Job) async {
@@ -165,32 +183,76 @@ public actor TransferEngine: Service {
 
     // MARK: - Scheduling
 
-    /// Starts queued transfers, oldest first, while slots are free.
+    /// Starts queued transfers that are due, oldest first, while slots are free — the daemon's
+    /// and each session's (`maxConcurrent`).
     func schedule() async {
         guard !shutdown.isFired else { return }
-        let free = configuration.maxConcurrent - downloading.count
-        guard free > 0 else { return }
-        let held = Set(holders.withLock { $0.keys })
-        let candidates: [TransferRecord]
+        let options: [String: TransferOptions]
         do {
-            candidates = try await journal.queued(limit: free, excluding: held)
+            options = try await journal.allSessionOptions()
         } catch {
-            logger.error("cannot read the queue", metadata: ["error": "\(error)"])
+            logger.error("cannot read the configuration", metadata: ["error": "\(error)"])
             return
         }
-        for record in candidates {
-            let id = record.transferId
-            guard !shutdown.isFired, downloading.count < configuration.maxConcurrent else { return }
-            let signal = StopSignal()
-            let taken = holders.withLock { holders -> Bool in
-                guard holders[id] == nil else { return false }
-                holders[id] = signal
-                return true
+        let daemonLimit = options[Journal.daemonOptionsKey]?.maxConcurrent ?? configuration.maxConcurrent
+        let sessionLimits = options.compactMapValues(\.maxConcurrent)
+        let free = daemonLimit - running.count
+        let now = Date()
+        if free > 0 {
+            let held = Set(holders.withLock { $0.keys })
+            // Sessions at their own limit may hold the head of the queue: look further.
+            let window = sessionLimits.isEmpty ? free : free + 256
+            let candidates: [TransferRecord]
+            do {
+                candidates = try await journal.queued(limit: window, excluding: held, dueBy: now)
+            } catch {
+                logger.error("cannot read the queue", metadata: ["error": "\(error)"])
+                return
             }
-            guard taken else { continue }
-            downloading.insert(id)
-            jobsContinuation.yield(.download(id, signal))
+            var perSession = Dictionary(running.values.map { ($0, 1) }, uniquingKeysWith: +)
+            for record in candidates {
+                let id = record.transferId
+                guard !shutdown.isFired, running.count < daemonLimit else { break }
+                if let limit = sessionLimits[record.session], perSession[record.session, default: 0] >= limit { continue }
+                let signal = StopSignal()
+                let taken = holders.withLock { holders -> Bool in
+                    guard holders[id] == nil else { return false }
+                    holders[id] = signal
+                    return true
+                }
+                guard taken else { continue }
+                running[id] = record.session
+                perSession[record.session, default: 0] += 1
+                jobsContinuation.yield(.download(id, signal))
+            }
         }
+        await wakeForNextScheduledStart(after: now)
+    }
+
+    /// Keeps one timer for the earliest queued transfer that is not due yet.
+    private func wakeForNextScheduledStart(after now: Date) async {
+        let next = try? await journal.nextScheduledStart(after: now)
+        guard next != wake?.at else { return }
+        wake?.task.cancel()
+        wake = nil
+        guard let next, !shutdown.isFired else { return }
+        let task = Task {
+            try? await Task.sleep(for: .seconds(max(0, next.timeIntervalSinceNow)))
+            guard !Task.isCancelled else { return }
+            await self.woke()
+        }
+        wake = (next, task)
+    }
+
+    private func woke() async {
+        wake = nil
+        await schedule()
+    }
+
+    /// Applies changed configuration: limits of running transfers, and the queue.
+    func configurationChanged(session: String?, options: TransferOptions) async {
+        bandwidth.update(session: session, bytesPerSecond: options.bytesPerSecond)
+        await schedule()
     }
 
     private func release(_ id: Int64, _ signal: StopSignal) {
@@ -201,7 +263,7 @@ public actor TransferEngine: Service {
 
     private func downloadEnded(_ id: Int64, signal: StopSignal, outcome: TransferWorker.Outcome) async {
         release(id, signal)
-        downloading.remove(id)
+        running[id] = nil
         if case .retry(let delay) = outcome, !shutdown.isFired {
             startRetryTimer(id, after: delay)
         }

@@ -51,13 +51,15 @@ extension TransferRecord {
             id: transferId, url: url, session: session, state: state,
             bytesReceived: live?.bytes ?? (state == .completed ? (totalBytes ?? durableBytes) : durableBytes),
             totalBytes: live?.total ?? totalBytes,
-            path: state == .completed ? relativePath.map { library.absolute($0).path } : nil,
+            path: state == .completed && kind == .download ? relativePath.map { library.absolute($0).path } : nil,
             sha256: state == .completed ? sha256 : nil,
             error: error, folder: folder, taskDescription: taskDescription,
             bytesPerSecond: state == .running ? live?.bytesPerSecond : nil,
             etaSeconds: state == .running ? live?.etaSeconds : nil,
             attempts: attempts, retryAt: state == .retrying ? retryAt : nil,
-            createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt
+            createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, kind: kind, method: method,
+            sourcePath: sourcePath, uploadProtocol: uploadProtocol, response: uploadResponse, startAfter: startAfter,
+            options: transferOptions?.redacted
         )
     }
 

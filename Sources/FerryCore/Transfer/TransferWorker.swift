@@ -7,7 +7,9 @@ import NIOCore
 /// One run of one transfer: claim it, make one request (following redirects, and at most one
 /// fresh request when the server mishandles a range), stream the body into the part file with
 /// checkpoints, then move the file into the library — or checkpoint on a stop, or record why it
-/// failed. Retries are the engine's business: the worker only says after how long.
+/// failed. Uploads go through an ``UploadAttempt`` instead. Every run applies the transfer's
+/// settings (headers, timeouts, bandwidth, retry limit). Retries are the engine's business: the
+/// worker only says after how long.
 struct TransferWorker: Sendable {
     enum Outcome: Sendable {
         case done
@@ -18,6 +20,7 @@ struct TransferWorker: Sendable {
     let library: Library
     let fetcher: HTTPFetcher
     let progress: ProgressBoard
+    let bandwidth: Bandwidth
     let configuration: TransferEngine.Configuration
     let random: @Sendable () -> Double
     let logger: Logger
@@ -36,12 +39,20 @@ struct TransferWorker: Sendable {
             return .done  // Paused, cancelled or removed since it was scheduled.
         }
 
+        let settings: TransferSettings
+        do {
+            settings = try await store.journal.settings(for: record)
+        } catch {
+            return await recordFailure(id: id, error: error, progressed: false, policy: configuration.retry, logger: logger)
+        }
+        if record.kind == .upload { return await upload(record, settings, signal: signal, logger: logger) }
+
         let sink: DownloadSink
         do {
             try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
             sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.durableBytes)
         } catch {
-            return await recordFailure(id: id, error: error, progressed: false, logger: logger)
+            return await recordFailure(id: id, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), logger: logger)
         }
         defer {
             sink.close()
@@ -49,9 +60,15 @@ struct TransferWorker: Sendable {
         }
         progress.begin(id, session: record.session, bytes: sink.length, total: record.totalBytes)
         let startLength = sink.length
+        let pace = bandwidth.pace(for: record.session, settings)
+        let progress = progress
 
         do {
-            let downloaded: Void? = try await signal.race { try await download(record, into: sink) }
+            let downloaded: Void? = try await signal.race {
+                try await IdleWatchdog.run(limit: settings.idleTimeout, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
+                    try await download(record, into: sink, settings: settings, pace: pace)
+                }
+            }
             guard downloaded != nil else {
                 await checkpoint(id, sink, logger: logger)
                 return .done
@@ -62,13 +79,17 @@ struct TransferWorker: Sendable {
         } catch {
             await checkpoint(id, sink, logger: logger)
             if signal.isFired { return .done }
-            return await recordFailure(id: id, error: error, progressed: sink.length > startLength, logger: logger)
+            return await recordFailure(
+                id: id, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry), logger: logger
+            )
         }
     }
 
     // MARK: - Download
 
-    private func download(_ record: TransferRecord, into sink: DownloadSink) async throws {
+    private func download(
+        _ record: TransferRecord, into sink: DownloadSink, settings: TransferSettings, pace: @escaping @Sendable (Int) async throws -> Void
+    ) async throws {
         let id = record.transferId
         var plan = ResumePlan(durableBytes: sink.length, knownTotal: record.totalBytes, validator: record.validator)
         if let reason = plan.discardReason {
@@ -77,7 +98,9 @@ struct TransferWorker: Sendable {
         var startedOver = false
         let url = URL(string: record.url)!
         while true {
-            let (response, finalURL) = try await fetcher.get(url, headers: plan.requestHeaders)
+            let (response, finalURL) = try await fetcher.get(
+                url, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout
+            )
             let status = Int(response.status.code)
             guard (200...299).contains(status) || status == 416 else {
                 throw HTTPStatusFailure(
@@ -107,7 +130,7 @@ struct TransferWorker: Sendable {
 
             case .write(let from, let total, let restartReason):
                 if from == 0, sink.length > 0 { try sink.restart() }
-                try sink.hashExisting()
+                sink.hashExisting()
                 let contentType = headers.first(name: "Content-Type")
                 let nameHint = record.preferredName.map {
                     FileNamer.name(preferred: $0, contentType: contentType, url: finalURL)
@@ -126,7 +149,7 @@ struct TransferWorker: Sendable {
                     return event
                 }
                 progress.set(id, bytes: from, total: total)
-                try await stream(response.body, into: sink, id: id, total: total)
+                try await stream(response.body, into: sink, id: id, total: total, pace: pace)
                 if let total, sink.length != total {
                     throw FerryError(
                         .lengthMismatch, "The server promised \(total) bytes but the response ended after \(sink.length)."
@@ -137,12 +160,16 @@ struct TransferWorker: Sendable {
         }
     }
 
-    private func stream(_ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?) async throws {
+    private func stream(
+        _ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?, pace: @Sendable (Int) async throws -> Void
+    ) async throws {
         var sinceCheckpoint: Int64 = 0
         var lastCheckpoint = ContinuousClock.now
         for try await buffer in body {
-            try sink.append(buffer)
+            try await sink.append(buffer)
             progress.add(id, bytes: buffer.readableBytes)
+            // Waiting before the next read holds the server back (the client applies back-pressure).
+            try await pace(buffer.readableBytes)
             sinceCheckpoint += Int64(buffer.readableBytes)
             if let total, sink.length > total {
                 throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
@@ -197,7 +224,7 @@ struct TransferWorker: Sendable {
     private func complete(_ record: TransferRecord, _ sink: DownloadSink) async throws {
         let id = record.transferId
         try sink.sync()
-        let sha256 = try sink.sha256()
+        let sha256 = try await sink.sha256()
         let length = sink.length
         guard let current = try await store.journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
         if let total = current.totalBytes, total != length {
@@ -230,11 +257,63 @@ struct TransferWorker: Sendable {
         }
     }
 
+    // MARK: - Upload
+
+    /// Sends the file; a stop needs no checkpoint (a resumable upload asks the server for its
+    /// offset next time, a plain one starts over).
+    private func upload(_ record: TransferRecord, _ settings: TransferSettings, signal: StopSignal, logger: Logger) async -> Outcome {
+        let id = record.transferId
+        let progress = progress
+        progress.begin(id, session: record.session, bytes: 0, total: record.totalBytes)
+        defer { progress.end(id) }
+        let attempt = UploadAttempt(
+            http: fetcher.http, store: store, progress: progress, extraHeaders: settings.headers,
+            pace: bandwidth.pace(for: record.session, settings), headTimeout: settings.headTimeout ?? .seconds(30),
+            userAgent: configuration.userAgent, logger: logger
+        )
+        do {
+            let response = try await signal.race {
+                try await IdleWatchdog.run(limit: settings.idleTimeout, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
+                    try await attempt.run(record)
+                }
+            }
+            guard let response else { return .done }
+            try await completeUpload(record, response)
+            logger.info("upload completed", metadata: ["upload.status": "\(response.status)"])
+            return .done
+        } catch {
+            if signal.isFired { return .done }
+            if let refused = error as? UploadStatusFailure {
+                _ = try? await store.update(id: id) { record in
+                    record.record(refused.response)
+                    return nil
+                }
+            }
+            let moved = (progress.snapshot(id)?.bytes ?? 0) > record.durableBytes
+            return await recordFailure(id: id, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry), logger: logger)
+        }
+    }
+
+    private func completeUpload(_ record: TransferRecord, _ response: RecordedResponse) async throws {
+        guard let path = record.sourcePath else { throw FerryError(.internalError, "Upload \(record.transferId) has no file.") }
+        let sha256 = try UploadAttempt.sha256(of: path)
+        try await store.apply(.complete, to: record.transferId) { record in
+            record.completedAt = Date()
+            record.error = nil
+            record.failures = 0
+            record.sha256 = sha256
+            if let total = record.totalBytes { record.durableBytes = total }
+            record.record(response)
+            var event = record.event(.completed)
+            event.sha256 = sha256
+            return event
+        }
+    }
+
     // MARK: - Failure
 
-    private func recordFailure(id: Int64, error: any Error, progressed: Bool, logger: Logger) async -> Outcome {
+    private func recordFailure(id: Int64, error: any Error, progressed: Bool, policy: RetryPolicy, logger: Logger) async -> Outcome {
         let failure = AttemptFailure(error)
-        let policy = configuration.retry
         let unit = random()
         let now = Date()
         do {

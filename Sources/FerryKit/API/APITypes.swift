@@ -12,25 +12,33 @@ public struct CreateTransfersRequest: Codable, Sendable {
     public var force: Bool?
     /// A label kept with the transfer.
     public var taskDescription: String?
+    /// Overrides of the session's options for these transfers (headers, rate, start date...).
+    public var options: TransferOptions?
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         urls: [String]? = nil, resumeData: String? = nil, session: String? = nil, force: Bool? = nil,
-        taskDescription: String? = nil
+        taskDescription: String? = nil, options: TransferOptions? = nil
     ) {
         self.urls = urls
         self.resumeData = resumeData
         self.session = session
         self.force = force
         self.taskDescription = taskDescription
+        self.options = options
     }
 }
 
 /// A list of transfers, with the newest journal sequence number at the moment it was read: an
 /// event stream opened after that number misses nothing that happened since.
 public struct TransferList: Codable, Sendable {
+    /// The transfers, oldest first.
     public var transfers: [Transfer]
+    /// The journal's newest event number when the list was read: follow the event stream from
+    /// here (`Last-Event-ID`) to miss nothing.
     public var lastEventSeq: Int64
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(transfers: [Transfer], lastEventSeq: Int64) {
         self.transfers = transfers
         self.lastEventSeq = lastEventSeq
@@ -41,6 +49,7 @@ public struct TransferList: Codable, Sendable {
 public struct ResumeDataResponse: Codable, Sendable {
     /// The opaque blob, base64.
     public var resumeData: String
+    /// Wraps a base64 resume data blob.
     public init(resumeData: String) { self.resumeData = resumeData }
 }
 
@@ -48,14 +57,19 @@ public struct ResumeDataResponse: Codable, Sendable {
 public struct AcknowledgeRequest: Codable, Sendable {
     /// Every event of the session with `seq <= through` has been handled.
     public var through: Int64
+    /// Acknowledges every event of the session up to `through`.
     public init(through: Int64) { self.through = through }
 }
 
 /// `GET /v1/sessions/{session}`.
 public struct SessionInfo: Codable, Sendable {
+    /// The session's identifier.
     public var name: String
+    /// The newest event the session has acknowledged (0: none); its events stream from here.
     public var acknowledgedSeq: Int64
+    /// The newest event in the journal, of any session.
     public var lastEventSeq: Int64
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(name: String, acknowledgedSeq: Int64, lastEventSeq: Int64) {
         self.name = name
         self.acknowledgedSeq = acknowledgedSeq
@@ -65,17 +79,26 @@ public struct SessionInfo: Codable, Sendable {
 
 /// `GET /v1/status`.
 public struct DaemonStatus: Codable, Sendable {
+    /// The daemon's Ferry version.
     public var version: String
+    /// The daemon's process id.
     public var pid: Int32
+    /// The API's base URL, e.g. `http://127.0.0.1:7447`.
     public var url: String
+    /// When the daemon started.
     public var startedAt: Date
+    /// The absolute path of the library folder.
     public var libraryPath: String
+    /// The absolute path of the state folder (journal, token, `daemon.json`).
     public var statePath: String
+    /// How many transfers the daemon runs at once.
     public var maxConcurrent: Int
-    /// Number of transfers in each state.
+    /// Number of transfers in each state, keyed by ``TransferState`` raw value (`running`).
     public var counts: [String: Int]
+    /// The newest event number in the journal.
     public var lastEventSeq: Int64
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         version: String, pid: Int32, url: String, startedAt: Date, libraryPath: String,
         statePath: String, maxConcurrent: Int, counts: [String: Int], lastEventSeq: Int64
@@ -94,12 +117,16 @@ public struct DaemonStatus: Codable, Sendable {
 
 /// The body of every error response: `{"error": {"code": ..., "message": ...}}`.
 public struct ErrorResponse: Codable, Sendable {
+    /// The error's code and message.
     public var error: TransferErrorInfo
+    /// The body for an error (``FerryError/info`` gives its `error`).
     public init(error: TransferErrorInfo) { self.error = error }
 }
 
 /// How the API encodes and decodes JSON: ISO 8601 dates, stable key order.
 public enum FerryJSON {
+    /// An encoder for the API's JSON: ISO 8601 dates, sorted keys, unescaped slashes.
+    /// - Parameter pretty: indent the output, for people (`ferry ls --json`).
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
@@ -107,6 +134,7 @@ public enum FerryJSON {
         return encoder
     }
 
+    /// A decoder for the API's JSON (ISO 8601 dates).
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -116,8 +144,11 @@ public enum FerryJSON {
 
 /// `POST /v1/login-links`: a one-time link that logs a browser into the web app.
 public struct LoginLink: Codable, Sendable {
+    /// The link to open in a browser; it works once.
     public var url: String
+    /// How long the link stays valid.
     public var expiresInSeconds: Int
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(url: String, expiresInSeconds: Int) {
         self.url = url
         self.expiresInSeconds = expiresInSeconds

@@ -3,31 +3,50 @@ import Foundation
 /// One iTunes catalog result as the API returns it, with what Ferry knows of it: the transfer
 /// of its downloaded preview, or the subscription of a podcast.
 public struct CatalogResult: Codable, Sendable, Hashable, Identifiable {
+    /// What a result is.
     public enum Kind: String, Codable, Sendable {
-        case song, podcast, other
+        /// A song, usually with a 30-second `previewURL`.
+        case song
+        /// A podcast, with the `feedURL` to subscribe to.
+        case podcast
+        /// Anything else the catalog returned.
+        case other
     }
 
     /// The track id for songs, the collection id for podcasts.
     public var id: Int64
+    /// Song, podcast or something else.
     public var kind: Kind
+    /// The catalog's track id (songs).
     public var trackId: Int64?
+    /// The catalog's collection id: a song's album, or the podcast itself.
     public var collectionId: Int64?
     /// Track name for songs, podcast name for podcasts.
     public var title: String
+    /// The artist, or the podcast's author.
     public var artist: String?
+    /// The collection's name: a song's album.
     public var collection: String?
+    /// The cover image.
     public var artworkURL: String?
+    /// A song's 30-second preview (``DaemonClient/downloadPreview(trackId:session:)`` fetches it).
     public var previewURL: String?
+    /// A podcast's feed URL (``DaemonClient/subscribe(url:catalogId:)``).
     public var feedURL: String?
+    /// A song's length in seconds.
     public var durationSeconds: Double?
+    /// When it was released.
     public var releaseDate: Date?
+    /// The catalog's primary genre.
     public var genre: String?
+    /// Whether the catalog marks it explicit.
     public var explicit: Bool?
     /// The download of this song's preview, if one was started.
     public var download: Transfer?
     /// The subscription to this podcast, if subscribed.
     public var podcastId: Int64?
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         id: Int64, kind: Kind, trackId: Int64? = nil, collectionId: Int64? = nil, title: String, artist: String? = nil,
         collection: String? = nil, artworkURL: String? = nil, previewURL: String? = nil, feedURL: String? = nil,
@@ -55,14 +74,19 @@ public struct CatalogResult: Codable, Sendable, Hashable, Identifiable {
 
 /// `GET /v1/catalog/search`.
 public struct CatalogSearchResponse: Codable, Sendable {
+    /// The results, in the catalog's order.
     public var results: [CatalogResult]
+    /// Wraps search results.
     public init(results: [CatalogResult]) { self.results = results }
 }
 
 /// `POST /v1/catalog/previews`: download a song's 30-second preview into `Music/`.
 public struct PreviewRequest: Codable, Sendable {
+    /// The song's catalog track id (``CatalogResult/trackId``).
     public var trackId: Int64
+    /// The session the download belongs to; `web` when absent.
     public var session: String?
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(trackId: Int64, session: String? = nil) {
         self.trackId = trackId
         self.session = session
@@ -73,7 +97,9 @@ public struct PreviewRequest: Codable, Sendable {
 public struct SubscribeRequest: Codable, Sendable {
     /// A feed URL or an Apple Podcasts page URL.
     public var url: String?
+    /// A podcast's catalog id (``CatalogResult/id``), instead of `url`.
     public var catalogId: Int64?
+    /// Give either `url` or `catalogId`.
     public init(url: String? = nil, catalogId: Int64? = nil) {
         self.url = url
         self.catalogId = catalogId
@@ -86,6 +112,7 @@ public struct PodcastSettings: Codable, Sendable {
     public var autoDownload: Int?
     /// Keep only the newest N downloaded episodes (0: keep all).
     public var keepLatest: Int?
+    /// Settings to change; a nil field keeps its current value.
     public init(autoDownload: Int? = nil, keepLatest: Int? = nil) {
         self.autoDownload = autoDownload
         self.keepLatest = keepLatest
@@ -94,15 +121,21 @@ public struct PodcastSettings: Codable, Sendable {
 
 /// `GET /v1/podcasts`.
 public struct PodcastList: Codable, Sendable {
+    /// Every subscription.
     public var podcasts: [Podcast]
+    /// Wraps the subscriptions.
     public init(podcasts: [Podcast]) { self.podcasts = podcasts }
 }
 
 /// `POST /v1/podcasts/{id}/refresh` and `POST /v1/podcasts/refresh`.
 public struct RefreshResponse: Codable, Sendable {
+    /// A podcast whose feed could not be refreshed, and why.
     public struct Failure: Codable, Sendable, Hashable {
+        /// The ``Podcast/id`` of the subscription.
         public var podcastId: Int64
+        /// What went wrong (also kept in the podcast's `error`).
         public var error: TransferErrorInfo
+        /// Makes one from its fields; each parameter sets the property of the same name.
         public init(podcastId: Int64, error: TransferErrorInfo) {
             self.podcastId = podcastId
             self.error = error
@@ -113,8 +146,10 @@ public struct RefreshResponse: Codable, Sendable {
     public var refreshed: Int
     /// Episodes that appeared.
     public var newEpisodes: Int
+    /// The podcasts that could not be refreshed.
     public var failures: [Failure]
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(refreshed: Int, newEpisodes: Int, failures: [Failure]) {
         self.refreshed = refreshed
         self.newEpisodes = newEpisodes
@@ -124,18 +159,25 @@ public struct RefreshResponse: Codable, Sendable {
 
 /// `POST /v1/podcasts/import`: the outcome of an OPML import.
 public struct ImportResponse: Codable, Sendable {
+    /// A feed of the OPML file that could not be subscribed to, and why.
     public struct Failure: Codable, Sendable, Hashable {
+        /// The feed URL as the OPML file gives it.
         public var url: String
+        /// What went wrong.
         public var error: TransferErrorInfo
+        /// Makes one from its fields; each parameter sets the property of the same name.
         public init(url: String, error: TransferErrorInfo) {
             self.url = url
             self.error = error
         }
     }
 
+    /// The podcasts the file names that are now subscribed to (including ones that already were).
     public var subscribed: [Podcast]
+    /// The feeds that could not be subscribed to.
     public var failures: [Failure]
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(subscribed: [Podcast], failures: [Failure]) {
         self.subscribed = subscribed
         self.failures = failures
@@ -144,6 +186,8 @@ public struct ImportResponse: Codable, Sendable {
 
 /// `POST /v1/episodes/{id}/download`.
 public struct EpisodeDownloadRequest: Codable, Sendable {
+    /// The session the download belongs to; `web` when absent.
     public var session: String?
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(session: String? = nil) { self.session = session }
 }

@@ -6,8 +6,12 @@ import NIOCore
 extension DaemonClient {
     /// Searches the iTunes catalog.
     /// - Parameters:
+    ///   - term: the search text.
     ///   - media: `music` or `podcast`.
+    ///   - limit: the most results to return (1 to 200).
+    ///   - country: the two-letter code of the store to search.
     ///   - client: a key for type-ahead: a newer search with the same key cancels this one.
+    /// - Returns: the results, each with what Ferry knows of it (preview download, subscription).
     public func search(
         _ term: String, media: String = "music", limit: Int = 50, country: String = "US", client: String? = nil
     ) async throws -> [CatalogResult] {
@@ -20,15 +24,22 @@ extension DaemonClient {
         return response.results
     }
 
+    /// One catalog item by its id (a song's track id or a podcast's collection id).
+    /// - Throws: ``FerryError`` `not_found` when the catalog has nothing with that id.
     public func lookup(catalogId: Int64) async throws -> CatalogResult {
         try await send(.GET, "/v1/catalog/lookup?id=\(catalogId)")
     }
 
     /// Downloads a song's preview into `Music/`.
+    /// - Parameters:
+    ///   - trackId: the song's ``CatalogResult/trackId``.
+    ///   - session: the session the transfer belongs to.
+    /// - Returns: the transfer; the song's earlier one when it is downloading or downloaded.
     public func downloadPreview(trackId: Int64, session: String) async throws -> Transfer {
         try await send(.POST, "/v1/catalog/previews", body: PreviewRequest(trackId: trackId, session: session))
     }
 
+    /// Every subscription.
     public func podcasts() async throws -> [Podcast] {
         let list: PodcastList = try await send(.GET, "/v1/podcasts")
         return list.podcasts
@@ -39,14 +50,25 @@ extension DaemonClient {
         try await send(.POST, "/v1/podcasts", body: SubscribeRequest(url: url, catalogId: catalogId))
     }
 
+    /// A subscription with its episodes, newest first.
+    /// - Throws: ``FerryError`` `not_found` for an unknown id.
     public func podcast(_ id: Int64) async throws -> PodcastDetail {
         try await send(.GET, "/v1/podcasts/\(id)")
     }
 
+    /// Changes a subscription's auto-download and retention settings.
+    /// - Parameters:
+    ///   - id: the ``Podcast/id``.
+    ///   - settings: the settings to change; nil fields keep their value.
+    /// - Returns: the subscription with its episodes, as they are now.
     public func updatePodcast(_ id: Int64, _ settings: PodcastSettings) async throws -> PodcastDetail {
         try await send(.PATCH, "/v1/podcasts/\(id)", body: settings)
     }
 
+    /// Ends a subscription.
+    /// - Parameters:
+    ///   - id: the ``Podcast/id``.
+    ///   - deleteFiles: also delete the podcast's folder with its downloaded episodes.
     public func unsubscribe(_ id: Int64, deleteFiles: Bool = false) async throws {
         let _: Empty = try await send(.DELETE, "/v1/podcasts/\(id)" + (deleteFiles ? "?deleteFiles=true" : ""))
     }
@@ -56,10 +78,19 @@ extension DaemonClient {
         try await send(.POST, id.map { "/v1/podcasts/\($0)/refresh" } ?? "/v1/podcasts/refresh")
     }
 
+    /// Downloads an episode's media file into its podcast's folder.
+    /// - Parameters:
+    ///   - id: the ``Episode/id``.
+    ///   - session: the session the transfer belongs to.
+    /// - Returns: the episode's transfer.
     public func downloadEpisode(_ id: Int64, session: String) async throws -> Transfer {
         try await send(.POST, "/v1/episodes/\(id)/download", body: EpisodeDownloadRequest(session: session))
     }
 
+    /// Subscribes to every feed an OPML file names; one bad feed does not stop the others.
+    /// - Parameter data: the OPML document.
+    /// - Returns: the podcasts now subscribed, and the feeds that failed.
+    /// - Throws: ``FerryError`` `opml_invalid` when the file cannot be read.
     public func importOPML(_ data: Data) async throws -> ImportResponse {
         var request = request(.POST, "/v1/podcasts/import")
         request.headers.add(name: "Content-Type", value: "text/x-opml")
@@ -67,6 +98,7 @@ extension DaemonClient {
         return try await decode(request, timeout: .seconds(600))
     }
 
+    /// Every subscription as an OPML document, for another podcast app.
     public func exportOPML() async throws -> String {
         let request = request(.GET, "/v1/podcasts/export")
         let response = try await http.execute(request, timeout: .seconds(60))

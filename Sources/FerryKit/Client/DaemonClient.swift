@@ -7,11 +7,16 @@ import NIOHTTP1
 /// throws ``FerryError``: the daemon's own error, or `daemon_unreachable` when it cannot be
 /// reached. Use ``DaemonConnector`` to find (or start) the local daemon.
 public struct DaemonClient: Sendable {
-    /// e.g. `http://127.0.0.1:7447`
+    /// The API's base URL without a trailing slash, e.g. `http://127.0.0.1:7447`.
     public let baseURL: String
     let token: String
     let http: HTTPClient
 
+    /// A client for the daemon at `baseURL`.
+    /// - Parameters:
+    ///   - baseURL: the API's base URL (``DaemonInfo/url``); a trailing slash is ignored.
+    ///   - token: the API token (``DaemonToken/read(_:)``), sent as a Bearer token.
+    ///   - httpClient: the client that sends the requests.
     public init(baseURL: String, token: String, httpClient: HTTPClient = .shared) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
@@ -20,11 +25,54 @@ public struct DaemonClient: Sendable {
 
     // MARK: Transfers
 
+    /// Starts downloads, or continues one from resume data (`POST /v1/transfers`).
+    /// - Returns: one transfer per URL, in order (an existing one for a URL the session already
+    ///   downloads, unless `force`), and the journal's newest event number from just before.
+    /// - Throws: ``FerryError`` `invalid_url` or `unsupported_scheme` (then nothing is created),
+    ///   `resume_data_invalid`, `resume_data_stale`.
     public func createTransfers(_ request: CreateTransfersRequest) async throws -> TransferList {
         try await send(.POST, "/v1/transfers", body: request)
     }
 
-    /// - Parameter states: nil for every state.
+    /// Starts an upload of a local file (`POST /v1/uploads`).
+    /// - Returns: the new transfer (``Transfer/kind`` `.upload`), and the journal's newest event
+    ///   number from just before.
+    /// - Throws: ``FerryError`` `invalid_url`, `unsupported_scheme`, `invalid_request` (relative
+    ///   path, method other than PUT/POST, bad options), `file_system` for a file that cannot be
+    ///   read.
+    public func upload(_ request: CreateUploadRequest) async throws -> TransferList {
+        try await send(.POST, "/v1/uploads", body: request)
+    }
+
+    // MARK: Configuration
+
+    /// A session's options (`GET /v1/sessions/{session}/config`), sensitive header values
+    /// redacted.
+    public func sessionConfiguration(_ session: String) async throws -> SessionConfiguration {
+        try await send(.GET, "/v1/sessions/\(Self.escape(session))/config")
+    }
+
+    /// Changes a session's options (`PATCH /v1/sessions/{session}/config`).
+    /// - Throws: ``FerryError`` `invalid_request` naming a value out of range or an unknown field.
+    public func updateSessionConfiguration(_ session: String, _ update: TransferOptionsUpdate) async throws -> SessionConfiguration {
+        try await send(.PATCH, "/v1/sessions/\(Self.escape(session))/config", body: update)
+    }
+
+    /// The daemon-wide options (`GET /v1/config`): limits for all transfers together.
+    public func daemonConfiguration() async throws -> TransferOptions {
+        try await send(.GET, "/v1/config")
+    }
+
+    /// Changes the daemon-wide options (`PATCH /v1/config`).
+    public func updateDaemonConfiguration(_ update: TransferOptionsUpdate) async throws -> TransferOptions {
+        try await send(.PATCH, "/v1/config", body: update)
+    }
+
+    /// Lists transfers, oldest first (`GET /v1/transfers`).
+    /// - Parameters:
+    ///   - session: only this session's transfers; nil for every session's.
+    ///   - states: only transfers in these states; nil for every state.
+    /// - Returns: the transfers, and the journal's newest event number when they were read.
     public func transfers(session: String? = nil, states: [TransferState]? = nil) async throws -> TransferList {
         var query: [String] = []
         if let session { query.append("session=\(Self.escape(session))") }
@@ -32,27 +80,49 @@ public struct DaemonClient: Sendable {
         return try await send(.GET, "/v1/transfers" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
     }
 
+    /// One transfer.
+    /// - Throws: ``FerryError`` `not_found` for an unknown id.
     public func transfer(_ id: Int64) async throws -> Transfer {
         try await send(.GET, "/v1/transfers/\(id)")
     }
 
+    /// Pauses a transfer, keeping its bytes on disk.
+    /// - Returns: the transfer as it is now.
+    /// - Throws: ``FerryError`` `invalid_state` for a completed, failed or cancelled transfer.
     public func pause(_ id: Int64) async throws -> Transfer {
         try await send(.POST, "/v1/transfers/\(id)/pause")
     }
 
+    /// Resumes a paused or failed transfer (it joins the queue again), or makes a retrying one try
+    /// now; a queued or running one is left as it is.
+    /// - Returns: the transfer as it is now.
+    /// - Throws: ``FerryError`` `invalid_state` for a completed or cancelled transfer.
     public func resume(_ id: Int64) async throws -> Transfer {
         try await send(.POST, "/v1/transfers/\(id)/resume")
     }
 
+    /// Stops a transfer for good.
+    /// - Parameters:
+    ///   - id: the ``Transfer/id``.
+    ///   - keepResumeData: keep the part file, so that ``resumeData(_:)`` can continue the
+    ///     transfer later; otherwise the part file is deleted.
+    /// - Returns: the cancelled transfer.
+    /// - Throws: ``FerryError`` `invalid_state` for a completed transfer.
     public func cancel(_ id: Int64, keepResumeData: Bool = false) async throws -> Transfer {
         try await send(.POST, "/v1/transfers/\(id)/cancel" + (keepResumeData ? "?keepResumeData=true" : ""))
     }
 
+    /// Forgets a transfer, cancelling it first if it is unfinished; its id is gone afterwards.
+    /// - Parameters:
+    ///   - id: the ``Transfer/id``.
+    ///   - deleteFile: also delete a completed transfer's file from the library.
     public func remove(_ id: Int64, deleteFile: Bool = false) async throws {
         let _: Empty = try await send(.DELETE, "/v1/transfers/\(id)" + (deleteFile ? "?deleteFile=true" : ""))
     }
 
     /// The transfer's resume data blob (see ``ResumeData``).
+    /// - Throws: ``FerryError`` `resume_data_stale` when the transfer was cancelled without
+    ///   keeping its bytes, `invalid_state` when it is completed.
     public func resumeData(_ id: Int64) async throws -> Data {
         let response: ResumeDataResponse = try await send(.GET, "/v1/transfers/\(id)/resume-data")
         guard let data = Data(base64Encoded: response.resumeData) else {
@@ -63,14 +133,21 @@ public struct DaemonClient: Sendable {
 
     // MARK: Sessions and daemon
 
+    /// A session's acknowledged event number and the journal's newest one.
     public func session(_ name: String) async throws -> SessionInfo {
         try await send(.GET, "/v1/sessions/\(Self.escape(name))")
     }
 
+    /// Marks the session's events up to and including `seq` as handled: the daemon no longer
+    /// replays them.
+    /// - Parameters:
+    ///   - session: the session's identifier.
+    ///   - seq: the ``TransferEvent/seq`` of the newest event handled.
     public func acknowledge(session: String, through seq: Int64) async throws {
         let _: Empty = try await send(.POST, "/v1/sessions/\(Self.escape(session))/ack", body: AcknowledgeRequest(through: seq))
     }
 
+    /// The daemon's version, address, folders and transfer counts (`GET /v1/status`).
     /// - Parameter timeout: how long to wait; a probe for a daemon that may be gone uses a short
     ///   one (AsyncHTTPClient keeps retrying a refused connection until the deadline).
     public func status(timeout: Duration = .seconds(60)) async throws -> DaemonStatus {
@@ -82,10 +159,13 @@ public struct DaemonClient: Sendable {
         let _: Empty = try await send(.POST, "/v1/shutdown")
     }
 
-    /// Opens the session's event stream once (no reconnection; see ``DaemonConnector/events(session:after:)``).
-    /// - Parameter after: the last event already handled; nil for "after the last acknowledged".
-    public func openEventStream(session: String, after: Int64?) async throws -> HTTPClientResponse {
-        var request = request(.GET, "/v1/sessions/\(Self.escape(session))/events")
+    /// Opens an event stream once (no reconnection; see ``DaemonConnector/events(session:after:)``).
+    /// - Parameters:
+    ///   - session: the session whose events to stream; nil for every session's.
+    ///   - after: the last event already handled; nil for "after the last acknowledged" (for a
+    ///     session) or "from now" (for all sessions).
+    public func openEventStream(session: String?, after: Int64?) async throws -> HTTPClientResponse {
+        var request = request(.GET, session.map { "/v1/sessions/\(Self.escape($0))/events" } ?? "/v1/events")
         request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
         if let after { request.headers.replaceOrAdd(name: "Last-Event-ID", value: String(after)) }
         let response = try await execute(request, timeout: .hours(24 * 365))

@@ -6,11 +6,18 @@ import NIOCore
 /// running (if a ``DaemonLauncher`` is given), and opens event streams that reconnect by
 /// themselves, resuming with `Last-Event-ID`.
 public struct DaemonConnector: Sendable {
+    /// Where `daemon.json` and the token are found.
     public var paths: FerryPaths
     /// How to start a daemon when none answers; nil to never start one.
     public var launcher: DaemonLauncher?
+    /// The client that the returned ``DaemonClient``s use.
     public var httpClient: HTTPClient
 
+    /// A connector.
+    /// - Parameters:
+    ///   - paths: the folders to find the daemon in; by default `FERRY_HOME`, else XDG.
+    ///   - launcher: how to start a daemon when none answers; nil to never start one.
+    ///   - httpClient: the client for every request to the daemon.
     public init(paths: FerryPaths = .resolve(), launcher: DaemonLauncher? = nil, httpClient: HTTPClient = .shared) {
         self.paths = paths
         self.launcher = launcher
@@ -50,6 +57,7 @@ public struct DaemonConnector: Sendable {
     public enum StreamItem: Sendable {
         /// The stream is (re)connected; replayed and live events follow.
         case connected
+        /// An event: journaled (with a `seq`) or live progress.
         case event(TransferEvent)
         /// The connection dropped; the stream is reconnecting.
         case disconnected(FerryError)

@@ -5,10 +5,16 @@ import Foundation
 public struct DaemonLauncher: Sendable {
     /// The `ferry` executable.
     public var executable: URL
+    /// The arguments, `serve --detach` by default.
     public var arguments: [String]
     /// The environment for the daemon (`FERRY_HOME` and such travel with it).
     public var environment: [String: String]
 
+    /// A launcher that runs `executable` with `arguments`.
+    /// - Parameters:
+    ///   - executable: the `ferry` executable.
+    ///   - arguments: what makes it start a daemon in the background and return.
+    ///   - environment: the environment it runs in, which decides the daemon's folders.
     public init(executable: URL, arguments: [String] = ["serve", "--detach"], environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.executable = executable
         self.arguments = arguments

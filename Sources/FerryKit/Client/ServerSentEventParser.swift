@@ -1,9 +1,14 @@
 /// Parses a `text/event-stream` body incrementally (WHATWG HTML §9.2.6): feed it bytes as they
 /// arrive, get complete events out.
 public struct ServerSentEventParser: Sendable {
+    /// One complete event.
     public struct Message: Sendable, Hashable {
+        /// The last `id` field received, in this event or an earlier one (it carries over, as the
+        /// standard says); nil before the first.
         public var id: String?
+        /// The `event` field; `message` when there was none.
         public var event: String
+        /// The `data` lines, joined with newlines.
         public var data: String
     }
 
@@ -14,6 +19,7 @@ public struct ServerSentEventParser: Sendable {
     private var data: [String] = []
     private var hasData = false
 
+    /// A parser at the start of a stream.
     public init() {}
 
     /// Consumes bytes; returns the events they completed.

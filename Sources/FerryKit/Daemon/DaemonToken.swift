@@ -18,6 +18,8 @@ public enum DaemonToken {
     }
 
     /// Reads the token, creating it (mode 0600, created exclusively) when missing.
+    /// - Throws: ``FerryError`` `file_system` when the token file cannot be written, or
+    ///   Foundation's error when the state folder cannot be created.
     public static func loadOrCreate(_ paths: FerryPaths) throws -> String {
         if let token = try? read(paths) { return token }
         try FileManager.default.createDirectory(at: paths.state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

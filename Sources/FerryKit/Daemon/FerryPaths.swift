@@ -6,9 +6,11 @@ import Foundation
 public struct FerryPaths: Sendable, Hashable {
     /// The library root: `Music/`, `Podcasts/<show>/`, `Downloads/`, and `.partial/`.
     public var library: URL
-    /// The state folder.
+    /// The state folder: the journal, the API token, `daemon.json`, the lock and the log.
     public var state: URL
 
+    /// Explicit folders, for tests or a program with its own layout; ``resolve(environment:)``
+    /// finds the usual ones.
     public init(library: URL, state: URL) {
         self.library = library
         self.state = state
@@ -33,6 +35,7 @@ public struct FerryPaths: Sendable, Hashable {
         )
     }
 
+    /// The SQLite journal of transfers, events and podcasts.
     public var journal: URL { state.appendingPathComponent("journal.sqlite") }
     /// The API token, mode 0600.
     public var token: URL { state.appendingPathComponent("token") }
@@ -50,10 +53,14 @@ public struct FerryPaths: Sendable, Hashable {
 public struct DaemonInfo: Codable, Sendable, Hashable {
     /// The API's base URL, e.g. `http://127.0.0.1:7447`.
     public var url: String
+    /// The daemon's process id.
     public var pid: Int32
+    /// The daemon's Ferry version.
     public var version: String
+    /// When the daemon started.
     public var startedAt: Date
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(url: String, pid: Int32, version: String, startedAt: Date) {
         self.url = url
         self.pid = pid
@@ -64,5 +71,6 @@ public struct DaemonInfo: Codable, Sendable, Hashable {
 
 /// Ferry's version, shown by `ferry --version` and the status endpoint.
 public enum FerryVersion {
+    /// This build's version.
     public static let current = "0.1.0"
 }

@@ -9,6 +9,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public var url: String
     /// The session identifier the transfer belongs to (`cli`, `web`, an app's own).
     public var session: String
+    /// Where the transfer is in its life.
     public var state: TransferState
     /// Bytes of the file received so far (durable or not).
     public var bytesReceived: Int64
@@ -32,16 +33,36 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public var attempts: Int
     /// When a retrying transfer will try again.
     public var retryAt: Date?
+    /// When the transfer was asked for.
     public var createdAt: Date
+    /// When anything about it last changed.
     public var updatedAt: Date
+    /// When it completed, if it has.
     public var completedAt: Date?
+    /// A download (the default) or an upload.
+    public var kind: TransferKind
+    /// Uploads: the request method (`PUT`, `POST`).
+    public var method: String?
+    /// Uploads: the file being sent.
+    public var sourcePath: String?
+    /// Uploads: the protocol in use.
+    public var uploadProtocol: UploadProtocol?
+    /// Uploads: what the server answered, once it has.
+    public var response: UploadResponse?
+    /// Not started before this date.
+    public var startAfter: Date?
+    /// This transfer's own options (over its session's), sensitive header values redacted.
+    public var options: TransferOptions?
 
+    /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         id: Int64, url: String, session: String, state: TransferState, bytesReceived: Int64 = 0,
         totalBytes: Int64? = nil, path: String? = nil, sha256: String? = nil,
         error: TransferErrorInfo? = nil, folder: String = "Downloads", taskDescription: String? = nil,
         bytesPerSecond: Double? = nil, etaSeconds: Double? = nil, attempts: Int = 0,
-        retryAt: Date? = nil, createdAt: Date, updatedAt: Date, completedAt: Date? = nil
+        retryAt: Date? = nil, createdAt: Date, updatedAt: Date, completedAt: Date? = nil, kind: TransferKind = .download,
+        method: String? = nil, sourcePath: String? = nil, uploadProtocol: UploadProtocol? = nil,
+        response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil
     ) {
         self.id = id
         self.url = url
@@ -61,12 +82,25 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.completedAt = completedAt
+        self.kind = kind
+        self.method = method
+        self.sourcePath = sourcePath
+        self.uploadProtocol = uploadProtocol
+        self.response = response
+        self.startAfter = startAfter
+        self.options = options
     }
 
-    /// Fraction done in 0...1, when the total is known.
+    /// Fraction done in 0...1, when the total is known (1 once completed, even without one).
     public var fractionCompleted: Double? {
         guard let totalBytes, totalBytes > 0 else { return state == .completed ? 1 : nil }
         return min(1, Double(bytesReceived) / Double(totalBytes))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, folder, taskDescription
+        case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
+        case kind, method, sourcePath, uploadProtocol, response, startAfter, options
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -91,14 +125,55 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encodeIfPresent(completedAt, forKey: .completedAt)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(method, forKey: .method)
+        try c.encodeIfPresent(sourcePath, forKey: .sourcePath)
+        try c.encodeIfPresent(uploadProtocol, forKey: .uploadProtocol)
+        try c.encodeIfPresent(response, forKey: .response)
+        try c.encodeIfPresent(startAfter, forKey: .startAfter)
+        try c.encodeIfPresent(options, forKey: .options)
+    }
+
+    /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
+    /// (`folder`, `attempts`, `kind`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int64.self, forKey: .id)
+        url = try c.decode(String.self, forKey: .url)
+        session = try c.decode(String.self, forKey: .session)
+        state = try c.decode(TransferState.self, forKey: .state)
+        bytesReceived = try c.decode(Int64.self, forKey: .bytesReceived)
+        totalBytes = try c.decodeIfPresent(Int64.self, forKey: .totalBytes)
+        path = try c.decodeIfPresent(String.self, forKey: .path)
+        sha256 = try c.decodeIfPresent(String.self, forKey: .sha256)
+        error = try c.decodeIfPresent(TransferErrorInfo.self, forKey: .error)
+        folder = try c.decodeIfPresent(String.self, forKey: .folder) ?? "Downloads"
+        taskDescription = try c.decodeIfPresent(String.self, forKey: .taskDescription)
+        bytesPerSecond = try c.decodeIfPresent(Double.self, forKey: .bytesPerSecond)
+        etaSeconds = try c.decodeIfPresent(Double.self, forKey: .etaSeconds)
+        attempts = try c.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
+        retryAt = try c.decodeIfPresent(Date.self, forKey: .retryAt)
+        createdAt = try c.decode(Date.self, forKey: .createdAt)
+        updatedAt = try c.decode(Date.self, forKey: .updatedAt)
+        completedAt = try c.decodeIfPresent(Date.self, forKey: .completedAt)
+        kind = try c.decodeIfPresent(TransferKind.self, forKey: .kind) ?? .download
+        method = try c.decodeIfPresent(String.self, forKey: .method)
+        sourcePath = try c.decodeIfPresent(String.self, forKey: .sourcePath)
+        uploadProtocol = try c.decodeIfPresent(UploadProtocol.self, forKey: .uploadProtocol)
+        response = try c.decodeIfPresent(UploadResponse.self, forKey: .response)
+        startAfter = try c.decodeIfPresent(Date.self, forKey: .startAfter)
+        options = try c.decodeIfPresent(TransferOptions.self, forKey: .options)
     }
 }
 
 /// A machine-readable code and a sentence for people, as in every Ferry error.
 public struct TransferErrorInfo: Codable, Sendable, Hashable {
+    /// A ``FerryError/Code`` raw value, e.g. `http_status`.
     public var code: String
+    /// What happened and what to do, for people.
     public var message: String
 
+    /// An error's code and message (``FerryError/info`` makes one from a ``FerryError``).
     public init(code: String, message: String) {
         self.code = code
         self.message = message

@@ -4,35 +4,71 @@ import Foundation
 /// number (`seq`), which the event stream sends as the Server-Sent Events `id`; live progress
 /// between checkpoints has no `seq` and is never replayed.
 public struct TransferEvent: Codable, Sendable, Hashable {
+    /// What happened: the `kind` field of the JSON, one case per event type.
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case created, started, progress, paused, resumed, restarted, retrying
-        case completed, failed, cancelled, removed
+        /// The transfer was journaled: the first event of every transfer.
+        case created
+        /// The server answered and the file began from its first byte.
+        case started
+        /// The file grew to `bytesReceived`: journaled at each checkpoint (the bytes are on disk),
+        /// or live a few times a second without a `seq`.
+        case progress
+        /// Paused by request; the bytes on disk are kept.
+        case paused
+        /// The transfer continues from `offset` bytes already on disk (after a pause, a daemon
+        /// restart, a retry or resume data).
+        case resumed
+        /// The server could not continue where the transfer stopped, so it starts over from zero;
+        /// `reason` says why.
+        case restarted
+        /// An attempt failed with a transient `error`; the next starts at `retryAt`.
+        case retrying
+        /// Finished; for a download, the file is in the library at `path`, with its `sha256`.
+        case completed
+        /// Gave up: a permanent `error`, or too many transient ones.
+        case failed
+        /// Stopped for good.
+        case cancelled
+        /// Removed from the daemon; its id is gone.
+        case removed
     }
 
+    /// The event's number in the journal (increasing, shared by all sessions), sent as the SSE
+    /// `id`; nil for live progress, which is never replayed.
     public var seq: Int64?
+    /// What happened.
     public var kind: Kind
+    /// The ``Transfer/id`` of the transfer it happened to.
     public var transferId: Int64
+    /// The transfer's session.
     public var session: String
+    /// When it happened.
     public var date: Date
     /// Bytes received (progress, paused, checkpoints, completed).
     public var bytesReceived: Int64?
+    /// The file's size, once the server has said it.
     public var totalBytes: Int64?
     /// `resumed`: the byte offset the server agreed to continue from.
     public var offset: Int64?
     /// `restarted`, `retrying`, `cancelled`: why, in words.
     public var reason: String?
-    /// `retrying`: the attempt that failed, and when the next one starts.
+    /// `retrying`: the number of the attempt that failed.
     public var attempt: Int?
+    /// `retrying`: when the next attempt starts.
     public var retryAt: Date?
-    /// `completed`: where the file is and its SHA-256.
+    /// `completed`: the absolute path of the file in the library.
     public var path: String?
+    /// `completed`: the file's lower-case hex SHA-256.
     public var sha256: String?
     /// `failed` and `retrying`: what went wrong.
     public var error: TransferErrorInfo?
-    /// Live `progress`: speed and estimated time left.
+    /// Live `progress`: the speed in bytes per second.
     public var bytesPerSecond: Double?
+    /// Live `progress`: the estimated seconds left, when the size is known.
     public var etaSeconds: Double?
 
+    /// Makes an event; the daemon makes them and clients decode them.
+    /// Each parameter sets the property of the same name.
     public init(
         seq: Int64? = nil, kind: Kind, transferId: Int64, session: String, date: Date = Date(),
         bytesReceived: Int64? = nil, totalBytes: Int64? = nil, offset: Int64? = nil,

@@ -75,6 +75,46 @@ public final class BackgroundSession: Sendable {
         return try task(from: await withDaemon { try await $0.createTransfers(request) })
     }
 
+    /// Uploads the file at `fileURL` to `url` in this session, the analogue of
+    /// `URLSession.uploadTask(with:fromFile:)` in a background session: the daemon reads the
+    /// file as it sends it, retries, resumes where the server supports it (tus, or the IETF
+    /// resumable-upload protocol), and keeps the server's answer in
+    /// ``DownloadTask/transfer``'s ``Transfer/response``. The task is a ``DownloadTask`` whose
+    /// transfer has ``Transfer/kind`` `.upload`; its events are the same.
+    /// - Parameters:
+    ///   - url: where to send the file (http or https).
+    ///   - fileURL: a local file; it must not change until the upload completes.
+    ///   - method: `PUT` (default) or `POST`.
+    ///   - formField: send as `multipart/form-data` with the file in this field.
+    ///   - options: overrides of the session's options (headers, limits) for this upload.
+    /// - Throws: ``FerryError`` `invalid_request` or `file_system` when the daemon refuses it.
+    public func uploadTask(
+        with url: URL, fromFile fileURL: URL, method: String? = nil, formField: String? = nil,
+        taskDescription: String? = nil, options: TransferOptions? = nil
+    ) async throws -> DownloadTask {
+        let request = CreateUploadRequest(
+            file: fileURL.path, url: url.absoluteString, method: method, formField: formField, session: identifier,
+            taskDescription: taskDescription, options: options
+        )
+        return try task(from: await withDaemon { try await $0.upload(request) })
+    }
+
+    // MARK: Options
+
+    /// The session's stored options (headers, timeouts, limits), sensitive header values
+    /// redacted: the analogue of a `URLSessionConfiguration`'s settings, kept by the daemon.
+    public func transferOptions() async throws -> TransferOptions {
+        try await withDaemon { try await $0.sessionConfiguration(identifier) }.options
+    }
+
+    /// Changes the session's options for its queued and future transfers (bandwidth limits
+    /// apply to running ones at once).
+    /// - Returns: the options now in force, sensitive header values redacted.
+    @discardableResult
+    public func updateTransferOptions(_ update: TransferOptionsUpdate) async throws -> TransferOptions {
+        try await withDaemon { try await $0.updateSessionConfiguration(identifier, update) }.options
+    }
+
     /// Continues a download from resume data that ``DownloadTask/cancelByProducingResumeData()``
     /// produced, in this run of the program or an earlier one, from the bytes still on disk.
     ///

@@ -7,19 +7,24 @@ import Foundation
 /// (Foundation's `Process` busy-waits and may not reap children inside Swift concurrency on
 /// Linux.)
 public enum ChildProcess {
-    /// What a child's standard input, output and error are connected to.
+    /// Where a child's standard output and error go (its standard input is always `/dev/null`).
     public enum Stream: Sendable {
+        /// `/dev/null`: the output is discarded.
         case null
         /// Appended to this file (created with mode 0600).
         case appendToFile(String)
     }
 
-    /// Spawns `executable` and returns its pid.
+    /// Spawns `executable` with its standard input on `/dev/null`, without waiting for it.
     /// - Parameters:
+    ///   - executable: the program's path (the `PATH` is not searched).
+    ///   - arguments: its arguments, without the program name.
+    ///   - environment: its environment; nil for this process's.
     ///   - newSession: run it in a new session (`setsid`), detached from the terminal.
-    ///   - stdinNull: stdin from `/dev/null`.
     ///   - output: stdout and stderr both go here; nil keeps the parent's.
     ///   - errorPipe: a write end to use as stderr instead (see ``run(_:arguments:environment:)``).
+    /// - Returns: the child's pid; reap it with ``wait(_:)``.
+    /// - Throws: ``FerryError`` `daemon_start_failed` when the program cannot be started.
     public static func spawn(
         _ executable: String, arguments: [String], environment: [String: String]? = nil,
         newSession: Bool = false, output: Stream? = nil, errorPipe: Int32? = nil
@@ -72,7 +77,12 @@ public enum ChildProcess {
     }
 
     /// Runs a program to its end with stdin and stdout on /dev/null.
-    /// - Returns: its exit status and what it wrote to stderr.
+    /// - Parameters:
+    ///   - executable: the program's path.
+    ///   - arguments: its arguments, without the program name.
+    ///   - environment: its environment; nil for this process's.
+    /// - Returns: its exit status and what it wrote to stderr (at most about 1 MiB).
+    /// - Throws: ``FerryError`` `daemon_start_failed` when the program cannot be started.
     public static func run(
         _ executable: String, arguments: [String], environment: [String: String]? = nil
     ) async throws -> (status: Int32, standardError: String) {

@@ -57,7 +57,7 @@ struct TransferRoutes {
             // Every URL is checked before any is journaled: one bad URL rejects the request.
             let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
             transfers = try await engine.enqueue(
-                .init(urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription)
+                .init(urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options)
             )
         }
         return try jsonResponse(TransferList(transfers: transfers, lastEventSeq: seq), status: .created)

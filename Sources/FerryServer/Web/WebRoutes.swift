@@ -46,7 +46,7 @@ struct WebRoutes {
                 throw FerryError(.notFound, "The file of transfer \(id) is no longer in the library.")
             }
             var headers: HTTPFields = [
-                .contentType: MediaType.forFileName(url.lastPathComponent),
+                .contentType: MediaTypes.forFileName(url.lastPathComponent),
                 .acceptRanges: "bytes",
                 .eTag: "\"\(transfer.sha256 ?? "")\"",
                 .cacheControl: "private, max-age=3600",
@@ -89,25 +89,4 @@ struct WebRoutes {
         <!doctype html><meta charset="utf-8"><title>Ferry</title>
         <p>This login link has expired or was already used. Run <code>ferry open</code> for a new one.</p>
         """
-}
-
-/// Content types for library files and the web app.
-enum MediaType {
-    static func forFileName(_ name: String) -> String {
-        switch (name as NSString).pathExtension.lowercased() {
-        case "mp3": "audio/mpeg"
-        case "m4a", "aac": "audio/mp4"
-        case "ogg", "oga": "audio/ogg"
-        case "opus": "audio/opus"
-        case "flac": "audio/flac"
-        case "wav": "audio/wav"
-        case "mp4", "m4v": "video/mp4"
-        case "webm": "video/webm"
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "pdf": "application/pdf"
-        case "txt": "text/plain; charset=utf-8"
-        default: "application/octet-stream"
-        }
-    }
 }

@@ -31,15 +31,20 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Download again even if the URL was already downloaded in this session.")
     var force = false
 
+    @OptionGroup(title: "Transfer options (over the session's; see `ferry session`)") var transfer: TransferOptionFlags
+
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         guard !urls.isEmpty else { throw ValidationError("Give at least one URL to download.") }
+        _ = try transfer.options()
     }
 
     func run() async throws {
         let client = try await CLIConnection.connect()
-        let created = try await client.createTransfers(CreateTransfersRequest(urls: urls, session: session, force: force))
+        let created = try await client.createTransfers(
+            CreateTransfersRequest(urls: urls, session: session, force: force, options: try transfer.options())
+        )
         try await TransferFollower.report(created.transfers, after: created.lastEventSeq, wait: !noWait, json: output.json)
     }
 }

@@ -95,6 +95,9 @@ struct ProgressView {
     /// One line for logs and scripts: `3 completed /path/file (sha256 …)`.
     static func summary(_ transfer: Transfer) -> String {
         switch transfer.state {
+        case .completed where transfer.kind == .upload:
+            let status = transfer.response.map { " → \($0.status)" } ?? ""
+            return "\(transfer.id) uploaded \(transfer.sourcePath ?? "") to \(transfer.url)\(status) (\(Format.bytes(transfer.bytesReceived)), sha256 \(transfer.sha256 ?? "?"))"
         case .completed:
             return "\(transfer.id) completed \(transfer.path ?? "") (\(Format.bytes(transfer.bytesReceived)), sha256 \(transfer.sha256 ?? "?"))"
         case .failed:

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FerryKit
 import FerryTestSupport
 import Foundation
@@ -66,23 +67,28 @@ import Testing
     }
 
     @Test func nothingListeningIsUnreachable() async throws {
-        // A port that was just free: the server that had it has stopped.
-        let base = try await CatalogServer.run { _, base in base }
-        try await CatalogHarness.run { h in
-            let client = CatalogClient(
-                baseURL: base, httpClient: h.http, clock: h.clock, logger: testLogger("catalog"), rateLimit: CatalogHarness.noRateLimit,
-                requestTimeout: .milliseconds(500)
-            )
-            let error = await ferryError { try await client.search(Self.query) }
-            #expect(
-                error
-                    == FerryError(
-                        .catalogUnreachable,
-                        "Could not reach Apple's catalog at \(base.absoluteString) (connection refused); check the network connection, "
-                            + "or FERRY_CATALOG_URL if it is set."
-                    )
-            )
-        }
+        // The discard port: nothing listens there on a test machine. (A port a test server just
+        // gave up can still accept connections while that server winds down.)
+        let base = URL(string: "http://127.0.0.1:9")!
+        // As the daemon's client: a refused connection is reported at once, not retried
+        // silently until the deadline.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = CatalogClient(
+            baseURL: base, httpClient: http, clock: ManualClock(), logger: testLogger("catalog"), rateLimit: CatalogHarness.noRateLimit,
+            requestTimeout: .seconds(20)
+        )
+        let error = await ferryError { try await client.search(Self.query) }
+        try await http.shutdown()
+        #expect(
+            error
+                == FerryError(
+                    .catalogUnreachable,
+                    "Could not reach Apple's catalog at \(base.absoluteString) (connection refused); check the network connection, "
+                        + "or FERRY_CATALOG_URL if it is set."
+                )
+        )
     }
 
     @Test func aPageThatIsNotJSON() async throws {

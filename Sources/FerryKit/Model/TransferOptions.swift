@@ -1,0 +1,167 @@
+import Foundation
+
+/// How transfers are made: extra headers, timeouts, concurrency, bandwidth, when to start, how
+/// often to retry. Set per session (like a `URLSessionConfiguration`) and overridable per
+/// transfer; a field left nil falls back to the session's, then to the daemon's default.
+public struct TransferOptions: Codable, Sendable, Hashable {
+    /// Extra request headers, e.g. `Authorization` for a private feed. The daemon stores them
+    /// to send them again after a restart, but never shows their values: reads return
+    /// sensitive ones as `"<redacted>"`, and they never appear in events or logs.
+    public var headers: [String: String]?
+    /// Seconds to wait for a server to start answering (connection and response head).
+    public var connectTimeoutSeconds: Double?
+    /// Seconds without a byte before a transfer is considered stalled and retried.
+    public var idleTimeoutSeconds: Double?
+    /// Transfers of the session running at once (session-wide only).
+    public var maxConcurrent: Int?
+    /// Bandwidth limit in bytes per second (for the session's transfers together, or for one).
+    public var bytesPerSecond: Int64?
+    /// Not before this date: the transfer waits in the queue until then.
+    public var startAfter: Date?
+    /// Failed attempts in a row before giving up (0: never retry).
+    public var maxRetries: Int?
+
+    /// Options with the given fields set; a nil field falls back to the session's, then the
+    /// daemon's default. Each parameter sets the property of the same name.
+    public init(
+        headers: [String: String]? = nil, connectTimeoutSeconds: Double? = nil, idleTimeoutSeconds: Double? = nil,
+        maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil
+    ) {
+        self.headers = headers
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.maxConcurrent = maxConcurrent
+        self.bytesPerSecond = bytesPerSecond
+        self.startAfter = startAfter
+        self.maxRetries = maxRetries
+    }
+
+    /// True when nothing is set.
+    public var isEmpty: Bool { self == TransferOptions() }
+
+    /// These options with `other`'s set fields on top (headers merged, `other` winning).
+    public func overridden(by other: TransferOptions?) -> TransferOptions {
+        guard let other else { return self }
+        var merged = self
+        if let headers = other.headers { merged.headers = (self.headers ?? [:]).merging(headers) { _, new in new } }
+        merged.connectTimeoutSeconds = other.connectTimeoutSeconds ?? connectTimeoutSeconds
+        merged.idleTimeoutSeconds = other.idleTimeoutSeconds ?? idleTimeoutSeconds
+        merged.maxConcurrent = other.maxConcurrent ?? maxConcurrent
+        merged.bytesPerSecond = other.bytesPerSecond ?? bytesPerSecond
+        merged.startAfter = other.startAfter ?? startAfter
+        merged.maxRetries = other.maxRetries ?? maxRetries
+        return merged
+    }
+
+    /// Header names whose values are secrets.
+    public static func isSensitive(header name: String) -> Bool {
+        let lower = name.lowercased()
+        return ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token"]
+            .contains(lower) || lower.contains("token") || lower.contains("secret") || lower.contains("password")
+    }
+
+    /// The options as they may be shown: sensitive header values replaced by `<redacted>`.
+    public var redacted: TransferOptions {
+        var copy = self
+        copy.headers = headers.map { headers in
+            Dictionary(uniqueKeysWithValues: headers.map { ($0.key, Self.isSensitive(header: $0.key) ? "<redacted>" : $0.value) })
+        }
+        return copy
+    }
+}
+
+/// `GET /v1/sessions/{session}/config` (sensitive header values redacted).
+public struct SessionConfiguration: Codable, Sendable, Hashable {
+    /// The session's identifier.
+    public var session: String
+    /// The session's options, sensitive header values redacted.
+    public var options: TransferOptions
+
+    /// Makes one from its fields; each parameter sets the property of the same name.
+    public init(session: String, options: TransferOptions) {
+        self.session = session
+        self.options = options
+    }
+}
+
+/// `PATCH /v1/sessions/{session}/config` and `PATCH /v1/config`: set some fields, clear others.
+public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
+    /// Fields to set; headers are merged into the existing ones (an empty value removes one).
+    public var set: TransferOptions?
+    /// Field names to clear: `headers`, `connectTimeoutSeconds`, `idleTimeoutSeconds`,
+    /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`.
+    public var clear: [String]?
+
+    /// An update: it clears the fields named in `clear`, then sets those of `set`.
+    public init(set: TransferOptions? = nil, clear: [String]? = nil) {
+        self.set = set
+        self.clear = clear
+    }
+
+    /// The field names that `clear` accepts.
+    public static let fieldNames: Set<String> = [
+        "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
+    ]
+
+    /// `options` with this update applied.
+    /// - Throws: `invalid_request` for an unknown field name or an out-of-range value.
+    public func applied(to options: TransferOptions) throws -> TransferOptions {
+        var result = options
+        for field in clear ?? [] {
+            switch field {
+            case "headers": result.headers = nil
+            case "connectTimeoutSeconds": result.connectTimeoutSeconds = nil
+            case "idleTimeoutSeconds": result.idleTimeoutSeconds = nil
+            case "maxConcurrent": result.maxConcurrent = nil
+            case "bytesPerSecond": result.bytesPerSecond = nil
+            case "startAfter": result.startAfter = nil
+            case "maxRetries": result.maxRetries = nil
+            default:
+                throw FerryError.invalidRequest("'\(field.prefix(40))' is not a setting; use \(Self.fieldNames.sorted().joined(separator: ", ")).")
+            }
+        }
+        if let set {
+            try set.validate()
+            result = result.overridden(by: set)
+            result.headers = result.headers?.filter { !$0.value.isEmpty }
+            if result.headers?.isEmpty == true { result.headers = nil }
+        }
+        return result
+    }
+}
+
+extension TransferOptions {
+    /// Checks ranges and header syntax.
+    /// - Throws: ``FerryError`` `invalid_request` naming the first value out of range, or a
+    ///   header that is malformed or that Ferry sets itself.
+    public func validate() throws {
+        if let value = connectTimeoutSeconds, !(0.1...3600).contains(value) {
+            throw FerryError.invalidRequest("connectTimeoutSeconds must be between 0.1 and 3600.")
+        }
+        if let value = idleTimeoutSeconds, !(0.1...86_400).contains(value) {
+            throw FerryError.invalidRequest("idleTimeoutSeconds must be between 0.1 and 86400.")
+        }
+        if let value = maxConcurrent, !(1...256).contains(value) {
+            throw FerryError.invalidRequest("maxConcurrent must be between 1 and 256.")
+        }
+        if let value = bytesPerSecond, value < 1024 {
+            throw FerryError.invalidRequest("bytesPerSecond must be at least 1024 (1 KiB/s).")
+        }
+        if let value = maxRetries, !(0...1000).contains(value) {
+            throw FerryError.invalidRequest("maxRetries must be between 0 and 1000.")
+        }
+        for (name, value) in headers ?? [:] {
+            let token = name.utf8.allSatisfy { byte in
+                (0x21...0x7E).contains(byte) && !"()<>@,;:\\\"/[]?={}".utf8.contains(byte)
+            }
+            guard !name.isEmpty, token else { throw FerryError.invalidRequest("'\(name.prefix(40))' is not a valid header name.") }
+            guard !value.contains("\r"), !value.contains("\n"), !value.contains("\0") else {
+                throw FerryError.invalidRequest("The value of header \(name) contains a line break.")
+            }
+            let reserved = ["host", "content-length", "transfer-encoding", "range", "if-range", "connection", "upload-offset", "upload-complete", "tus-resumable"]
+            guard !reserved.contains(name.lowercased()) else {
+                throw FerryError.invalidRequest("The header \(name) is set by Ferry itself and cannot be configured.")
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import FerryCore
+import FerryKit
+import Hummingbird
+
+/// `/v1/sessions/{session}/config` and `/v1/config` (the daemon's): transfer options, read with
+/// sensitive header values redacted, changed with a PATCH of fields to set and to clear.
+struct ConfigRoutes {
+    let engine: TransferEngine
+
+    func register(on api: RouterGroup<FerryRequestContext>) {
+        api.get("sessions/:session/config") { _, context in
+            let session = try context.parameters.require("session")
+            return try jsonResponse(SessionConfiguration(session: session, options: try await engine.options(session: session).redacted))
+        }
+        api.patch("sessions/:session/config") { request, context in
+            let session = try context.parameters.require("session")
+            let update = try await request.decodeJSON(TransferOptionsUpdate.self, context: context)
+            let options = try await engine.updateOptions(session: session, update)
+            return try jsonResponse(SessionConfiguration(session: session, options: options.redacted))
+        }
+        api.get("config") { _, _ in
+            try jsonResponse(try await engine.options(session: nil).redacted)
+        }
+        api.patch("config") { request, context in
+            let update = try await request.decodeJSON(TransferOptionsUpdate.self, context: context)
+            return try jsonResponse(try await engine.updateOptions(session: nil, update).redacted)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import FerryKit
+import Foundation
+
+struct SessionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Show or change a session's transfer options (headers, timeouts, limits, schedule).",
+        discussion: """
+            A session's options apply to its transfers; `get` and `put` options override them for \
+            one transfer. The session named '*' is the daemon itself: its limits cover all \
+            transfers together (`ferry session set '*' --limit-rate 5M`).
+            """,
+        subcommands: [SessionShowCommand.self, SessionSetCommand.self]
+    )
+}
+
+struct SessionShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Print a session's options (credentials shown as <redacted>)."
+    )
+
+    @Argument(help: "The session ('*' for the daemon's own).")
+    var name = "cli"
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let client = try await CLIConnection.connect()
+        let options = name == "*" ? try await client.daemonConfiguration() : try await client.sessionConfiguration(name).options
+        try SessionShowCommand.print(options, name: name, json: output.json)
+    }
+
+    static func print(_ options: TransferOptions, name: String, json: Bool) throws {
+        if json { return try FerryJSON.encoder(pretty: true).printing(SessionConfiguration(session: name, options: options)) }
+        Terminal.print("Session \(name == "*" ? "* (the daemon: all transfers together)" : name)")
+        guard !options.isEmpty else { return Terminal.print("  (no options set: the defaults apply)") }
+        for (header, value) in (options.headers ?? [:]).sorted(by: { $0.key < $1.key }) { Terminal.print("  header          \(header): \(value)") }
+        if let value = options.connectTimeoutSeconds { Terminal.print("  connect timeout \(value) s") }
+        if let value = options.idleTimeoutSeconds { Terminal.print("  idle timeout    \(value) s") }
+        if let value = options.maxConcurrent { Terminal.print("  max concurrent  \(value)") }
+        if let value = options.bytesPerSecond { Terminal.print("  rate limit      \(Format.bytes(value))/s") }
+        if let value = options.startAfter { Terminal.print("  start after     \(ISO8601DateFormatter().string(from: value))") }
+        if let value = options.maxRetries { Terminal.print("  max retries     \(value)") }
+    }
+}
+
+struct SessionSetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set", abstract: "Change a session's options; those not named stay as they are.",
+        discussion: """
+            Examples:
+              ferry session set podcasts --header 'Authorization: Bearer …' --max-concurrent 2
+              ferry session set cli --limit-rate 500k --at +1h
+              ferry session set cli --clear bytesPerSecond --remove-header Cookie
+            """
+    )
+
+    @Argument(help: "The session ('*' for the daemon's own).")
+    var name: String
+
+    @OptionGroup var transfer: TransferOptionFlags
+
+    @Option(name: .long, help: ArgumentHelp("Transfers of the session running at once.", valueName: "n"))
+    var maxConcurrent: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Stop sending this header (repeatable).", valueName: "name"))
+    var removeHeader: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Clear a setting (repeatable): \(TransferOptionsUpdate.fieldNames.sorted().joined(separator: ", ")).", valueName: "field"))
+    var clear: [String] = []
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        var set = try transfer.options() ?? TransferOptions()
+        set.maxConcurrent = maxConcurrent
+        if !removeHeader.isEmpty {
+            var headers = set.headers ?? [:]
+            for name in removeHeader { headers[name] = "" }  // An empty value removes it.
+            set.headers = headers
+        }
+        let update = TransferOptionsUpdate(set: set.isEmpty ? nil : set, clear: clear.isEmpty ? nil : clear)
+        let client = try await CLIConnection.connect()
+        let options = name == "*"
+            ? try await client.updateDaemonConfiguration(update) : try await client.updateSessionConfiguration(name, update).options
+        try SessionShowCommand.print(options, name: name, json: output.json)
+    }
+}

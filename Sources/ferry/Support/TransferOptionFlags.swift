@@ -1,0 +1,77 @@
+import ArgumentParser
+import FerryKit
+import Foundation
+
+/// The per-transfer options shared by `get`, `put` and `session set`.
+struct TransferOptionFlags: ParsableArguments {
+    @Option(name: .customLong("header"), help: ArgumentHelp("An extra request header, 'Name: value' (repeatable). Credentials are kept by the daemon, never shown.", valueName: "header"))
+    var headers: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A bandwidth limit in bytes per second; k, M and G suffixes count in 1024s (e.g. 500k).", valueName: "rate"))
+    var limitRate: String?
+
+    @Option(name: .long, help: ArgumentHelp("Not before this time: an ISO 8601 date (2026-12-24T06:00:00Z) or +N s/m/h/d from now (+30m).", valueName: "time"))
+    var at: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a server may take to answer.", valueName: "seconds"))
+    var connectTimeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds without a byte before an attempt counts as stalled and is retried.", valueName: "seconds"))
+    var idleTimeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Failed attempts in a row to retry before giving up (0: never retry).", valueName: "n"))
+    var maxRetries: Int?
+
+    /// The options given, or nil when none was.
+    func options(now: Date = Date()) throws -> TransferOptions? {
+        var options = TransferOptions()
+        if !headers.isEmpty { options.headers = try Self.parseHeaders(headers) }
+        options.bytesPerSecond = try limitRate.map(Self.parseRate)
+        options.startAfter = try at.map { try Self.parseTime($0, now: now) }
+        options.connectTimeoutSeconds = connectTimeout
+        options.idleTimeoutSeconds = idleTimeout
+        options.maxRetries = maxRetries
+        return options.isEmpty ? nil : options
+    }
+
+    static func parseHeaders(_ lines: [String]) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ValidationError("'\(line.prefix(60))' is not a header; write it as 'Name: value'.")
+            }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            result[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return result
+    }
+
+    /// `500000`, `500k`, `1.5M`, `1G` → bytes per second.
+    static func parseRate(_ text: String) throws -> Int64 {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let units: [Character: Double] = ["k": 1024, "K": 1024, "m": 1_048_576, "M": 1_048_576, "g": 1_073_741_824, "G": 1_073_741_824]
+        var number = Substring(trimmed)
+        var factor = 1.0
+        if let last = number.last, let unit = units[last] {
+            factor = unit
+            number = number.dropLast()
+        }
+        guard let value = Double(number), value > 0, value.isFinite else {
+            throw ValidationError("'\(text)' is not a rate; write bytes per second like 250000, 500k or 2M.")
+        }
+        return Int64(value * factor)
+    }
+
+    /// An ISO 8601 date, or `+N` seconds/minutes/hours/days from `now` (`+90s`, `+30m`, `+2h`, `+1d`).
+    static func parseTime(_ text: String, now: Date) throws -> Date {
+        if text.hasPrefix("+") {
+            let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+            if let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropFirst().dropLast()), value >= 0 {
+                return now.addingTimeInterval(value * unit)
+            }
+        } else if let date = ISO8601DateFormatter().date(from: text) {
+            return date
+        }
+        throw ValidationError("'\(text)' is not a time; give an ISO 8601 date like 2026-12-24T06:00:00Z, or +30m.")
+    }
+}
