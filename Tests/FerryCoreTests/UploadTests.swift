@@ -152,7 +152,7 @@ import Testing
                 let path = try Self.file(in: home)
                 let cases: [(CreateUploadRequest, String)] = [
                     (.init(file: "relative.mp3", url: "http://127.0.0.1:9/x"), "invalid_request"),
-                    (.init(file: home.appendingPathComponent("missing").path, url: "http://127.0.0.1:9/x"), "file_system"),
+                    (.init(file: home.appendingPathComponent("missing").path, url: "http://127.0.0.1:9/x"), "invalid_request"),
                     (.init(file: home.path, url: "http://127.0.0.1:9/x"), "invalid_request"),
                     (.init(file: path, url: "ftp://127.0.0.1/x"), "unsupported_scheme"),
                     (.init(file: path, url: "http://127.0.0.1:9/x", method: "DELETE"), "invalid_request"),

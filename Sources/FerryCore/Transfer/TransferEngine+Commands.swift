@@ -59,7 +59,12 @@ extension TransferEngine {
                 throw FerryError.invalidRequest("A form upload is one plain request; it cannot use the \(uploadProtocol.rawValue) protocol.")
             }
         }
-        let (identity, size) = try UploadSource.identity(of: request.file)
+        let (identity, size): (String, Int64)
+        do {
+            (identity, size) = try UploadSource.identity(of: request.file)
+        } catch {
+            throw FerryError.invalidRequest(error.message)  // The caller named a file it cannot send.
+        }
         var draft = TransferRecord(session: session, url: url.absoluteString, folder: "", taskDescription: request.taskDescription)
         draft.kind = .upload
         draft.method = method

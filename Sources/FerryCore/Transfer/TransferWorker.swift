@@ -305,6 +305,7 @@ struct TransferWorker: Sendable {
             if let total = record.totalBytes { record.durableBytes = total }
             record.record(response)
             var event = record.event(.completed)
+            event.path = path  // For an upload, the file that was sent.
             event.sha256 = sha256
             return event
         }

@@ -46,6 +46,8 @@ public struct DownloadEvent: Sendable, Hashable {
         case didPause
         /// The file is complete, verified and in the library at `location`, where it stays (unlike
         /// iOS, there is no temporary file to move away). `sha256` is its lower-case hex digest.
+        /// For an upload task: the server accepted the file at `location` (the file sent), and
+        /// the task's transfer holds the server's answer.
         case didFinish(location: URL, sha256: String)
         /// The task gave up: a permanent error (such as a 404) or too many transient ones.
         /// ``DownloadTask/resume()`` tries again.
