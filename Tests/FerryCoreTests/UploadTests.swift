@@ -110,6 +110,33 @@ import Testing
         }
     }
 
+    @Test func pauseResumeAndCancelAnUpload() async throws {
+        try await UploadReceiver.run { receiver, base in
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let slow = TransferOptions(bytesPerSecond: 400_000)
+                    let t = try await Self.upload(h, try Self.file(in: home), to: base.appendingPathComponent("tus"), options: slow)
+                    try await eventually("some bytes at the server") { receiver.bytesReceived >= 200_000 }
+                    #expect(try await h.engine.pause(t.id).state == .paused)
+                    try await h.waitUntilReleased(t.id)
+                    let atPause = receiver.bytesReceived
+                    _ = try await h.engine.resume(t.id)
+                    _ = try await h.wait(t.id, for: .completed)
+                    #expect(receiver.completed.count == 1)
+                    #expect(receiver.completed.first?.body == Self.data)
+                    let resumed = try await h.events().first { $0.kind == .resumed }
+                    #expect(resumed?.offset == Int64(atPause), "continued from what the server had")
+
+                    let second = try await Self.upload(h, try Self.file(in: home, name: "b.mp3"), to: base.appendingPathComponent("plain/b"), options: slow)
+                    try await eventually("the second upload running") { try await h.engine.transfer(second.id).state == .running }
+                    #expect(try await h.engine.cancel(second.id).state == .cancelled)
+                    try await h.waitUntilReleased(second.id)
+                    #expect(receiver.completed.count == 1, "a cancelled plain upload never completes at the server")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [true, false])
     func aFileThatChangesOrVanishesBeforeItIsSentFailsClearly(vanishes: Bool) async throws {
         try await UploadReceiver.run { receiver, base in

@@ -113,7 +113,7 @@ public struct EngineHarness: Sendable {
 
     /// Waits until the transfer reaches `state` (failing fast if it ends in another final one).
     @discardableResult
-    public func wait(_ id: Int64, for state: TransferState, timeout: Duration = .seconds(30)) async throws -> Transfer {
+    public func wait(_ id: Int64, for state: TransferState, timeout: Duration = .seconds(60)) async throws -> Transfer {
         var last: Transfer?
         try await eventually("transfer \(id) to be \(state) (is \(last?.state.rawValue ?? "?"), error \(last?.error?.message ?? "none"))", timeout: timeout) {
             last = try await engine.transfer(id)

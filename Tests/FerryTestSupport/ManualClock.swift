@@ -68,7 +68,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Waits (in real time, up to `timeout`) until someone sleeps on this clock.
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async throws {
         let start = ContinuousClock.now
         while sleeperCount < count {
             if ContinuousClock.now - start > timeout { throw TestFailure("no one slept on the manual clock within \(timeout)") }
