@@ -17,7 +17,7 @@ import Foundation
 /// Feeds declared as ISO-8859-1, Windows-1252 or US-ASCII, and UTF-16 ones, are transcoded to
 /// UTF-8 first. Other declared encodings are left to libxml2 and only the ASCII repairs apply.
 /// CDATA sections, comments and processing instructions are copied as they are, apart from the
-/// byte repairs.
+/// byte repairs; an instruction without data (`<?target?>`) is dropped, as it crashes XMLParser.
 ///
 /// Bytes are written as hex literals, commented: `UInt8(ascii:)` is a function call per byte in
 /// debug builds, where the tests parse a 50 MB feed.
@@ -235,8 +235,14 @@ extension XMLRepair {
                 index += 4
                 copy(through: "-->", stops: Self.commentStops)
             } else if matches("<?") {
-                index += 2
-                copy(through: "?>", stops: Self.instructionStops)
+                if let end = emptyInstructionEnd() {
+                    // XMLParser (swift-corelibs-foundation, Swift 6.3) reads the data of
+                    // `<?target?>` with strlen(NULL) and crashes the process; found by fuzzing.
+                    replace(upTo: end, with: [])
+                } else {
+                    index += 2
+                    copy(through: "?>", stops: Self.instructionStops)
+                }
             } else if matches("<!doctype", caseInsensitive: true) {
                 removeDoctype()
             } else if matches("<!entity", caseInsensitive: true) {
@@ -265,6 +271,21 @@ extension XMLRepair {
                 }
             }
             replace(upTo: cursor, with: [])
+        }
+
+        /// Past the `?>` of a processing instruction without data (`<?target?>`: no space after the
+        /// target), or nil. Stops at the first space or `?`, which the instruction's copy then
+        /// passes anyway, so the scan stays linear.
+        private func emptyInstructionEnd() -> Int? {
+            var cursor = index + 2
+            while cursor < count {
+                switch input[cursor] {
+                case 0x20, 0x09, 0x0D, 0x0A: return nil
+                case 0x3F: return cursor + 1 < count && input[cursor + 1] == 0x3E ? cursor + 2 : nil  // `?>`
+                default: cursor += 1
+                }
+            }
+            return nil
         }
 
         private func matches(_ literal: StaticString, caseInsensitive: Bool = false) -> Bool {

@@ -86,6 +86,19 @@ import Testing
         #expect(feed.title == "Netscape")
     }
 
+    /// A processing instruction without data crashed the process inside XMLParser (strlen of
+    /// NULL): the input tests/torture/fuzz found (Fuzz/Seeds/FuzzFeedParser/), and OPML's too.
+    @Test func instructionWithoutDataIsDropped() throws {
+        let xml = """
+            <?xm?>
+            <!DOCTYPE rss SYSTEM "htt//:pmy.netsc>pe.com/publish/formats/rss-0.91.dtd">
+            <rss version="0.91"><?a?><channel><title>Netscape</title></channel></rss>
+            """
+        let feed = try FeedParser.parse(Data(xml.utf8), url: nil)
+        #expect(feed.title == "Netscape")
+        _ = try? OPML.parse(Data(#"<opml version="2.0"><?a?><body/></opml>"#.utf8))
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func twentyThousandEpisodes() throws {
         let data = Self.bigFeed(episodes: 20_000)
