@@ -1,0 +1,124 @@
+// The daemon's HTTP API (docs/openapi.yaml), with the session cookie. Every failure becomes an
+// ApiError whose message is the daemon's own sentence (`{"error": {"code", "message"}}`), or a
+// plain explanation when the daemon cannot be reached.
+
+export class ApiError extends Error {
+  constructor(message, { code = "error", status = 0 } = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = status;
+  }
+}
+
+export const SESSION = "web";
+
+const unauthorizedListeners = new Set();
+
+/** Called whenever the daemon answers 401 (no or expired session cookie). */
+export function onUnauthorized(listener) {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+export function isAbort(error) {
+  return error?.name === "AbortError";
+}
+
+/** A search replaced by a newer one (409 `cancelled`), or a fetch we aborted ourselves. */
+export function isSuperseded(error) {
+  return isAbort(error) || (error instanceof ApiError && error.code === "cancelled");
+}
+
+/**
+ * request("/transfers", {method: "POST", json: {...}}) → the parsed JSON, or null for 204.
+ * `body` sends raw text (OPML); `signal` aborts.
+ */
+export async function request(path, { method = "GET", json, body, contentType, signal, raw = false } = {}) {
+  const headers = { Accept: "application/json" };
+  let payload = body;
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(json);
+  } else if (body !== undefined && contentType) {
+    headers["Content-Type"] = contentType;
+  }
+  let response;
+  try {
+    response = await fetch(`/v1${path}`, { method, headers, body: payload, signal, credentials: "same-origin", cache: "no-store" });
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw new ApiError("Can't reach the Ferry daemon. Check that it is running (`ferry serve`), then try again.", { code: "network" });
+  }
+  if (response.status === 401) {
+    for (const listener of unauthorizedListeners) listener();
+  }
+  if (!response.ok) throw await errorFrom(response);
+  if (raw) return response;
+  if (response.status === 204) return null;
+  const type = response.headers.get("Content-Type") || "";
+  return type.includes("json") ? response.json() : response.text();
+}
+
+async function errorFrom(response) {
+  let info = null;
+  try {
+    info = (await response.json())?.error;
+  } catch {
+    // Not JSON: a proxy or something else answered.
+  }
+  if (info && typeof info.message === "string") {
+    return new ApiError(info.message, { code: info.code || "error", status: response.status });
+  }
+  const reason = response.statusText ? ` ${response.statusText}` : "";
+  return new ApiError(`The daemon answered ${response.status}${reason}.`, { code: "http", status: response.status });
+}
+
+const post = (path, json) => request(path, { method: "POST", json: json ?? {} });
+// Percent-encoded (a space is %20): the daemon does not read "+" as a space, as forms do.
+const q = (params) => {
+  const pairs = Object.entries(params)
+    .filter(([, value]) => value !== undefined && value !== null && value !== "")
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  return pairs.length ? `?${pairs.join("&")}` : "";
+};
+
+export const api = {
+  status: () => request("/status"),
+
+  transfers: {
+    list: (params = {}) => request(`/transfers${q(params)}`),
+    get: (id) => request(`/transfers/${id}`),
+    create: (urls, extra = {}) => post("/transfers", { urls, session: SESSION, ...extra }),
+    pause: (id) => post(`/transfers/${id}/pause`),
+    resume: (id) => post(`/transfers/${id}/resume`),
+    cancel: (id) => post(`/transfers/${id}/cancel`),
+    remove: (id, deleteFile = false) => request(`/transfers/${id}${deleteFile ? "?deleteFile=true" : ""}`, { method: "DELETE" }),
+    fileURL: (id, download = false) => `/v1/transfers/${id}/file${download ? "?download=1" : ""}`,
+  },
+
+  catalog: {
+    search: (term, { media = "music", limit = 50, client, signal } = {}) =>
+      request(`/catalog/search${q({ term, media, limit, client })}`, { signal }),
+    preview: (trackId) => post("/catalog/previews", { trackId, session: SESSION }),
+  },
+
+  podcasts: {
+    list: () => request("/podcasts"),
+    get: (id, signal) => request(`/podcasts/${id}`, { signal }),
+    subscribe: (what) => post("/podcasts", what),
+    update: (id, settings) => request(`/podcasts/${id}`, { method: "PATCH", json: settings }),
+    unsubscribe: (id) => request(`/podcasts/${id}`, { method: "DELETE" }),
+    refresh: (id) => post(`/podcasts/${id}/refresh`),
+    refreshAll: () => post("/podcasts/refresh"),
+    seen: (id) => post(`/podcasts/${id}/seen`),
+    import: (opml) => request("/podcasts/import", { method: "POST", body: opml, contentType: "text/x-opml" }),
+    exportURL: "/v1/podcasts/export",
+  },
+
+  episodes: {
+    download: (id) => post(`/episodes/${id}/download`, { session: SESSION }),
+  },
+
+  logout: () => fetch("/logout", { method: "POST", credentials: "same-origin" }),
+};

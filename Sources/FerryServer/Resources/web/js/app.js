@@ -1,0 +1,212 @@
+// Ferry's web app: the shell, hash navigation (#/search, #/podcasts, #/podcasts/ID,
+// #/downloads), the login screen, and the live event stream that keeps the transfer store true.
+
+import { h, icon, replace } from "./dom.js";
+import { api, onUnauthorized } from "./api.js";
+import { store } from "./store.js";
+import { EventStream } from "./events.js";
+import { Player } from "./player.js";
+import { mountToasts, toast } from "./ui.js";
+import { mountSearch } from "./views/search.js";
+import { mountPodcasts } from "./views/podcasts.js";
+import { mountPodcast } from "./views/podcast.js";
+import { mountDownloads } from "./views/downloads.js";
+
+const $ = (selector) => document.querySelector(selector);
+
+const ROUTES = [
+  { pattern: /^\/search$/, nav: "search", title: "Half Tunes", mount: mountSearch },
+  { pattern: /^\/podcasts$/, nav: "podcasts", title: "Podcasts", mount: mountPodcasts },
+  { pattern: /^\/podcasts\/(\d+)$/, nav: "podcasts", title: "Podcast", mount: mountPodcast, params: (m) => ({ id: m[1] }) },
+  { pattern: /^\/downloads$/, nav: "downloads", title: "Downloads", mount: mountDownloads },
+];
+
+const app = {
+  view: null,
+  routeKey: null,
+  path: "/search",
+  player: null,
+  events: null,
+  started: false,
+  loggedOut: false,
+};
+
+function parseHash() {
+  const raw = location.hash.replace(/^#/, "") || "/search";
+  const [path, query = ""] = raw.split("?");
+  return { path: path || "/search", query: Object.fromEntries(new URLSearchParams(query)) };
+}
+
+/** Rewrites the current address's query (#/search?q=jazz) without a navigation. */
+function setQuery(query) {
+  const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== "")).toString();
+  const hash = `#${app.path}${search ? `?${search}` : ""}`;
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+}
+
+function navigate(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function route() {
+  const { path, query } = parseHash();
+  let match = null;
+  let found = null;
+  for (const candidate of ROUTES) {
+    match = candidate.pattern.exec(path);
+    if (match) {
+      found = candidate;
+      break;
+    }
+  }
+  if (!found) {
+    history.replaceState(null, "", "#/search");
+    return route();
+  }
+  app.path = path;
+  const params = { ...query, ...(found.params ? found.params(match) : {}) };
+  const key = `${found.mount.name}:${params.id ?? ""}`;
+  for (const link of document.querySelectorAll(".nav-link")) {
+    if (link.dataset.view === found.nav) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  document.title = `${found.title} · Ferry`;
+  if (key === app.routeKey && app.view) {
+    app.view.update?.(params);
+    return undefined;
+  }
+  app.view?.unmount?.();
+  const container = h("div", { class: `view-body view-${found.nav}` });
+  replace($("#view"), container);
+  app.routeKey = key;
+  app.view = found.mount(container, params, { store, player: app.player, navigate, setQuery, toast });
+  $("#main").scrollTo?.(0, 0);
+  window.scrollTo(0, 0);
+  return undefined;
+}
+
+// MARK: Connection state
+
+let bannerTimer = null;
+
+function connectionChanged(status) {
+  const labels = { connecting: "Connecting…", open: "Connected", reconnecting: "Reconnecting…", stopped: "Offline" };
+  for (const el of document.querySelectorAll(".connection")) {
+    el.dataset.state = status;
+    el.querySelector(".connection-text").textContent = labels[status] || status;
+  }
+  const banner = $("#banner");
+  clearTimeout(bannerTimer);
+  if (status === "reconnecting") {
+    // A blip shorter than this is not worth a banner.
+    bannerTimer = setTimeout(() => {
+      banner.hidden = false;
+      document.body.classList.add("is-reconnecting");
+    }, 300);
+  } else {
+    const wasShown = !banner.hidden;
+    banner.hidden = true;
+    document.body.classList.remove("is-reconnecting");
+    if (status === "open" && wasShown) toast("Reconnected to Ferry.", { kind: "success" });
+  }
+}
+
+let badgeFrame = 0;
+function updateBadge() {
+  if (badgeFrame) return;
+  badgeFrame = requestAnimationFrame(() => {
+    badgeFrame = 0;
+    const count = store.activeCount();
+    const badge = $("#nav-badge");
+    badge.hidden = count === 0;
+    badge.textContent = String(count);
+    badge.setAttribute("aria-label", `${count} active`);
+  });
+}
+
+// MARK: Login
+
+function showLogin() {
+  if (app.loggedOut) return;
+  app.loggedOut = true;
+  app.events?.stop();
+  app.view?.unmount?.();
+  app.view = null;
+  app.routeKey = null;
+  app.player?.close();
+  $("#shell").hidden = true;
+  document.title = "Sign in · Ferry";
+  const retry = h("button", { type: "button", class: "btn btn-primary", on: { click: () => location.reload() } }, icon("refresh"), h("span", { class: "btn-label", text: "I've opened the link — try again" }));
+  const copy = h("button", { type: "button", class: "btn btn-icon btn-ghost", aria: { label: "Copy the command" }, title: "Copy" }, icon("copy"));
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText("ferry open");
+      toast("Copied “ferry open”.", { kind: "success" });
+    } catch {
+      toast("Select the command and copy it.", { kind: "info" });
+    }
+  });
+  replace(
+    $("#login"),
+    h(
+      "div",
+      { class: "login-card", role: "main" },
+      h("img", { class: "login-logo", src: "/img/logo.svg", alt: "", width: "64", height: "64" }),
+      h("h1", { text: "Sign in to Ferry" }),
+      h("p", { class: "login-lead", text: "This page needs a one-time login link from the Ferry daemon on this computer." }),
+      h("ol", { class: "login-steps" },
+        h("li", null, h("span", { text: "In a terminal, run:" }), h("div", { class: "command" }, icon("terminal"), h("code", { text: "ferry open" }), copy)),
+        h("li", { text: "Open the link it prints (it works once, for five minutes). It signs this browser in for 30 days." }),
+      ),
+      retry,
+    ),
+  );
+  $("#login").hidden = false;
+}
+
+// MARK: Start
+
+async function start() {
+  mountToasts($("#toasts"));
+  onUnauthorized(showLogin);
+  try {
+    await api.status();
+  } catch (error) {
+    if (error.status === 401) return; // the login screen is up
+    // The daemon served this page, so this is a blip: start anyway; the stream reconnects.
+    toast(error.message, { kind: "error" });
+  }
+  $("#login").hidden = true;
+  $("#shell").hidden = false;
+  app.player = new Player($("#player"));
+  for (const button of document.querySelectorAll(".logout")) {
+    button.addEventListener("click", async () => {
+      await api.logout().catch(() => {});
+      showLogin();
+    });
+  }
+  store.subscribe(updateBadge);
+  store.subscribe((change) => {
+    if (change.type === "remove") app.player.forget(change.id);
+  });
+
+  app.events = new EventStream({
+    onEvent: (event) => store.apply(event),
+    onOpen: () => {
+      store.resync().catch((error) => {
+        if (error.status !== 401) toast(`Couldn't read the downloads: ${error.message}`, { kind: "error" });
+      });
+    },
+    onStatus: connectionChanged,
+    probe: () => api.status(),
+  });
+  app.events.start();
+
+  window.addEventListener("hashchange", route);
+  route();
+  document.body.classList.add("ready");
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+else start();

@@ -1,0 +1,207 @@
+// Every transfer the daemon knows, by id: the single source of truth that rows render from. A
+// row of the search results, a podcast episode or a downloads entry only remembers which
+// transfer it shows; its state (progress, paused, finished) lives here, so re-rendering or
+// scrolling a list never loses it.
+
+import { api } from "./api.js";
+
+const ACTIVE = new Set(["queued", "running", "retrying"]);
+
+export class TransferStore {
+  constructor() {
+    this.transfers = new Map();
+    this.listeners = new Set();
+    this.pendingFetches = new Map();
+    /** The journal position the last full listing reflects. */
+    this.lastEventSeq = 0;
+  }
+
+  get(id) {
+    return this.transfers.get(Number(id)) || null;
+  }
+
+  all() {
+    return [...this.transfers.values()];
+  }
+
+  activeCount() {
+    let count = 0;
+    for (const t of this.transfers.values()) if (ACTIVE.has(t.state)) count += 1;
+    return count;
+  }
+
+  /** listener({type: "reset"}) or listener({type: "change" | "remove", id}); returns unsubscribe. */
+  subscribe(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(change) {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        console.error("transfer listener failed", error);
+      }
+    }
+  }
+
+  /** Re-reads every transfer (on load and after every (re)connection of the event stream). */
+  async resync() {
+    const list = await api.transfers.list({ state: "all" });
+    const fresh = new Map();
+    const listedAt = list.lastEventSeq ?? 0;
+    for (const t of list.transfers) {
+      const known = this.transfers.get(t.id);
+      if (known && known.seq > listedAt) fresh.set(t.id, known); // an event newer than the listing
+      else fresh.set(t.id, known && this.isStale(t, known) ? { ...t, bytesReceived: known.bytesReceived } : t);
+    }
+    this.transfers = fresh;
+    this.lastEventSeq = list.lastEventSeq ?? this.lastEventSeq;
+    this.emit({ type: "reset" });
+  }
+
+  /** A snapshot of a running transfer read before newer live progress arrived. */
+  isStale(snapshot, known) {
+    return snapshot.state === known.state && ACTIVE.has(snapshot.state) && snapshot.bytesReceived < known.bytesReceived;
+  }
+
+  /**
+   * Takes a transfer the API returned (after a command, or fetched). Its byte count may be the
+   * journal's last checkpoint, behind the live progress already shown: progress never moves
+   * backwards here (a `restarted` event, applied by `apply`, is what resets it).
+   */
+  upsert(transfer) {
+    if (!transfer || typeof transfer.id !== "number") return;
+    const known = this.transfers.get(transfer.id);
+    const behind = known && transfer.state !== "cancelled" && transfer.state !== "completed" && known.state !== "cancelled" && transfer.bytesReceived < known.bytesReceived && transfer.totalBytes === known.totalBytes;
+    const next = behind ? { ...transfer, bytesReceived: known.bytesReceived } : { ...transfer };
+    if (known?.seq) next.seq = known.seq;
+    if (next.state !== "running") {
+      delete next.bytesPerSecond;
+      delete next.etaSeconds;
+    }
+    this.transfers.set(transfer.id, next);
+    this.emit({ type: "change", id: transfer.id });
+  }
+
+  /** Takes a transfer embedded in another answer (a search result, an episode) unless the store knows better. */
+  adopt(transfer) {
+    if (transfer && !this.transfers.has(transfer.id)) this.upsert(transfer);
+  }
+
+  remove(id) {
+    if (this.transfers.delete(Number(id))) this.emit({ type: "remove", id: Number(id) });
+  }
+
+  /** Applies one TransferEvent from the event stream. */
+  apply(event) {
+    const id = event.transferId;
+    if (event.kind === "removed") {
+      this.remove(id);
+      return;
+    }
+    const known = this.transfers.get(id);
+    if (!known) {
+      // A transfer this page has not seen yet (created by the CLI, auto-download...).
+      this.refetch(id);
+      return;
+    }
+    const t = { ...known };
+    if (typeof event.bytesReceived === "number") t.bytesReceived = event.bytesReceived;
+    if (typeof event.totalBytes === "number") t.totalBytes = event.totalBytes;
+    switch (event.kind) {
+      case "progress":
+        if (typeof event.bytesPerSecond === "number") t.bytesPerSecond = event.bytesPerSecond;
+        if (typeof event.etaSeconds === "number") t.etaSeconds = event.etaSeconds;
+        else if (event.seq === undefined) delete t.etaSeconds;
+        if (t.state === "queued" || t.state === "retrying") t.state = "running";
+        break;
+      case "created":
+        t.state = "queued";
+        break;
+      case "started":
+      case "resumed":
+      case "restarted":
+        t.state = "running";
+        t.error = null;
+        if (event.kind === "restarted" && typeof event.bytesReceived !== "number") t.bytesReceived = 0;
+        break;
+      case "paused":
+        t.state = "paused";
+        break;
+      case "retrying":
+        t.state = "retrying";
+        t.error = event.error || t.error;
+        t.retryAt = event.retryAt;
+        break;
+      case "completed":
+        t.state = "completed";
+        t.path = event.path || t.path;
+        t.sha256 = event.sha256 || t.sha256;
+        t.completedAt = event.date;
+        if (typeof t.totalBytes === "number") t.bytesReceived = t.totalBytes;
+        break;
+      case "failed":
+        t.state = "failed";
+        t.error = event.error || t.error;
+        break;
+      case "cancelled":
+        t.state = "cancelled";
+        break;
+      default:
+        break;
+    }
+    if (t.state !== "running") {
+      delete t.bytesPerSecond;
+      delete t.etaSeconds;
+    }
+    // The newest journal event applied (not an API field): a listing older than it is not trusted.
+    if (typeof event.seq === "number") t.seq = Math.max(t.seq || 0, event.seq);
+    this.transfers.set(id, t);
+    this.emit({ type: "change", id });
+    // Journaled state changes: read the whole transfer (path, size, dates) to be exact.
+    if (event.kind !== "progress") this.refetch(id);
+  }
+
+  /**
+   * Reads one transfer again, soon: several events in a row cause one request, and an answer
+   * that may predate an event that arrived while it was on its way is read once more.
+   */
+  refetch(id) {
+    let entry = this.pendingFetches.get(id);
+    if (!entry) {
+      entry = { timer: null, running: false, again: false };
+      this.pendingFetches.set(id, entry);
+    }
+    if (entry.running) {
+      entry.again = true;
+      return;
+    }
+    if (entry.timer === null) entry.timer = setTimeout(() => this.runFetch(id, entry), 120);
+  }
+
+  async runFetch(id, entry) {
+    entry.timer = null;
+    entry.running = true;
+    try {
+      const transfer = await api.transfers.get(id);
+      if (!entry.again) this.upsert(transfer);
+    } catch (error) {
+      if (error.status === 404 && !entry.again) this.remove(id);
+    } finally {
+      entry.running = false;
+      if (entry.again) {
+        entry.again = false;
+        entry.timer = setTimeout(() => this.runFetch(id, entry), 120);
+      } else {
+        this.pendingFetches.delete(id);
+      }
+    }
+  }
+}
+
+export const store = new TransferStore();
+
+/** Which transfer downloads each catalog track (from search results and preview downloads). */
+export const trackTransfers = new Map();

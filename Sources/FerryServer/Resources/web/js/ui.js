@@ -1,0 +1,91 @@
+// Messages in the page: toasts for errors and confirmations, and the connection banner
+// ("Reconnecting…"). Errors are always readable sentences, never silence.
+
+import { h, icon, button } from "./dom.js";
+
+let toasts = null;
+
+export function mountToasts(container) {
+  toasts = container;
+}
+
+/**
+ * Shows a message. kind: "error" (stays 8 s, role=alert), "success" or "info" (4 s).
+ * Returns a function that dismisses it.
+ */
+export function toast(message, { kind = "info", timeout } = {}) {
+  if (!toasts) {
+    console.warn(message);
+    return () => {};
+  }
+  const text = typeof message === "string" ? message : message?.message || String(message);
+  // The same message twice in a row: show it once.
+  for (const existing of toasts.children) {
+    if (existing.dataset.text === text) existing.remove();
+  }
+  const dismiss = () => {
+    el.classList.add("leaving");
+    setTimeout(() => el.remove(), 180);
+  };
+  const el = h(
+    "div",
+    { class: ["toast", `toast-${kind}`], role: kind === "error" ? "alert" : "status", data: { text } },
+    icon(kind === "error" ? "alert" : kind === "success" ? "check" : "wave", "toast-icon"),
+    h("p", { class: "toast-text", text }),
+    button("Dismiss", { icon: "x", iconOnly: true, kind: "ghost", onClick: dismiss }),
+  );
+  toasts.append(el);
+  while (toasts.children.length > 4) toasts.firstElementChild.remove();
+  setTimeout(dismiss, timeout ?? (kind === "error" ? 8000 : 4000));
+  return dismiss;
+}
+
+/** Shows an error from a failed call as a toast. */
+export function showError(error, prefix = "") {
+  const message = error?.message || String(error);
+  toast(prefix ? `${prefix}: ${message}` : message, { kind: "error" });
+}
+
+/** An inline error box, for messages that belong to one place (a form, a list). */
+export function errorBox(message, { retry } = {}) {
+  return h(
+    "div",
+    { class: "error-box", role: "alert" },
+    icon("alert", "error-icon"),
+    h("p", { text: message }),
+    retry ? button("Try again", { kind: "secondary", icon: "refresh", onClick: retry }) : null,
+  );
+}
+
+/** The empty state of a list: an icon, a title and a hint. */
+export function emptyState(iconName, title, hint, ...extra) {
+  return h("div", { class: "empty" }, h("div", { class: "empty-icon" }, icon(iconName)), h("h2", { text: title }), hint ? h("p", { text: hint }) : null, ...extra);
+}
+
+/** A spinner with a label for screen readers. */
+export function spinner(label = "Loading…") {
+  return h("span", { class: "spinner", role: "status", aria: { label } });
+}
+
+/**
+ * A button that runs an async action: disabled while it runs, errors shown as a toast.
+ * `busyLabel` replaces the label meanwhile.
+ */
+export async function withBusy(buttonEl, action, busyLabel) {
+  if (buttonEl.disabled) return undefined;
+  const label = buttonEl.querySelector(".btn-label");
+  const original = label?.textContent;
+  buttonEl.disabled = true;
+  buttonEl.classList.add("busy");
+  if (label && busyLabel) label.textContent = busyLabel;
+  try {
+    return await action();
+  } catch (error) {
+    if (error?.name !== "AbortError") showError(error);
+    return undefined;
+  } finally {
+    buttonEl.disabled = false;
+    buttonEl.classList.remove("busy");
+    if (label && busyLabel) label.textContent = original;
+  }
+}

@@ -1,0 +1,332 @@
+// One podcast: its artwork, description and settings (refresh, auto-download, unsubscribe),
+// and its episodes with their downloads. Every text here comes from the feed: it is set as
+// text, and show notes go through the allowlist sanitiser.
+
+import { h, icon, button, replace, reconcile, artwork } from "../dom.js";
+import { api, isSuperseded } from "../api.js";
+import { store } from "../store.js";
+import { ago, bytes, date, length, plural } from "../format.js";
+import { phase, shortStatus, pause, resume, cancel, troubled } from "../transfers.js";
+import { sanitizedFragment } from "../sanitize.js";
+import { errorBox, emptyState, showError, toast, withBusy, spinner } from "../ui.js";
+
+const AUTO_DOWNLOAD = [
+  [0, "Off"],
+  [1, "Newest 1"],
+  [3, "Newest 3"],
+  [5, "Newest 5"],
+  [10, "Newest 10"],
+];
+
+export function mountPodcast(root, params, ctx) {
+  const id = Number(params.id);
+  let detail = null;
+  let loadError = null;
+  let controller = null;
+  const rows = new Map();
+  // Which transfer downloads each episode (from the detail, and from download commands).
+  const episodeTransfers = new Map();
+
+  const hero = h("section", { class: "podcast-hero" });
+  const list = h("ol", { class: "episode-list", aria: { label: "Episodes" } });
+  const episodesSection = h("section", { class: "section", aria: { label: "Episodes" } });
+
+  replace(root, h("a", { class: "back-link", href: "#/podcasts" }, icon("back"), h("span", { text: "Podcasts" })), hero, episodesSection);
+  replace(hero, h("div", { class: "section-loading" }, spinner(), h("span", { text: "Loading…" })));
+
+  async function load() {
+    controller?.abort();
+    controller = new AbortController();
+    try {
+      apply(await api.podcasts.get(id, controller.signal));
+      loadError = null;
+    } catch (error) {
+      if (isSuperseded(error)) return;
+      loadError = error;
+      if (!detail) renderError();
+      else showError(error);
+    }
+  }
+
+  function apply(next) {
+    detail = next;
+    for (const episode of detail.episodes) {
+      if (episode.transfer) {
+        episodeTransfers.set(episode.id, episode.transfer.id);
+        store.adopt(episode.transfer);
+      }
+    }
+    renderHero();
+    renderEpisodes();
+  }
+
+  function renderError() {
+    const notFound = loadError?.status === 404;
+    replace(hero, errorBox(notFound ? "This podcast is not in your subscriptions (any more)." : loadError.message, notFound ? {} : { retry: load }));
+    replace(episodesSection);
+  }
+
+  function renderHero() {
+    const p = detail.podcast;
+    document.title = `${p.title} · Ferry`;
+    const description = h("div", { class: "podcast-description rich-text" }, p.descriptionHTML ? sanitizedFragment(p.descriptionHTML) : p.descriptionText || "");
+    const more = h("button", { type: "button", class: "link-button", text: "More", aria: { expanded: "false" } });
+    more.addEventListener("click", () => {
+      const open = description.classList.toggle("expanded");
+      more.textContent = open ? "Less" : "More";
+      more.setAttribute("aria-expanded", String(open));
+    });
+
+    const select = h(
+      "select",
+      { id: "auto-download", class: "select", title: "Download the newest episodes by themselves" },
+      AUTO_DOWNLOAD.map(([value, label]) => h("option", { value: String(value), text: label, selected: value === p.autoDownload })),
+      AUTO_DOWNLOAD.some(([value]) => value === p.autoDownload) ? null : h("option", { value: String(p.autoDownload), text: `Newest ${p.autoDownload}`, selected: true }),
+    );
+    select.addEventListener("change", async () => {
+      const value = Number(select.value);
+      select.disabled = true;
+      try {
+        apply(await api.podcasts.update(id, { autoDownload: value }));
+        toast(value ? `New episodes will download by themselves (newest ${value}).` : "Auto-download is off.", { kind: "success" });
+      } catch (error) {
+        showError(error, "Couldn't change auto-download");
+        select.value = String(detail.podcast.autoDownload);
+      } finally {
+        select.disabled = false;
+      }
+    });
+
+    const refresh = button("Refresh", {
+      icon: "refresh",
+      kind: "secondary",
+      onClick: async () => {
+        await withBusy(refresh, async () => {
+          const outcome = await api.podcasts.refresh(id);
+          toast(outcome.newEpisodes ? `${plural(outcome.newEpisodes, "new episode")}.` : "No new episodes.", { kind: "success" });
+        }, "Refreshing…");
+        // Also after a failure: the podcast now carries the refresh's error.
+        await load();
+      },
+    });
+    const seen = button("Mark all as seen", {
+      icon: "check",
+      kind: "ghost",
+      onClick: () => withBusy(seen, async () => apply(await api.podcasts.seen(id))),
+    });
+    let confirmTimer = null;
+    const unsubscribe = button("Unsubscribe", { icon: "trash", iconOnly: true, kind: "ghost-danger" });
+    unsubscribe.addEventListener("click", async () => {
+      if (!unsubscribe.classList.contains("confirming")) {
+        // Asks once more, in place: the button grows a label.
+        unsubscribe.classList.add("confirming");
+        unsubscribe.setAttribute("aria-label", "Click again to unsubscribe");
+        unsubscribe.append(h("span", { class: "btn-label", text: "Unsubscribe?" }));
+        confirmTimer = setTimeout(() => {
+          unsubscribe.classList.remove("confirming");
+          unsubscribe.setAttribute("aria-label", "Unsubscribe");
+          unsubscribe.querySelector(".btn-label")?.remove();
+        }, 4000);
+        return;
+      }
+      clearTimeout(confirmTimer);
+      const done = await withBusy(unsubscribe, async () => {
+        await api.podcasts.unsubscribe(id);
+        return true;
+      });
+      if (done) {
+        toast(`Unsubscribed from “${p.title}”. Downloaded episodes stay in your library.`, { kind: "success" });
+        ctx.navigate("#/podcasts");
+      }
+    });
+
+    const meta = [plural(p.episodeCount, "episode"), p.newCount ? `${p.newCount} new` : null, p.downloadedCount ? `${p.downloadedCount} downloaded` : null, p.refreshedAt ? `refreshed ${ago(p.refreshedAt)}` : null].filter(Boolean).join(" · ");
+
+    replace(
+      hero,
+      artwork(p.artworkURL, { placeholder: "podcast", size: "hero" }),
+      h(
+        "div",
+        { class: "podcast-hero-text" },
+        h("p", { class: "kicker", text: "Podcast" }),
+        h("h1", { class: "podcast-title", text: p.title }),
+        p.author ? h("p", { class: "podcast-author", text: p.author }) : null,
+        h("p", { class: "podcast-meta", text: meta }),
+        p.error ? errorBox(`The last refresh failed: ${p.error.message}`) : null,
+        description.childNodes.length ? [description, more] : null,
+        h(
+          "div",
+          { class: "podcast-actions" },
+          refresh,
+          p.newCount ? seen : null,
+          h("label", { class: "select-field" }, h("span", { class: "select-label", text: "Auto-download" }), select),
+          unsubscribe,
+        ),
+      ),
+    );
+    // "More" only when the description is actually cut.
+    requestAnimationFrame(() => {
+      more.hidden = description.scrollHeight <= description.clientHeight + 2 && !description.classList.contains("expanded");
+    });
+  }
+
+  function renderEpisodes() {
+    if (detail.episodes.length === 0) {
+      rows.clear();
+      replace(episodesSection, emptyState("rss", "No episodes yet", "The feed has no episodes. Refresh later."));
+      return;
+    }
+    if (!episodesSection.contains(list)) replace(episodesSection, h("div", { class: "section-header" }, h("h2", { text: "Episodes" })), list);
+    reconcile(list, rows, detail.episodes, (e) => e.id, (e) => episodeRow(e));
+  }
+
+  function episodeRow(initial) {
+    let episode = initial;
+    const fill = h("div", { class: "episode-fill", aria: { hidden: "true" } });
+    const newBadge = h("span", { class: "badge badge-new", text: "New" });
+    const metaText = h("span", { class: "episode-facts" });
+    const meta = h("p", { class: "episode-meta" }, newBadge, metaText);
+    const title = h("h3", { class: "episode-title" });
+    const status = h("p", { class: "episode-status", aria: { live: "off" } });
+    const notesBody = h("div", { class: "rich-text episode-notes-body" });
+    const notes = h("details", { class: "episode-notes" }, h("summary", { text: "Show notes" }), notesBody);
+    const actions = h("div", { class: "episode-actions" });
+    const el = h("li", { class: "episode" }, fill, h("div", { class: "episode-main" }, meta, title, status, notes), actions);
+    let notesFilled = false;
+    notes.addEventListener("toggle", () => {
+      if (notes.open && !notesFilled) {
+        notesFilled = true;
+        replace(notesBody, episode.descriptionHTML ? sanitizedFragment(episode.descriptionHTML) : episode.descriptionText || "");
+      }
+    });
+
+    const transfer = () => store.get(episodeTransfers.get(episode.id));
+
+    async function download(event) {
+      await withBusy(event.currentTarget, async () => {
+        const t = await api.episodes.download(episode.id);
+        episodeTransfers.set(episode.id, t.id);
+        store.upsert(t);
+      });
+      renderState();
+    }
+
+    let lastKey = null;
+    function renderState() {
+      const t = transfer();
+      // Without a transfer in the store, the episode's own state (a file already on disk).
+      const p = t ? phase(t) : episode.state === "downloaded" ? "disk" : "idle";
+      const playing = p === "done" && ctx.player.isPlaying(t.id);
+      el.dataset.state = p;
+      el.classList.toggle("is-playing", playing);
+      const fraction = t && (p === "active" || p === "paused") && t.totalBytes > 0 ? t.bytesReceived / t.totalBytes : p === "active" ? 0 : null;
+      fill.style.setProperty("--fraction", fraction === null ? "0" : String(Math.min(1, fraction)));
+      fill.classList.toggle("paused", p === "paused");
+
+      let text = "";
+      if (p === "active" || p === "paused" || p === "failed") text = shortStatus(t);
+      else if (p === "done") text = `Downloaded · ${shortStatus(t)}`;
+      else if (p === "disk") text = "Downloaded";
+      status.textContent = text;
+      status.hidden = !text;
+      status.classList.toggle("is-error", troubled(t));
+
+      const key = `${p}:${playing}`;
+      if (key === lastKey) return;
+      lastKey = key;
+      const label = episode.title || "Untitled episode";
+      switch (p) {
+        case "idle":
+          replace(actions, button("Download", { icon: "download", kind: "secondary", onClick: download, "aria-label": `Download ${label}` }));
+          break;
+        case "active":
+          replace(actions, button("Pause download", { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+          break;
+        case "paused":
+          replace(actions, button("Resume download", { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+          break;
+        case "failed":
+          replace(actions, button("Retry download", { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+          break;
+        case "done":
+          replace(
+            actions,
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-icon btn-round btn-primary act-play",
+                aria: { label: playing ? `Pause ${label}` : `Play ${label}` },
+                title: playing ? "Pause" : "Play",
+                on: {
+                  click: () =>
+                    ctx.player.toggle({ transferId: t.id, title: episode.title, subtitle: detail.podcast.title, artworkURL: episode.artworkURL || detail.podcast.artworkURL, placeholder: "podcast" }),
+                },
+              },
+              icon(playing ? "pause" : "play"),
+            ),
+          );
+          break;
+        default:
+          replace(actions, h("span", { class: "tag tag-done" }, icon("check"), h("span", { class: "tag-label", text: "On disk" })));
+      }
+    }
+
+    return {
+      el,
+      transferId: () => episodeTransfers.get(episode.id) ?? null,
+      renderState,
+      update(next) {
+        episode = next;
+        newBadge.hidden = !(episode.isNew && episode.state === "notDownloaded");
+        const t = transfer();
+        const size = t?.totalBytes > 0 ? t.totalBytes : episode.enclosureLength > 0 ? episode.enclosureLength : null;
+        metaText.textContent = [date(episode.published), length(episode.durationSeconds), size ? bytes(size) : null].filter(Boolean).join(" · ");
+        title.textContent = episode.title || "Untitled episode";
+        notes.hidden = !(episode.descriptionHTML || episode.descriptionText);
+        if (notesFilled) replace(notesBody, episode.descriptionHTML ? sanitizedFragment(episode.descriptionHTML) : episode.descriptionText || "");
+        lastKey = null;
+        renderState();
+      },
+    };
+  }
+
+  // A download of this podcast that no row knows (auto-download, the CLI): read the episodes again.
+  let reloadTimer = null;
+  const reloadSoon = () => {
+    clearTimeout(reloadTimer);
+    reloadTimer = setTimeout(load, 300);
+  };
+
+  const unsubscribeStore = store.subscribe((change) => {
+    if (change.type === "reset") {
+      load();
+      return;
+    }
+    let known = false;
+    for (const row of rows.values()) {
+      if (row.transferId() === change.id) {
+        known = true;
+        row.renderState();
+      }
+    }
+    const t = change.type === "change" ? store.get(change.id) : null;
+    if (!known && t && detail && t.folder === detail.podcast.folder) reloadSoon();
+  });
+  const unsubscribePlayer = ctx.player.subscribe(() => {
+    for (const row of rows.values()) row.renderState();
+  });
+
+  load();
+
+  return {
+    update() {},
+    unmount() {
+      controller?.abort();
+      clearTimeout(reloadTimer);
+      unsubscribeStore();
+      unsubscribePlayer();
+    },
+  };
+}
+

@@ -1,0 +1,265 @@
+// Podcasts: subscriptions (search the catalog, or paste a feed / Apple Podcasts link), OPML
+// import and export. Every text here comes from feeds or the catalog: it is set as text.
+
+import { h, icon, button, replace, artwork } from "../dom.js";
+import { api, isSuperseded } from "../api.js";
+import { store } from "../store.js";
+import { plural } from "../format.js";
+import { errorBox, emptyState, toast, withBusy, spinner } from "../ui.js";
+
+const looksLikeURL = (text) => /^(https?:\/\/|podcasts\.apple\.com\/|itunes\.apple\.com\/)/i.test(text.trim()) || /^[\w.-]+\.[a-z]{2,}\/\S*/i.test(text.trim());
+
+const searchState = { term: "", results: null, error: null, controller: null, client: `web-podcasts-${Math.random().toString(36).slice(2, 10)}` };
+
+export function mountPodcasts(root, params, ctx) {
+  let podcasts = null;
+  let loadError = null;
+
+  const input = h("input", {
+    type: "search",
+    id: "podcast-input",
+    class: "search-input",
+    placeholder: "Search podcasts, or paste a feed link",
+    autocomplete: "off",
+    spellcheck: "false",
+    enterkeyhint: "go",
+    aria: { label: "Search podcasts or paste a feed URL" },
+    value: searchState.term,
+  });
+  const submit = button("Search", { type: "submit", kind: "primary", icon: "search" });
+  const form = h("form", { class: "search-bar", role: "search", novalidate: true }, h("label", { class: "search-field" }, icon("search", "search-field-icon"), input), submit);
+  const importInput = h("input", { type: "file", accept: ".opml,.xml,text/x-opml,application/xml,text/xml", class: "visually-hidden", tabindex: "-1", aria: { hidden: "true" } });
+  const importButton = button("Import OPML", { icon: "upload", kind: "ghost", onClick: () => importInput.click() });
+  const exportLink = h("a", { class: "btn btn-ghost", href: api.podcasts.exportURL, download: "ferry-podcasts.opml" }, icon("export"), h("span", { class: "btn-label", text: "Export OPML" }));
+  const refreshButton = button("Refresh all", { icon: "refresh", kind: "ghost", onClick: (e) => refreshAll(e.currentTarget) });
+  const resultsSection = h("section", { class: "section", aria: { label: "Search results" } });
+  const subscriptions = h("section", { class: "section", aria: { labelledby: "subscriptions-title" } });
+
+  replace(
+    root,
+    h(
+      "header",
+      { class: "view-header" },
+      h("div", null, h("h1", { text: "Podcasts" }), h("p", { class: "view-subtitle", text: "Subscribe, and Ferry keeps your shows fresh and downloads episodes in the background." })),
+      h("div", { class: "toolbar" }, refreshButton, importButton, exportLink, importInput),
+    ),
+    h("div", { class: "sticky-tools" }, form),
+    resultsSection,
+    subscriptions,
+  );
+
+  const setSubmitLabel = () => {
+    const url = looksLikeURL(input.value);
+    replace(submit, icon(url ? "plus" : "search"), h("span", { class: "btn-label", text: url ? "Subscribe" : "Search" }));
+  };
+  input.addEventListener("input", () => {
+    setSubmitLabel();
+    if (!input.value.trim()) {
+      searchState.controller?.abort();
+      searchState.term = "";
+      searchState.results = null;
+      searchState.error = null;
+      renderResults();
+    }
+  });
+  setSubmitLabel();
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text) return input.focus();
+    if (looksLikeURL(text)) {
+      const detail = await withBusy(submit, () => api.podcasts.subscribe({ url: /^https?:/i.test(text) ? text : `https://${text}` }), "Subscribing…");
+      if (detail) {
+        input.value = "";
+        setSubmitLabel();
+        toast(`Subscribed to “${detail.podcast.title}”.`, { kind: "success" });
+        ctx.navigate(`#/podcasts/${detail.podcast.id}`);
+      }
+      return;
+    }
+    searchPodcasts(text);
+  });
+
+  importInput.addEventListener("change", async () => {
+    const file = importInput.files?.[0];
+    importInput.value = "";
+    if (!file) return;
+    await withBusy(importButton, async () => {
+      const outcome = await api.podcasts.import(await file.text());
+      const ok = outcome.subscribed.length;
+      const failed = outcome.failures.length;
+      if (failed) {
+        const first = outcome.failures[0];
+        toast(`Imported ${plural(ok, "podcast")}; ${failed} failed (${first.url}: ${first.error.message})`, { kind: failed && !ok ? "error" : "info", timeout: 10000 });
+      } else {
+        toast(`Imported ${plural(ok, "podcast")}.`, { kind: "success" });
+      }
+      await load();
+    }, "Importing…");
+  });
+
+  async function refreshAll(target) {
+    await withBusy(target, async () => {
+      const outcome = await api.podcasts.refreshAll();
+      if (outcome.failures.length) {
+        const names = outcome.failures.map((f) => podcasts?.find((p) => p.id === f.podcastId)?.title || `#${f.podcastId}`);
+        toast(`Couldn't refresh ${names.join(", ")}: ${outcome.failures[0].error.message}`, { kind: "error" });
+      } else {
+        toast(outcome.newEpisodes ? `${plural(outcome.newEpisodes, "new episode")}.` : "Everything is up to date.", { kind: "success" });
+      }
+      await load();
+    }, "Refreshing…");
+  }
+
+  async function searchPodcasts(term) {
+    searchState.controller?.abort();
+    const controller = new AbortController();
+    searchState.controller = controller;
+    searchState.term = term;
+    searchState.error = null;
+    renderResults(true);
+    try {
+      const { results } = await api.catalog.search(term, { media: "podcast", limit: 24, client: searchState.client, signal: controller.signal });
+      if (controller !== searchState.controller) return;
+      searchState.results = results.filter((r) => r.kind === "podcast" || r.feedURL);
+    } catch (error) {
+      if (isSuperseded(error) || controller !== searchState.controller) return;
+      searchState.results = null;
+      searchState.error = error.message;
+    }
+    if (controller === searchState.controller) {
+      searchState.controller = null;
+      renderResults();
+    }
+  }
+
+  function renderResults(loading = false) {
+    if (loading) {
+      replace(resultsSection, h("div", { class: "section-loading" }, spinner("Searching"), h("span", { text: `Searching podcasts for “${searchState.term}”…` })));
+      return;
+    }
+    if (searchState.error) {
+      replace(resultsSection, errorBox(searchState.error, { retry: () => searchPodcasts(searchState.term) }));
+      return;
+    }
+    if (!searchState.results) {
+      replace(resultsSection);
+      return;
+    }
+    const header = h(
+      "div",
+      { class: "section-header" },
+      h("h2", { text: `Results for “${searchState.term}”` }),
+      button("Clear results", { icon: "x", kind: "ghost", iconOnly: true, onClick: () => { input.value = ""; input.dispatchEvent(new Event("input")); input.focus(); } }),
+    );
+    if (searchState.results.length === 0) {
+      replace(resultsSection, header, h("p", { class: "muted", text: "No podcasts match. Try other words, or paste the show's feed address." }));
+      return;
+    }
+    replace(resultsSection, header, h("ul", { class: "card-grid results-grid" }, searchState.results.map((r) => resultCard(r))));
+  }
+
+  function resultCard(result) {
+    const subscribedId = () => result.podcastId ?? podcasts?.find((p) => p.feedURL === result.feedURL)?.id;
+    const action = h("div", { class: "card-action" });
+    const renderAction = () => {
+      const id = subscribedId();
+      if (id) {
+        replace(action, h("a", { class: "btn btn-secondary", href: `#/podcasts/${id}` }, icon("check"), h("span", { class: "btn-label", text: "Subscribed" })));
+      } else {
+        const b = button("Subscribe", {
+          icon: "plus",
+          kind: "primary",
+          onClick: async () => {
+            const detail = await withBusy(b, () => api.podcasts.subscribe({ catalogId: result.collectionId ?? result.id }), "Subscribing…");
+            if (detail) {
+              result.podcastId = detail.podcast.id;
+              toast(`Subscribed to “${detail.podcast.title}”.`, { kind: "success" });
+              renderAction();
+              load();
+            }
+          },
+        });
+        replace(action, b);
+      }
+    };
+    renderAction();
+    return h(
+      "li",
+      { class: "card result-card" },
+      artwork(result.artworkURL, { placeholder: "podcast", size: "card" }),
+      h("div", { class: "card-body" }, h("p", { class: "card-title", text: result.title, title: result.title }), h("p", { class: "card-subtitle", text: [result.artist, result.genre].filter(Boolean).join(" · ") })),
+      action,
+    );
+  }
+
+  async function load() {
+    try {
+      podcasts = (await api.podcasts.list()).podcasts;
+      loadError = null;
+    } catch (error) {
+      loadError = error.message;
+    }
+    renderSubscriptions();
+    if (searchState.results) renderResults();
+  }
+
+  function renderSubscriptions() {
+    const title = h("h2", { id: "subscriptions-title", text: "Your podcasts" });
+    if (loadError) {
+      replace(subscriptions, h("div", { class: "section-header" }, title), errorBox(loadError, { retry: load }));
+      return;
+    }
+    if (!podcasts) {
+      replace(subscriptions, h("div", { class: "section-header" }, title), h("div", { class: "section-loading" }, spinner(), h("span", { text: "Loading subscriptions…" })));
+      return;
+    }
+    if (podcasts.length === 0) {
+      replace(subscriptions, h("div", { class: "section-header" }, title), emptyState("podcast", "No subscriptions yet", "Search for a show above, paste its feed or Apple Podcasts link, or import an OPML file."));
+      return;
+    }
+    replace(
+      subscriptions,
+      h("div", { class: "section-header" }, title, h("span", { class: "muted", text: plural(podcasts.length, "show") })),
+      h("ul", { class: "card-grid", aria: { labelledby: "subscriptions-title" } }, podcasts.map(subscriptionCard)),
+    );
+  }
+
+  function subscriptionCard(podcast) {
+    return h(
+      "li",
+      { class: "card podcast-card" },
+      h(
+        "a",
+        { class: "card-link", href: `#/podcasts/${podcast.id}`, aria: { label: `${podcast.title}${podcast.newCount ? `, ${podcast.newCount} new` : ""}` } },
+        h("div", { class: "card-art-wrap" }, artwork(podcast.artworkURL, { placeholder: "podcast", size: "card" }), podcast.newCount > 0 ? h("span", { class: "badge badge-new", text: `${podcast.newCount} new` }) : null),
+        h(
+          "div",
+          { class: "card-body" },
+          h("p", { class: "card-title", text: podcast.title, title: podcast.title }),
+          h("p", { class: "card-subtitle", text: podcast.author || podcast.feedURL }),
+          h("p", { class: "card-meta" }, plural(podcast.episodeCount, "episode"), podcast.downloadedCount ? ` · ${podcast.downloadedCount} downloaded` : ""),
+          podcast.error ? h("p", { class: "card-error", title: podcast.error.message }, icon("alert"), h("span", { text: "Feed problem" })) : null,
+        ),
+      ),
+    );
+  }
+
+  const unsubscribeStore = store.subscribe((change) => {
+    // Back from a reconnection: counts may have changed meanwhile.
+    if (change.type === "reset") load();
+  });
+
+  renderResults();
+  renderSubscriptions();
+  load();
+
+  return {
+    update() {},
+    focus: () => input.focus(),
+    unmount() {
+      unsubscribeStore();
+    },
+  };
+}

@@ -1,0 +1,215 @@
+"""Fixtures for the web app's browser tests: loopback file and catalog servers, the real `ferry`
+daemon in a temporary FERRY_HOME, and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from daemon import Daemon, ferry_binary
+from servers import CatalogServer, FileServer, png, rss, wav
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "docs" / "screenshots"
+CHROMIUM = os.environ.get("FERRY_CHROMIUM", "/usr/bin/chromium")
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+# A preview downloads at this speed: 2.1 MB in about 7 seconds, so progress is visible.
+PREVIEW_RATE = 300_000
+EPISODE_RATE = 250_000
+
+XSS_TITLE = CatalogServer.XSS_TITLE
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+# MARK: Loopback world
+
+
+@pytest.fixture(scope="session")
+def media():
+    return {"preview": wav(24), "episode": wav(16, rate=22050, seed=3)}
+
+
+@pytest.fixture(scope="session")
+def files(media):
+    server = FileServer()
+    for index in range(10):
+        server.add(f"/art/{index}.png", png(index), "image/png")
+    server.add("/files/notes.txt", b"Ferry downloads anything.\n" * 4000, "text/plain")
+    server.add("/files/mix.wav", media["episode"], "audio/wav", rate=EPISODE_RATE)
+    now = datetime.datetime(2026, 11, 20, 9, 0, tzinfo=datetime.timezone.utc)
+    radio_items = []
+    titles = ["Night Drive: synths for the long road", "Interview: the sound of ferries", "Live from the harbour", "Pilot"]
+    for n, title in enumerate(titles, start=1):
+        path = f"/episodes/radio-{n}.wav"
+        server.add(path, media["episode"], "audio/wav", rate=EPISODE_RATE)
+        radio_items.append(
+            {
+                "guid": f"radio-{n}",
+                "title": title,
+                "date": now - datetime.timedelta(days=7 * (n - 1)),
+                "url": server.url(path),
+                "length": len(media["episode"]),
+                "duration": f"{30 + n * 7}:{10 + n:02d}",
+                "description": f"<p>Episode {n} of <b>Ferry Test Radio</b>. With <a href=\"https://example.com/{n}\">links</a>.</p><ul><li>One</li><li>Two</li></ul>",
+            }
+        )
+    server.add(
+        "/feeds/radio.xml",
+        rss("Ferry Test Radio", radio_items, author="The Ferry Crew", image=server.url("/art/1.png"), description="<p>Music, stories and the sea. A weekly show made for <b>testing</b> Ferry.</p>"),
+        "application/rss+xml",
+    )
+    server.add("/episodes/xss-1.wav", media["episode"], "audio/wav", rate=EPISODE_RATE)
+    server.add(
+        "/feeds/xss.xml",
+        # The title decodes to markup: escaped twice in the XML, as feeds that mean "<" write it.
+        rss(
+            XSS_TITLE.replace("<", "&lt;").replace(">", "&gt;"),
+            [
+                {
+                    "guid": "xss-1",
+                    "title": "<svg onload=alert(4)>Hostile episode",
+                    "date": now,
+                    "url": server.url("/episodes/xss-1.wav"),
+                    "length": len(media["episode"]),
+                    "duration": "12:34",
+                    "description": "<p>Show notes</p><script>alert(5)</script><img src=x onerror=alert(6)><a href=\"javascript:alert(7)\">click</a><iframe src=\"javascript:alert(8)\"></iframe>",
+                }
+            ],
+            author="<script>alert(2)</script>Mallory",
+            image=server.url("/art/2.png"),
+            description="<p>About</p><script>alert(3)</script><img src=x onerror=alert(3)>",
+        ),
+        "application/rss+xml",
+    )
+    server.add("/feeds/sistak.xml", rss("s i s t a k", radio_items[:2], author="Julie Kummer", image=server.url("/art/3.png")), "application/rss+xml")
+    server.add("/feeds/broken.xml", b"<html><body>This is not a feed</body></html>", "text/html")
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def catalog(files, media):
+    server = CatalogServer(files)
+    # One preview URL per song (the same bytes), so a test can slow down just its own.
+    for song in server.songs:
+        path = f"/previews/{song['trackId']}.wav"
+        files.add(path, media["preview"], "audio/wav", rate=PREVIEW_RATE)
+        song["previewUrl"] = files.url(path)
+    yield server
+    server.close()
+
+
+# MARK: The daemon
+
+
+@pytest.fixture
+def start_daemon(tmp_path, catalog, request):
+    """start_daemon(port=0, home=None) → a running Daemon; every one is stopped afterwards."""
+    started: list[Daemon] = []
+    if not ferry_binary().exists():
+        pytest.fail(f"no ferry binary at {ferry_binary()}: run the tests with tests/web/run, which builds it (or set FERRY_BIN)")
+
+    def start(port: int = 0, home: Path | None = None) -> Daemon:
+        daemon = Daemon(home or tmp_path / f"home{len(started)}", catalog.base, port)
+        started.append(daemon)
+        return daemon.start()
+
+    yield start
+    failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
+    for daemon in started:
+        if failed:
+            print(f"\n--- daemon log ({daemon.home}) ---\n{daemon.log_tail(40)}")
+        daemon.stop()
+
+
+@pytest.fixture
+def daemon(start_daemon) -> Daemon:
+    return start_daemon()
+
+
+# MARK: The browser
+
+
+@pytest.fixture(scope="session")
+def browser() -> Browser:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install chromium (tests/web/run does it as root)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless=new", "--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+class AppPages:
+    """Opens pages of the web app and records what must never happen in them: uncaught
+    exceptions, Content-Security-Policy violations, dialogs (alert() from injected script), and
+    requests to anything but loopback (fonts, CDNs: the app must work offline)."""
+
+    def __init__(self, browser: Browser):
+        self.browser = browser
+        self.contexts = []
+        self.problems: list[str] = []
+        self.dialogs: list[str] = []
+
+    def new(self, daemon: Daemon, *, viewport=DESKTOP, scheme: str = "light", login: bool = True, path: str = "#/search") -> Page:
+        context = self.browser.new_context(viewport=viewport, color_scheme=scheme, device_scale_factor=1, locale="en-US", timezone_id="UTC")
+        self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught exception: {error}"))
+        page.on("console", lambda message: self._console(message))
+        page.on("dialog", lambda dialog: self._dialog(dialog))
+        page.on("request", lambda request: self._request(request.url))
+        if login:
+            page.goto(daemon.login_url())
+            page.wait_for_selector("#shell:not([hidden])")
+        if path is not None:
+            page.goto(f"{daemon.url}/{path}")
+            page.wait_for_selector("#shell:not([hidden])" if login else "body.ready, #login:not([hidden])")
+        return page
+
+    def _console(self, message):
+        text = message.text
+        if message.type == "error" and ("Content Security Policy" in text or "Refused to" in text):
+            self.problems.append(f"CSP violation: {text}")
+
+    def _request(self, url: str):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("data", "blob") and parts.hostname not in ("127.0.0.1", "::1"):
+            self.problems.append(f"request off loopback: {url}")
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def close(self):
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser):
+    app = AppPages(browser)
+    yield app
+    app.close()
+    assert not app.dialogs, f"a dialog opened (injected script ran?): {app.dialogs}"
+    assert not app.problems, "\n".join(app.problems)
+
+
+def screenshot(page: Page, name: str):
+    """Saves docs/screenshots/<name>.png (the README links them)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))

@@ -1,0 +1,166 @@
+"""Podcasts: subscribe (search or pasted feed), episode downloads with progress, settings,
+OPML, broken feeds, and a feed and catalog entry that try to inject script."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from conftest import XSS_TITLE
+from helpers import episode, wait_for_playable
+
+
+def test_subscribe_from_search_and_download_an_episode(daemon, pages, files):
+    page = pages.new(daemon, path="#/podcasts")
+    expect(page.get_by_text("No subscriptions yet")).to_be_visible()
+    field = page.locator("#podcast-input")
+    field.fill("ferry test radio")
+    field.press("Enter")
+    card = page.locator(".result-card", has_text="Ferry Test Radio")
+    card.get_by_role("button", name="Subscribe").click()
+    expect(card.get_by_role("link", name="Subscribed")).to_be_visible()
+    subscription = page.locator(".podcast-card", has_text="Ferry Test Radio")
+    expect(subscription).to_contain_text("4 episodes")
+    expect(subscription.locator(".art img")).to_have_attribute("src", files.url("/art/1.png"))
+
+    subscription.click()
+    expect(page).to_have_url(re.compile(r"#/podcasts/\d+$"))
+    expect(page.locator("h1.podcast-title")).to_have_text("Ferry Test Radio")
+    expect(page.locator(".podcast-author")).to_have_text("The Ferry Crew")
+    expect(page.locator(".podcast-description b")).to_have_text("testing")
+    first = episode(page, "Night Drive")
+    expect(first.locator(".episode-facts")).to_have_text("Nov 20, 2026 · 37 min · 706 kB")
+
+    first.get_by_role("button", name="Download").click()
+    status = first.locator(".episode-status")
+    expect(status).to_have_text(re.compile(r"^\d+\.\d% of 706 kB$"))
+    # The row fills as it downloads.
+    fill = first.locator(".episode-fill")
+    expect(fill).to_have_js_property("isConnected", True)
+    page.wait_for_function("el => parseFloat(el.style.getPropertyValue('--fraction')) > 0.2", arg=fill.element_handle())
+    first.get_by_role("button", name="Pause download").click()
+    expect(status).to_contain_text("Paused")
+    first.get_by_role("button", name="Resume download").click()
+    expect(first).to_have_attribute("data-state", "done", timeout=20_000)
+    expect(status).to_have_text("Downloaded · 706 kB")
+    first.get_by_role("button", name=re.compile("^Play Night Drive")).click()
+    wait_for_playable(page)
+    expect(page.locator("#player .player-subtitle")).to_have_text("Ferry Test Radio")
+
+    # Auto-download: a setting of the podcast, saved by the daemon.
+    page.select_option("#auto-download", "3")
+    expect(page.get_by_text("New episodes will download by themselves (newest 3).")).to_be_visible()
+    podcast_id = int(page.url.rsplit("/", 1)[1])
+    assert daemon.api("GET", f"/v1/podcasts/{podcast_id}")["podcast"]["autoDownload"] == 3
+    # Which downloads the newest three (the first is done already).
+    expect(page.locator("li.episode[data-state=active], li.episode[data-state=done]")).to_have_count(3, timeout=20_000)
+
+    page.get_by_role("button", name="Refresh").click()
+    expect(page.get_by_text("No new episodes.")).to_be_visible()
+
+    # OPML export is a download link with the session cookie.
+    opml = page.evaluate("fetch('/v1/podcasts/export').then(r => r.text())")
+    assert files.url("/feeds/radio.xml") in opml
+    expect(page.locator("a[download='ferry-podcasts.opml']")).to_have_count(0)  # only on the list view
+    page.get_by_role("link", name="Podcasts").first.click()
+    expect(page.locator("a[download='ferry-podcasts.opml']")).to_have_attribute("href", "/v1/podcasts/export")
+
+
+def test_paste_feed_urls_import_opml_and_broken_feeds(daemon, pages, files, tmp_path):
+    page = pages.new(daemon, path="#/podcasts")
+    field = page.locator("#podcast-input")
+
+    # A broken feed: a readable message, no subscription.
+    field.fill(files.url("/feeds/broken.xml"))
+    expect(page.get_by_role("button", name="Subscribe")).to_be_visible()
+    field.press("Enter")
+    toast = page.locator(".toast-error")
+    expect(toast).to_be_visible()
+    assert "feed" in toast.text_content().lower()
+    field.fill(files.url("/feeds/missing.xml"))
+    field.press("Enter")
+    expect(page.locator(".toast-error", has_text="404")).to_be_visible()
+    expect(page.get_by_text("No subscriptions yet")).to_be_visible()
+
+    # An Apple Podcasts page URL: the daemon looks its id up in the (loopback) catalog.
+    field.fill("https://podcasts.apple.com/us/podcast/ferry-test-radio/id900001")
+    field.press("Enter")
+    expect(page.locator("h1.podcast-title")).to_have_text("Ferry Test Radio")
+    podcast_url = page.url
+    episode(page, "Pilot").get_by_role("button", name="Download").click()
+    expect(episode(page, "Pilot")).to_have_attribute("data-state", "done", timeout=20_000)
+    # Cancelling an episode's download: back to Download, nothing kept.
+    live = episode(page, "Live from the harbour")
+    live.get_by_role("button", name="Download").click()
+    expect(live.locator(".episode-status")).to_contain_text("% of 706 kB")
+    live.get_by_role("button", name="Cancel download").click()
+    expect(live).to_have_attribute("data-state", "idle")
+    expect(live.get_by_role("button", name=re.compile("^Download"))).to_be_visible()
+    assert [t["state"] for t in daemon.transfers() if t["url"].endswith("/radio-3.wav")] == ["cancelled"]
+
+    # The same show's feed URL pasted: the same subscription.
+    page.get_by_role("link", name="Podcasts").first.click()
+    field.fill(files.url("/feeds/radio.xml"))
+    field.press("Enter")
+    expect(page.locator("h1.podcast-title")).to_have_text("Ferry Test Radio")
+    assert page.url == podcast_url
+
+    # OPML import.
+    opml = tmp_path / "subs.opml"
+    opml.write_text(
+        '<?xml version="1.0"?><opml version="2.0"><body>'
+        f'<outline type="rss" text="sistak" xmlUrl="{files.url("/feeds/sistak.xml")}"/>'
+        f'<outline type="rss" text="gone" xmlUrl="{files.url("/feeds/gone.xml")}"/>'
+        "</body></opml>"
+    )
+    page.get_by_role("link", name="Podcasts").first.click()
+    page.locator("input[type=file]").set_input_files(str(opml))
+    expect(page.locator(".toast", has_text="Imported 1 podcast; 1 failed")).to_be_visible()
+    expect(page.locator(".podcast-card")).to_have_count(2)
+    expect(page.locator(".podcast-card", has_text="s i s t a k")).to_contain_text("2 episodes")
+
+    # Unsubscribing asks twice, in place.
+    page.locator(".podcast-card", has_text="s i s t a k").click()
+    page.get_by_role("button", name="Unsubscribe").click()
+    page.get_by_role("button", name="Click again to unsubscribe").click()
+    expect(page.get_by_text("Unsubscribed from “s i s t a k”.")).to_be_visible()
+    expect(page.locator(".podcast-card .card-title")).to_have_text(["Ferry Test Radio"])
+
+
+def test_hostile_feed_and_catalog_texts_stay_text(daemon, pages, files):
+    page = pages.new(daemon, path="#/podcasts")
+    field = page.locator("#podcast-input")
+    field.fill("jazz")  # the stand-in catalog answers with every podcast it has
+    field.press("Enter")
+    hostile = page.locator(".result-card").filter(has=page.locator(".card-title", has_text=XSS_TITLE))
+    expect(hostile.locator(".card-subtitle")).to_have_text('<b>bold</b> "quoted" & more · <script>alert(2)</script>')
+    hostile.get_by_role("button", name="Subscribe").click()
+    expect(hostile.get_by_role("link", name="Subscribed")).to_be_visible()
+
+    card = page.locator(".podcast-card").filter(has=page.locator(".card-title", has_text=XSS_TITLE))
+    expect(card).to_be_visible()
+    card.click()
+    title = page.locator("h1.podcast-title")
+    expect(title).to_have_text(XSS_TITLE)
+    expect(page).to_have_title(f"{XSS_TITLE} · Ferry")
+    expect(page.locator(".podcast-author")).to_have_text("Mallory")
+    row = page.locator("li.episode").first
+    expect(row.locator(".episode-title")).to_have_text("Untitled episode")
+    row.locator("summary").click()
+    notes = row.locator(".episode-notes-body")
+    expect(notes).to_contain_text("Show notes")
+    row.get_by_role("button", name="Download").click()
+    expect(row).to_have_attribute("data-state", "done", timeout=20_000)
+
+    for where in ("#view", "#player", "#toasts"):
+        assert page.locator(f"{where} script, {where} iframe, {where} [onerror], {where} [onload], {where} svg:not(.icon)").count() == 0
+    assert page.locator("#view a[href^='javascript']").count() == 0
+    # The only images in the view are artwork from the feed's own http(s) URLs.
+    sources = page.locator("#view img").evaluate_all("imgs => imgs.map(i => i.getAttribute('src'))")
+    assert sources and all(s.startswith(files.base) for s in sources), sources
+
+    # The same feed pasted as a URL: the same subscription, still text.
+    page.goto(f"{daemon.url}/#/podcasts")
+    expect(page.locator(".podcast-card .card-title")).to_have_text([XSS_TITLE])
+    # The conftest `pages` fixture fails the test if any dialog (alert) opened.
