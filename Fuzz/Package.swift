@@ -1,0 +1,35 @@
+// swift-tools-version:6.2
+// Fuzz targets (libFuzzer) for Ferry's parsers of untrusted input, and the feed parser's
+// benchmark harness. A package of its own, so the main Package.swift stays as it is; it depends
+// on the main package by path:
+//
+//     tests/torture/fuzz [SECONDS]   # debug, -sanitize=fuzzer,address, in .build-fuzz; runs each target
+//     bench/run --only feeds         # FeedBench, release, in .build-bench beside bench's ferry
+//
+// See docs/RELIABILITY.md and docs/PERFORMANCE.md.
+import Foundation
+import PackageDescription
+
+/// SwiftPM names a path dependency after its folder, so the main package's identity is the
+/// name of the folder this one sits in (`main`, `ferry`, ... whatever the clone is called).
+let ferry = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased()
+
+let core: Target.Dependency = .product(name: "FerryCore", package: ferry)
+
+let package = Package(
+    name: "FerryFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(path: "..")],
+    targets: [
+        // Each fuzz target defines the `<Target>_main` that SwiftPM links as `main` and runs
+        // libFuzzer from it; built with `-sanitize=fuzzer,address -parse-as-library` (see
+        // tests/torture/fuzz).
+        .target(name: "LibFuzzerDriver"),
+        .executableTarget(name: "FuzzFeedParser", dependencies: [core, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzFileNamer", dependencies: [core, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzContentRange", dependencies: [core, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzContentDisposition", dependencies: [core, "LibFuzzerDriver"]),
+        .executableTarget(name: "FeedBench", dependencies: [core]),
+    ]
+)

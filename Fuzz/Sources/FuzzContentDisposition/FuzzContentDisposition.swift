@@ -1,0 +1,29 @@
+import FerryCore
+import LibFuzzerDriver
+
+/// Any text as a `Content-Disposition` header: a name or nil, never a crash; and the name,
+/// once sanitised, is one safe path component.
+func fuzzContentDisposition(_ input: UnsafeRawBufferPointer) -> CInt {
+    let text = String(decoding: input, as: UTF8.self)
+    guard let raw = ContentDisposition.fileName(text) else { return 0 }
+    precondition(!raw.isEmpty, "empty name returned")
+    if let name = FileNamer.sanitize(raw) {
+        precondition(!name.isEmpty && !name.hasPrefix(".") && !name.contains("/"), "unsafe name \(name.debugDescription)")
+        precondition(name.utf8.count <= FileNamer.maxBytes, "name too long")
+    }
+    return 0
+}
+
+/// libFuzzer's entry points: the input callback, and the `main` that SwiftPM links in
+/// (`FuzzContentDisposition_main`), which runs libFuzzer's driver.
+@_cdecl("LLVMFuzzerTestOneInput")
+func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    fuzzContentDisposition(UnsafeRawBufferPointer(start: data, count: size))
+}
+
+@_cdecl("FuzzContentDisposition_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv, testOneInput)
+}

@@ -1,0 +1,304 @@
+"""Scenarios 1–4: one large download, the daemon's memory, many small downloads, resume cost.
+Every tool downloads the same bytes from the same nginx; runs are interleaved (the order rotates
+each round) so that a slow moment of the machine does not land on one tool."""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from harness import (FerryDaemon, log, process_memory, reset_peak_memory, run, summary, timed,
+                     timed_with_rss, wait_for)
+
+ARIA2 = ["aria2c", "--console-log-level=error", "--summary-interval=0", "--download-result=hide",
+         "--allow-overwrite=true", "--auto-file-renaming=false"]
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def settle():
+    """Flush the previous run's dirty pages so they are not charged to the next tool."""
+    os.sync()
+    time.sleep(0.5)
+
+
+def rotate(items, round_index):
+    k = round_index % len(items)
+    return items[k:] + items[:k]
+
+
+def clear(folder):
+    folder = Path(folder)
+    if folder.exists():
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+    folder.mkdir(parents=True)
+
+
+def fsync_seconds(path):
+    """How long making an already-written file durable takes (`sync FILE` = fsync)."""
+    return timed(["sync", str(path)])
+
+
+# MARK: - Scenario 1 and 2: one large file
+
+
+def single_large(ctx):
+    """One file of ctx.size bytes to disk, each tool ctx.runs times, interleaved; the daemon's
+    and aria2c's peak RSS on the way (scenario 2)."""
+    url = ctx.nginx.url(ctx.big.name)
+    out = ctx.work / "out-single"
+    # The ferry under test, and any --variant builds, each with a daemon of its own.
+    daemons = {"ferry get": FerryDaemon(ctx.work / "ferry-single", ctx.ferry).start()}
+    for i, (name, binary) in enumerate(ctx.variants.items()):
+        daemons[f"ferry get ({name})"] = FerryDaemon(ctx.work / f"ferry-single-{i}", binary).start()
+    daemon = daemons["ferry get"]
+    expected = ctx.big_sha256
+    results = {}
+
+    def record(tool, seconds, rss=None, durable=None):
+        entry = results.setdefault(tool, {"seconds": [], "rss_kib": [], "durable_seconds": []})
+        entry["seconds"].append(seconds)
+        entry["rss_kib"].append(rss)
+        entry["durable_seconds"].append(durable)
+
+    def ferry_get(tool, daemon):
+        def go():
+            idle_rss, _ = process_memory(daemon.pid)
+            reset_peak_memory(daemon.pid)
+            start = time.perf_counter()
+            result = daemon.cli("get", "--force", "--session", "bench", "--json", url)
+            seconds = time.perf_counter() - start
+            _, peak = process_memory(daemon.pid)
+            transfer = json.loads(result.stdout)[0]
+            assert transfer["state"] == "completed" and transfer["sha256"] == expected, transfer
+            record(tool, seconds, peak, seconds)
+            results[tool].setdefault("idle_rss_kib", []).append(idle_rss)
+            clear(daemon.library / "Downloads")
+        return go
+
+    def competitor(tool, command, target):
+        def go():
+            seconds, rss = timed_with_rss(command)
+            record(tool, seconds, rss, seconds + fsync_seconds(target))
+            target.unlink()
+        return go
+
+    def ceiling(tool, command, target=None):
+        def go():
+            seconds, rss = timed_with_rss(command)
+            record(tool, seconds, rss)
+            if target:
+                target.unlink()
+        return go
+
+    clear(out)
+    file = out / "big.bin"
+    mib = ctx.size >> 20
+    tools = [
+        *(ferry_get(tool, d) for tool, d in daemons.items()),
+        competitor("curl -o", ["curl", "-sSf", "-o", file, url], file),
+        competitor("wget", ["wget", "-q", "-O", file, url], file),
+        competitor("aria2c -x1", [*ARIA2, "-x1", "-s1", "-d", out, "-o", "big.bin", url], file),
+        competitor("aria2c -x4", [*ARIA2, "-x4", "-s4", "-d", out, "-o", "big.bin", url], file),
+        ceiling("ceiling: curl -o /dev/null", ["curl", "-sSf", "-o", "/dev/null", url]),
+        ceiling("ceiling: dd to disk + fsync", ["dd", "if=/dev/zero", f"of={file}", "bs=1M", f"count={mib}",
+                                                 "conv=fsync", "status=none"], file),
+        ceiling("reference: dd to page cache", ["dd", "if=/dev/zero", f"of={file}", "bs=1M", f"count={mib}",
+                                                "status=none"], file),
+        ceiling("reference: sha256sum", ["sha256sum", ctx.big]),
+    ]
+    try:
+        for round_index in range(ctx.runs):
+            for go in rotate(tools, round_index):
+                settle()
+                go()
+            log(f"  single: round {round_index + 1}/{ctx.runs} done")
+        flat = memory_flatness(ctx, daemon)
+    finally:
+        for d in daemons.values():
+            d.wipe()
+    return {"tools": {k: {**v, "summary": summary(v["seconds"]), "durable": summary(v["durable_seconds"]),
+                          "rss": summary(v["rss_kib"])} for k, v in results.items()},
+            "flatness": flat, "size": ctx.size}
+
+
+def memory_flatness(ctx, daemon):
+    """Scenario 2's second half: the daemon's peak RSS for files of 1/16, 1/4 and 1× the size,
+    against aria2c's, to show it does not grow with the file."""
+    rows = []
+    out = ctx.work / "out-flat"
+    for size in (ctx.size // 16, ctx.size // 4, ctx.size):
+        name = ctx.make_sized(size)
+        url = ctx.nginx.url(name)
+        settle()
+        idle, _ = process_memory(daemon.pid)
+        reset_peak_memory(daemon.pid)
+        daemon.cli("get", "--force", "--session", "flat", "--json", url)
+        _, peak = process_memory(daemon.pid)
+        clear(daemon.library / "Downloads")
+        clear(out)
+        settle()
+        _, aria = timed_with_rss([*ARIA2, "-x1", "-s1", "-d", out, "-o", "f.bin", url])
+        rows.append({"size": size, "ferry_idle_kib": idle, "ferry_peak_kib": peak, "aria2c_peak_kib": aria})
+    clear(out)
+    return rows
+
+
+# MARK: - Scenario 3: many small files
+
+
+def many_small(ctx):
+    """ctx.many_count files of 1 MiB at concurrency 16: Ferry vs aria2c -j16 -i vs xargs -P16 curl."""
+    urls = [ctx.nginx.url(f"many/{name}") for name in ctx.many_names]
+    out = ctx.work / "out-many"
+    listing = ctx.work / "many-urls.txt"
+    listing.write_text("\n".join(urls) + "\n")
+    daemon = FerryDaemon(ctx.work / "ferry-many", ctx.ferry, max_concurrent=16).start()
+    results = {}
+
+    def ferry_get():
+        start = time.perf_counter()
+        result = daemon.cli("get", "--force", "--session", "many", "--json", *urls)
+        seconds = time.perf_counter() - start
+        transfers = json.loads(result.stdout)
+        assert len(transfers) == len(urls) and all(t["state"] == "completed" for t in transfers)
+        clear(daemon.library / "Downloads")
+        return seconds
+
+    def aria2c():
+        clear(out)
+        seconds = timed([*ARIA2, "-j16", "-i", listing, "-d", out])
+        assert len(os.listdir(out)) == len(urls)
+        return seconds
+
+    def xargs_curl():
+        clear(out)
+        with open(listing) as stdin:
+            seconds = timed(["xargs", "-P16", "-n1", "curl", "-sSfO"], stdin=stdin, cwd=out)
+        assert len(os.listdir(out)) == len(urls)
+        return seconds
+
+    tools = [("ferry get", ferry_get), ("aria2c -j16 -i list", aria2c), ("xargs -P16 curl", xargs_curl)]
+    try:
+        for round_index in range(ctx.runs):
+            for name, go in rotate(tools, round_index):
+                settle()
+                results.setdefault(name, []).append(go())
+            log(f"  many: round {round_index + 1}/{ctx.runs} done")
+    finally:
+        daemon.wipe()
+        clear(out)
+    return {"count": len(urls), "tools": {k: {"seconds": v, "summary": summary(v)} for k, v in results.items()}}
+
+
+# MARK: - Scenario 4: resume cost
+
+
+def resume_cost(ctx):
+    """Stop each tool at 50 % of the large file (gracefully, and with kill -9), start it again,
+    and read from nginx's access log how many bytes were fetched beyond the remainder and how long
+    after the restart command the resumed request arrived."""
+    url = ctx.nginx.url(ctx.big.name)
+    out = ctx.work / "out-resume"
+    clear(out)
+    daemon = FerryDaemon(ctx.work / "ferry-resume", ctx.ferry)
+    daemon.start()
+    half = ctx.size // 2
+    results = {}
+
+    def part_size(path):
+        try:
+            return path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def ferry_variant(kill):
+        def go():
+            transfer = json.loads(daemon.cli("get", "--no-wait", "--force", "--session", "resume", "--json", url).stdout)[0]
+            tid = transfer["id"]
+            part = daemon.library / ".partial" / f"{tid}.part"
+            wait_for(lambda: part_size(part) >= half, 120, interval=0.002, what="50 %")
+            stopped_at = part_size(part)
+            if kill:
+                daemon.kill9()
+                restart_at = time.time()
+                daemon.start()
+            else:
+                daemon.cli("pause", tid)
+                wait_for(lambda: not any(t["id"] == tid and t["state"] == "running" for t in daemon.transfers()), 30,
+                         what="pause")
+                restart_at = time.time()
+                daemon.cli("resume", tid)
+            done = json.loads(daemon.cli("wait", "--json", tid, timeout=600).stdout)
+            done = done[0] if isinstance(done, list) else done
+            assert done["sha256"] == ctx.big_sha256, done
+            clear(daemon.library / "Downloads")
+            return stopped_at, restart_at
+        return go
+
+    def cli_variant(start_command, resume_command, target, kill):
+        def go():
+            if target.exists():
+                target.unlink()
+            for control in out.glob("*.aria2"):
+                control.unlink()
+            process = subprocess.Popen(start_command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_for(lambda: part_size(target) >= half, 120, interval=0.002, what="50 %")
+            stopped_at = part_size(target)
+            process.send_signal(signal.SIGKILL if kill else signal.SIGINT)
+            process.wait()
+            restart_at = time.time()
+            run(resume_command)
+            assert sha256(target) == ctx.big_sha256, f"{resume_command[0]} produced a wrong file"
+            target.unlink()
+            return stopped_at, restart_at
+        return go
+
+    file = out / "big.bin"
+    aria = [*ARIA2, "-x1", "-s1", "--file-allocation=none", "-d", out, "-o", "big.bin", url]
+    variants = [
+        ("ferry pause / resume", ferry_variant(kill=False)),
+        ("ferry kill -9 / restart daemon", ferry_variant(kill=True)),
+        ("curl Ctrl-C / curl -C -", cli_variant(["curl", "-sS", "-o", file, url],
+                                                ["curl", "-sSf", "-C", "-", "-o", file, url], file, kill=False)),
+        ("curl kill -9 / curl -C -", cli_variant(["curl", "-sS", "-o", file, url],
+                                                 ["curl", "-sSf", "-C", "-", "-o", file, url], file, kill=True)),
+        ("wget Ctrl-C / wget -c", cli_variant(["wget", "-q", "-O", file, url], ["wget", "-q", "-c", "-O", file, url],
+                                              file, kill=False)),
+        ("wget kill -9 / wget -c", cli_variant(["wget", "-q", "-O", file, url], ["wget", "-q", "-c", "-O", file, url],
+                                               file, kill=True)),
+        ("aria2c Ctrl-C / aria2c -c", cli_variant(aria, [*aria, "-c"], file, kill=False)),
+        ("aria2c kill -9 / aria2c -c", cli_variant(aria, [*aria, "-c"], file, kill=True)),
+    ]
+    try:
+        for round_index in range(ctx.runs):
+            for name, go in rotate(variants, round_index):
+                settle()
+                ctx.nginx.clear_log()
+                stopped_at, restart_at = go()
+                time.sleep(0.2)  # nginx logs a request when it ends
+                entries = [e for e in ctx.nginx.log_entries() if ctx.big.name in e["request"]]
+                fetched = sum(e["bytes"] for e in entries)
+                resumed = [e for e in entries if e["end"] - e["duration"] >= restart_at - 0.002]
+                first = min((e["end"] - e["duration"] for e in resumed), default=None)
+                entry = results.setdefault(name, {"refetched": [], "first_byte": [], "stopped_at": [], "requests": []})
+                entry["refetched"].append(fetched - ctx.size)
+                entry["first_byte"].append(None if first is None else max(0.0, first - restart_at))
+                entry["stopped_at"].append(stopped_at)
+                entry["requests"].append([(e["status"], e["range"], e["bytes"]) for e in entries])
+            log(f"  resume: round {round_index + 1}/{ctx.runs} done")
+    finally:
+        daemon.wipe()
+        clear(out)
+    return {"size": ctx.size, "variants": {k: {**v, "refetched_summary": summary(v["refetched"]),
+                                               "first_byte_summary": summary(v["first_byte"])}
+                                           for k, v in results.items()}}

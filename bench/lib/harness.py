@@ -1,0 +1,303 @@
+"""Shared by bench/ and tests/torture/: an nginx origin on loopback, a Ferry daemon in a
+throwaway FERRY_HOME, processes, timing and statistics. Nothing here talks to anything but
+127.0.0.1."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def is_root():
+    return os.geteuid() == 0
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(condition, timeout, interval=0.01, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+
+
+def run(command, **kwargs):
+    """Runs a command, raising with its output when it fails."""
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    result = subprocess.run(command, text=True, **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command))} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def timed(command, **kwargs):
+    """Wall-clock seconds of one run of `command` (which must succeed)."""
+    start = time.perf_counter()
+    run(command, **kwargs)
+    return time.perf_counter() - start
+
+
+def timed_with_rss(command, **kwargs):
+    """(seconds, peak RSS in KiB) of one run, the RSS from GNU time."""
+    start = time.perf_counter()
+    result = run(["/usr/bin/time", "-f", "%M", *map(str, command)], **kwargs)
+    seconds = time.perf_counter() - start
+    return seconds, int(result.stderr.strip().splitlines()[-1])
+
+
+def summary(values):
+    """Median, min and max of a list of numbers."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def process_memory(pid):
+    """(current RSS, peak RSS) of a process in KiB, from /proc."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+def reset_peak_memory(pid):
+    """Resets a process's peak RSS (VmHWM) to its current RSS (Linux ≥ 4.0, same user or root)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); it is dead for our purposes.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def make_file(path, size, seed):
+    """A file of `size` pseudo-random (incompressible) bytes, made once and kept."""
+    path = Path(path)
+    if path.exists() and path.stat().st_size == size:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        remaining = size
+        chunk = os.urandom(1 << 20)
+        counter = seed
+        while remaining > 0:
+            # Cheap variation per MiB so no two MiB are equal, without 1 GiB of urandom.
+            piece = counter.to_bytes(8, "little") + chunk[8:]
+            f.write(piece[: min(remaining, len(piece))])
+            remaining -= len(piece)
+            counter += 1
+    return path
+
+
+class Nginx:
+    """nginx from Debian's packages serving `root` on 127.0.0.1, with sendfile, Range and ETag.
+    With `access_log`, each response is logged as `msec request_time status bytes "request" "range"`."""
+
+    def __init__(self, root, workdir, access_log=False, workers=2):
+        self.root = Path(root)
+        self.workdir = Path(workdir)
+        self.access_log = access_log
+        self.workers = workers
+        self.port = None
+        self.process = None
+
+    def start(self):
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        log_line = (
+            f'log_format bench \'$msec $request_time $status $body_bytes_sent "$request" "$http_range"\';\n'
+            f"    access_log {self.workdir}/access.log bench;" if self.access_log else "access_log off;"
+        )
+        temp = self.workdir / "temp"
+        temp.mkdir(exist_ok=True)
+        config = f"""
+{'user root;' if is_root() else ''}
+worker_processes {self.workers};
+daemon off;
+pid {self.workdir}/nginx.pid;
+error_log {self.workdir}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    {log_line}
+    client_body_temp_path {temp}/body;
+    proxy_temp_path {temp}/proxy;
+    fastcgi_temp_path {temp}/fastcgi;
+    uwsgi_temp_path {temp}/uwsgi;
+    scgi_temp_path {temp}/scgi;
+    default_type application/octet-stream;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    server {{
+        listen 127.0.0.1:{self.port};
+        root {self.root};
+        location / {{ }}
+    }}
+}}
+"""
+        (self.workdir / "nginx.conf").write_text(config)
+        self.process = subprocess.Popen(
+            ["nginx", "-p", str(self.workdir), "-c", str(self.workdir / "nginx.conf")],
+            stdout=subprocess.DEVNULL, stderr=open(self.workdir / "stderr.log", "w"),
+        )
+        wait_for(self._answers, 10, what="nginx")
+        return self
+
+    def _answers(self):
+        if self.process.poll() is not None:
+            raise RuntimeError(f"nginx exited: {(self.workdir / 'stderr.log').read_text()}")
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+            return True
+        except OSError:
+            return False
+
+    def url(self, name):
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def log_entries(self):
+        """Parsed access-log lines: dicts with time, duration, status, bytes, request, range."""
+        path = self.workdir / "access.log"
+        entries = []
+        if not path.exists():
+            return entries
+        for line in path.read_text().splitlines():
+            head, _, rest = line.partition(' "')
+            msec, request_time, status, sent = head.split()
+            request, _, range_header = rest.partition('" "')
+            entries.append({
+                "end": float(msec), "duration": float(request_time), "status": int(status),
+                "bytes": int(sent), "request": request, "range": range_header.rstrip('"'),
+            })
+        return entries
+
+    def clear_log(self):
+        path = self.workdir / "access.log"
+        if path.exists():
+            path.write_text("")  # nginx keeps appending at its offset: O_APPEND, so this is safe.
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+
+class FerryDaemon:
+    """A `ferry serve` in its own FERRY_HOME, driven through the real CLI and API."""
+
+    def __init__(self, home, binary, max_concurrent=4, env=None):
+        self.home = Path(home)
+        self.binary = Path(binary)
+        self.max_concurrent = max_concurrent
+        self.env = {**os.environ, "FERRY_HOME": str(self.home), "FERRY_PORT": "0", **(env or {})}
+        self.env.pop("FERRY_HOST", None)
+        self.url = None
+        self.pid = None
+
+    @property
+    def state(self):
+        return self.home / "state"
+
+    @property
+    def library(self):
+        return self.home / "library"
+
+    def cli(self, *args, check=True, timeout=None, **kwargs):
+        command = [str(self.binary), *map(str, args)]
+        result = subprocess.run(command, env=self.env, text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, timeout=timeout, **kwargs)
+        if check and result.returncode != 0:
+            raise RuntimeError(f"ferry {' '.join(map(str, args))[:200]} exited {result.returncode}: {result.stderr.strip()[:2000]}")
+        return result
+
+    def start(self, extra=()):
+        """`ferry serve --detach`: returns once the API answers."""
+        self.cli("serve", "--detach", "--max-concurrent", self.max_concurrent, "--log-level", "warning", *extra)
+        self.read_address()
+        return self
+
+    def read_address(self):
+        info = json.loads((self.state / "daemon.json").read_text())
+        self.url, self.pid = info["url"], info["pid"]
+
+    @property
+    def token(self):
+        return (self.state / "token").read_text().strip()
+
+    def api(self, method, path, body=None, timeout=30):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers={
+            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json",
+        })
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            text = response.read()
+            return json.loads(text) if text else None
+
+    def answers(self):
+        try:
+            self.api("GET", "/v1/status", timeout=1)
+            return True
+        except (urllib.error.URLError, ConnectionError, OSError, TimeoutError):
+            return False
+
+    def transfers(self):
+        return self.api("GET", "/v1/transfers?state=all")["transfers"]
+
+    def get(self, urls, session="bench", force=True):
+        """Queues URLs (`POST /v1/transfers`, as `ferry get --no-wait` does) and returns the transfers."""
+        body = {"urls": list(urls), "session": session, "force": force}
+        return self.api("POST", "/v1/transfers", body, timeout=120)["transfers"]
+
+    def stop(self):
+        if self.pid and pid_alive(self.pid):
+            self.cli("stop", check=False, timeout=60)
+            try:
+                wait_for(lambda: not pid_alive(self.pid), 60, what="the daemon to stop")
+            except TimeoutError:
+                os.kill(self.pid, signal.SIGKILL)
+        self.pid = None
+
+    def kill9(self):
+        os.kill(self.pid, signal.SIGKILL)
+        wait_for(lambda: not pid_alive(self.pid), 10, what="the killed daemon to go")
+        self.pid = None
+
+    def wipe(self):
+        self.stop()
+        shutil.rmtree(self.home, ignore_errors=True)
