@@ -71,11 +71,11 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The daemon's answer could not be read (unexpected JSON, bad base64...).
         public static let badResponse = Code(rawValue: "bad_response")
         // Feeds
-        /// A podcast feed could not be fetched: a network error or an error status (HTTP 502).
+        /// A podcast feed could not be fetched: a network error or an error status (HTTP 422).
         public static let feedUnavailable = Code(rawValue: "feed_unavailable")
-        /// A podcast feed is not a feed Ferry can read (HTTP 502).
+        /// A podcast feed is not a feed Ferry can read (HTTP 422).
         public static let feedInvalid = Code(rawValue: "feed_invalid")
-        /// A podcast feed is larger than Ferry accepts (HTTP 502).
+        /// A podcast feed is larger than Ferry accepts (HTTP 422).
         public static let feedTooLarge = Code(rawValue: "feed_too_large")
         /// An OPML file to import cannot be read (HTTP 400).
         public static let opmlInvalid = Code(rawValue: "opml_invalid")

@@ -248,6 +248,10 @@ import Testing
                         try await d.client.subscribe(url: base.appendingPathComponent("nope.xml").absoluteString)
                     }
                     #expect(missing?.message.contains("404") == true)
+                    // The caller's URL is at fault, not the daemon: 422, never a 5xx.
+                    let raw = try await d.raw(.POST, "/v1/podcasts", body: #"{"url":"\#(base.appendingPathComponent("page.html"))"}"#)
+                    #expect(raw.status == 422)
+                    #expect(raw.body.contains("feed_invalid"))
                     let podcasts = try await d.client.podcasts()
                     #expect(podcasts.isEmpty)
                 }

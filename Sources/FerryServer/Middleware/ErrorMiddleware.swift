@@ -41,8 +41,11 @@ struct ErrorMiddleware: RouterMiddleware {
         case .notFound: .notFound
         case .invalidState, .cancelled: .conflict
         case .resumeDataStale: .gone
-        // The feed or catalog upstream misbehaved, not this request.
-        case .feedInvalid, .feedTooLarge, .feedUnavailable, .catalogUnreachable, .catalogBadResponse: .badGateway
+        // The URL the caller gave does not lead to a feed Ferry can read: the request cannot be
+        // carried out as made (a 5xx would blame the daemon).
+        case .feedInvalid, .feedTooLarge, .feedUnavailable: .unprocessableContent
+        // The catalog, the daemon's own upstream, misbehaved, not this request.
+        case .catalogUnreachable, .catalogBadResponse: .badGateway
         case .catalogThrottled: .tooManyRequests
         case .catalogTimeout: .gatewayTimeout
         default: .internalServerError
