@@ -8,9 +8,13 @@ import Foundation
 /// the root: folders and names are sanitised, and every path is checked to stay inside.
 public struct Library: Sendable {
     public let root: URL
+    /// `root.path`, kept: ``absolutePath(_:)`` runs for every transfer of a list.
+    private let rootPath: String
 
     public init(root: URL) {
         self.root = root.standardizedFileURL
+        let path = self.root.path
+        rootPath = path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
     /// Where unfinished downloads live.
@@ -23,6 +27,12 @@ public struct Library: Sendable {
     /// The absolute path of a path relative to the root.
     public func absolute(_ relative: String) -> URL {
         root.appendingPathComponent(relative)
+    }
+
+    /// `absolute(relative).path` without building a URL (which stats the file to learn whether
+    /// it is a folder).
+    public func absolutePath(_ relative: String) -> String {
+        rootPath + "/" + relative
     }
 
     /// A library folder such as `Downloads` or `Podcasts/Show name`, every component sanitised.

@@ -134,7 +134,7 @@ public struct PodcastLibrary: Sendable {
             try await applyRetention(id)
             return added
         } catch let error as FerryError {
-            try? await journal.updatePodcast(id: id) { podcast in
+            _ = try? await journal.updatePodcast(id: id) { podcast in
                 podcast.refreshedAt = Date()
                 podcast.error = error.info
             }
@@ -281,7 +281,7 @@ public struct PodcastLibrary: Sendable {
             case .cancelled?, nil: break
             }
             if state == .notDownloaded, let relative = record.filePath {
-                let file = library.absolute(relative).path
+                let file = library.absolutePath(relative)
                 if FileManager.default.fileExists(atPath: file) {
                     state = .downloaded
                     path = file

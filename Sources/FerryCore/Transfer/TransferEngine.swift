@@ -19,7 +19,7 @@ public actor TransferEngine: Service {
         /// ...or after this long with any new bytes (slow downloads)...
         public var checkpointMaxInterval: Duration = .seconds(2)
         /// ...but not more often than this.
-        public var checkpointInterval: Duration = .milliseconds(500)
+        public var checkpointInterval: Duration = .milliseconds(100)
         public var retry = RetryPolicy()
         public var redirects = RedirectPolicy()
         /// How often live progress is sent to listeners.
@@ -342,7 +342,7 @@ public actor TransferEngine: Service {
                 record.state = .completed
                 record.completedAt = Date()
                 var event = record.event(.completed)
-                event.path = library.absolute(relative).path
+                event.path = library.absolutePath(relative)
                 event.sha256 = sha256
                 return event
             }

@@ -51,7 +51,7 @@ extension TransferRecord {
             id: transferId, url: url, session: session, state: state,
             bytesReceived: live?.bytes ?? (state == .completed ? (totalBytes ?? durableBytes) : durableBytes),
             totalBytes: live?.total ?? totalBytes,
-            path: state == .completed && kind == .download ? relativePath.map { library.absolute($0).path } : nil,
+            path: state == .completed && kind == .download ? relativePath.map { library.absolutePath($0) } : nil,
             sha256: state == .completed ? sha256 : nil,
             error: error, folder: folder, taskDescription: taskDescription,
             bytesPerSecond: state == .running ? live?.bytesPerSecond : nil,

@@ -251,7 +251,7 @@ struct TransferWorker: Sendable {
             record.error = nil
             record.failures = 0
             var event = record.event(.completed)
-            event.path = record.relativePath.map { library.absolute($0).path }
+            event.path = record.relativePath.map { library.absolutePath($0) }
             event.sha256 = sha256
             return event
         }

@@ -3,6 +3,15 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
+/// A list of transfers, written by ``TransferListJSON`` (it can be thousands long).
+func jsonResponse(_ list: TransferList, status: HTTPResponse.Status = .ok) throws -> Response {
+    Response(
+        status: status,
+        headers: [.contentType: "application/json; charset=utf-8"],
+        body: .init(byteBuffer: try TransferListJSON.encode(list))
+    )
+}
+
 /// Encodes a value the way the whole API does (``FerryJSON``).
 func jsonResponse<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
     let data = try FerryJSON.encoder().encode(value)
