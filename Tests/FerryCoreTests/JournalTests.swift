@@ -1,6 +1,7 @@
 import FerryKit
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FerryCore
@@ -8,6 +9,36 @@ import Testing
 @Suite struct JournalTests {
     private func draft(_ url: String = "http://127.0.0.1/a", session: String = "s") -> TransferRecord {
         TransferRecord(session: session, url: url, folder: "Downloads")
+    }
+
+    /// Live listeners get every journaled event in `seq` order, however many writers race
+    /// (an event stream skips numbers it has passed, so an overtaken event would be lost).
+    @Test func committedEventsArriveInSequenceOrder() async throws {
+        try await withTemporaryDirectory { folder in
+            let journal = try Journal.open(at: folder.appendingPathComponent("journal.sqlite"))
+            let seen = Mutex<[Int64]>([])
+            journal.onCommit { event in seen.withLock { $0.append(event.seq ?? -1) } }
+            let (record, _) = try await journal.createTransfer(draft(), reuseExisting: false)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<16 {
+                    group.addTask {
+                        for n in 0..<25 {
+                            if n % 2 == 0 {
+                                _ = try await journal.append(TransferEvent(kind: .progress, transferId: record.transferId, session: "s"))
+                            } else {
+                                try await journal.update(id: record.transferId) { record in
+                                    record.durableBytes = Int64(writer * 100 + n)
+                                    return record.event(.progress)
+                                }
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let order = seen.withLock { $0 }
+            #expect(order == Array(1...Int64(1 + 16 * 25)))
+        }
     }
 
     @Test func createJournalsACreatedEventAndReusesTheSameURL() async throws {

@@ -141,6 +141,33 @@ import Testing
         }
     }
 
+    /// Workers finish at the same moment; a live listener still sees each journaled event once,
+    /// in order (events once overtook each other on their way to the hub and one was lost).
+    @Test(.timeLimit(.minutes(1)))
+    func liveListenersMissNoEventOfConcurrentTransfers() async throws {
+        try await Origin.run { origin, base in
+            for n in 1...200 { origin.serve("/\(n).bin", .init(data: Origin.bytes(4_000 + n, seed: UInt64(n)))) }
+            try await withTemporaryDirectory { home in
+                var configuration = TransferEngine.Configuration.fast
+                configuration.maxConcurrent = 16
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    let subscription = h.engine.hub.subscribe(session: "test")
+                    let transfers = try await h.get((1...200).map { base.appendingPathComponent("\($0).bin") })
+                    var live: [Int64] = []
+                    var completed = Set<Int64>()
+                    for await message in subscription {
+                        guard case .event(let event) = message, let seq = event.seq else { continue }
+                        live.append(seq)
+                        if event.kind == .completed { completed.insert(event.transferId) }
+                        if completed.count == transfers.count { break }
+                    }
+                    let journaled = try await h.events().compactMap(\.seq).filter { $0 <= live.last ?? 0 }
+                    #expect(live == journaled)
+                }
+            }
+        }
+    }
+
     @Test func cancelStopsAndDeletesThePartFile() async throws {
         try await Origin.run { origin, base in
             origin.serve("/slow", .init(data: Origin.bytes(2_000_000), bytesPerSecond: 400_000))

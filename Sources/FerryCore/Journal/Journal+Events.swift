@@ -5,7 +5,7 @@ import GRDB
 extension Journal {
     /// Journals an event on its own (a checkpoint's progress, a restart reason).
     public func append(_ event: TransferEvent) async throws -> TransferEvent {
-        try await writer.write { db in try Self.insert(event, db) }
+        try await writer.write { db in try insert(event, db) }
     }
 
     /// The session's events after `seq` (every session's when `session` is nil), oldest first.
@@ -56,16 +56,18 @@ extension Journal {
     static let encoder = FerryJSON.encoder()
     static let decoder = FerryJSON.decoder()
 
-    /// Inserts an event inside the caller's transaction and returns it with its `seq`.
-    static func insert(_ event: TransferEvent, _ db: Database) throws -> TransferEvent {
+    /// Inserts an event inside the caller's transaction and returns it with its `seq`; the
+    /// ``onCommit(_:)`` handlers get it when the transaction commits.
+    func insert(_ event: TransferEvent, _ db: Database) throws -> TransferEvent {
         var stored = event
         stored.seq = nil
-        let payload = String(decoding: try encoder.encode(stored), as: UTF8.self)
+        let payload = String(decoding: try Self.encoder.encode(stored), as: UTF8.self)
         try db.execute(
             sql: "INSERT INTO event (session, transferId, kind, payload, createdAt) VALUES (?, ?, ?, ?, ?)",
             arguments: [event.session, event.transferId, event.kind.rawValue, payload, event.date]
         )
         stored.seq = db.lastInsertedRowID
+        committed.send(stored, after: db)
         return stored
     }
 }

@@ -22,7 +22,7 @@ extension Journal {
             }
             var record = new
             try record.insert(db)
-            let event = try Self.insert(
+            let event = try insert(
                 TransferEvent(kind: .created, transferId: record.transferId, session: record.session, date: record.createdAt),
                 db
             )
@@ -97,7 +97,7 @@ extension Journal {
                 record.updatedAt = Date()
                 try record.update(db)
             }
-            let event = try draft.map { try Self.insert($0, db) }
+            let event = try draft.map { try insert($0, db) }
             return (record, result, event)
         }
     }
@@ -118,7 +118,7 @@ extension Journal {
         try await writer.write { db in
             guard let record = try TransferRecord.fetchOne(db, key: id) else { throw FerryError.notFound(transfer: id) }
             try record.delete(db)
-            return try Self.insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
+            return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
         }
     }
 

@@ -1,6 +1,7 @@
 import FerryKit
 import Foundation
 import GRDB
+import Synchronization
 
 /// The crash-safe record of every transfer and every event, in SQLite (WAL).
 ///
@@ -8,6 +9,7 @@ import GRDB
 /// dies at. A future PostgreSQL journal would offer the same methods.
 public struct Journal: Sendable {
     let writer: any DatabaseWriter
+    let committed = CommittedEvents()
 
     /// Opens (creating if needed) the journal file and brings its schema up to date.
     public static func open(at url: URL) throws -> Journal {
@@ -21,6 +23,13 @@ public struct Journal: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         return try Journal(DatabasePool(path: url.path, configuration: configuration))
+    }
+
+    /// Calls `handler` with every event journaled from now on, once its transaction commits.
+    /// Calls come from the journal's writer, one at a time, in commit order, which is `seq`
+    /// order; a handler must return quickly.
+    public func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
+        committed.add(handler)
     }
 
     /// A journal in memory, for tests.
@@ -165,5 +174,26 @@ public struct Journal: Sendable {
             }
         }
         return migrator
+    }
+}
+
+/// The handlers of ``Journal/onCommit(_:)``. Events are handed over from the writer's queue
+/// after each commit rather than by whoever wrote them once their write returned: two workers'
+/// events could overtake each other that way, and an event stream, which skips sequence numbers
+/// it has passed, then lost the earlier one.
+final class CommittedEvents: Sendable {
+    private let handlers = Mutex<[@Sendable (TransferEvent) -> Void]>([])
+
+    func add(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
+        handlers.withLock { $0.append(handler) }
+    }
+
+    /// Hands `event` to the handlers when the transaction of `db` commits.
+    func send(_ event: TransferEvent, after db: Database) {
+        let handlers = handlers.withLock { $0 }
+        guard !handlers.isEmpty else { return }
+        db.afterNextTransaction(onCommit: { _ in
+            for handler in handlers { handler(event) }
+        })
     }
 }

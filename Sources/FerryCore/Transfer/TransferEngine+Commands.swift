@@ -29,8 +29,7 @@ extension TransferEngine {
             )
             draft.transferOptions = request.options
             draft.startAfter = startAfter
-            let (record, event) = try await journal.createTransfer(draft, reuseExisting: !request.force)
-            if let event { hub.publish(event) }
+            let (record, _) = try await journal.createTransfer(draft, reuseExisting: !request.force)
             result.append(model(record))
         }
         await schedule()
@@ -76,8 +75,7 @@ extension TransferEngine {
         draft.totalBytes = size
         draft.transferOptions = request.options
         draft.startAfter = try await startAfter(session: session, own: request.options)
-        let (record, event) = try await journal.createTransfer(draft, reuseExisting: false)
-        if let event { hub.publish(event) }
+        let (record, _) = try await journal.createTransfer(draft, reuseExisting: false)
         await schedule()
         return model(record)
     }
@@ -145,7 +143,7 @@ extension TransferEngine {
         if record.state.isActive || record.state == .paused {
             _ = try await cancel(id)
         }
-        hub.publish(try await journal.removeTransfer(id: id))
+        _ = try await journal.removeTransfer(id: id)
         if deleteFile, record.state == .completed, let relative = record.relativePath {
             let url = library.absolute(relative)
             if library.contains(url) { try? FileManager.default.removeItem(at: url) }

@@ -105,7 +105,9 @@ public actor TransferEngine: Service {
         self.hub = hub
         self.clock = clock
         self.logger = logger
-        let store = TransferStore(journal: journal, hub: hub)
+        // Journaled events reach live listeners in commit order, straight from the journal.
+        journal.onCommit { [hub] event in hub.publish(event) }
+        let store = TransferStore(journal: journal)
         self.store = store
         (jobs, jobsContinuation) = AsyncStream.makeStream(of: Job.self)
         worker = TransferWorker(

@@ -1,28 +1,24 @@
 import FerryKit
 import Foundation
 
-/// The journal plus the event hub: every event is published to live listeners right after
-/// the transaction that journaled it commits. Engine and workers write through this.
+/// The journal as engine and workers write to it: updates of one transfer and lifecycle
+/// commands, each one transaction. Their events reach live listeners through
+/// ``Journal/onCommit(_:)``.
 struct TransferStore: Sendable {
     let journal: Journal
-    let hub: EventHub
 
     @discardableResult
     func update<Result: Sendable>(
         id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
-        let outcome = try await journal.update(id: id, body)
-        if let event = outcome.event { hub.publish(event) }
-        return outcome
+        try await journal.update(id: id, body)
     }
 
     @discardableResult
     func update(
         id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
     ) async throws -> TransferRecord {
-        let outcome = try await journal.update(id: id, body)
-        if let event = outcome.event { hub.publish(event) }
-        return outcome.record
+        try await journal.update(id: id, body).record
     }
 
     /// Applies a lifecycle command in one transaction; `change` may adjust the record further

@@ -5,30 +5,49 @@ import Foundation
 /// in place; otherwise one line per state change.
 struct ProgressView {
     private(set) var transfers: [Transfer]
+    /// Where each transfer is in `transfers`: `ferry get` may follow thousands.
+    private let position: [Int64: Int]
+    private var unfinished: Int
+    /// Indices whose state changed since the last draw (the plain output prints only those).
+    private var changed: [Int] = []
     private var drawnLines = 0
     private var lastDraw = ContinuousClock.now - .seconds(1)
-    private var printedStates: [Int64: TransferState] = [:]
     private let interactive = Terminal.isInteractive
     var note: String?
 
     init(transfers: [Transfer]) {
         self.transfers = transfers
+        position = Dictionary(transfers.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        unfinished = transfers.count { !$0.state.isFinal }
+        changed = Array(transfers.indices)
     }
 
-    var ids: Set<Int64> { Set(transfers.map(\.id)) }
-    var allFinal: Bool { transfers.allSatisfy { $0.state.isFinal } }
+    var ids: Set<Int64> { Set(position.keys) }
+    var allFinal: Bool { unfinished == 0 }
+
+    func transfer(_ id: Int64) -> Transfer? {
+        position[id].map { transfers[$0] }
+    }
 
     mutating func replace(_ transfer: Transfer) {
-        guard let index = transfers.firstIndex(where: { $0.id == transfer.id }) else { return }
+        guard let index = position[transfer.id] else { return }
+        set(index, transfer)
+    }
+
+    private mutating func set(_ index: Int, _ transfer: Transfer) {
+        let before = transfers[index].state
+        if before != transfer.state {
+            unfinished += (transfer.state.isFinal ? 0 : 1) - (before.isFinal ? 0 : 1)
+            changed.append(index)
+        }
         transfers[index] = transfer
     }
 
-    /// Applies an event of the session; returns true when the event changed a transfer's state
-    /// (the caller then fetches it for full details such as path and SHA-256).
-    mutating func apply(_ event: TransferEvent) -> Bool {
-        guard let index = transfers.firstIndex(where: { $0.id == event.transferId }) else { return false }
+    /// Applies an event of the session. Events carry what a line needs (bytes, error, path,
+    /// SHA-256), so nothing is fetched per event.
+    mutating func apply(_ event: TransferEvent) {
+        guard let index = position[event.transferId] else { return }
         var transfer = transfers[index]
-        let before = transfer.state
         switch event.kind {
         case .created: break
         case .started, .resumed, .restarted, .progress: transfer.state = .running
@@ -47,16 +66,13 @@ struct ProgressView {
         if let error = event.error { transfer.error = error }
         if let path = event.path { transfer.path = path }
         if let sha = event.sha256 { transfer.sha256 = sha }
-        transfers[index] = transfer
-        return transfer.state != before || event.kind == .completed
+        set(index, transfer)
     }
 
     mutating func draw(force: Bool = false) {
         if !interactive {
-            for transfer in transfers where printedStates[transfer.id] != transfer.state {
-                printedStates[transfer.id] = transfer.state
-                Terminal.progress(Self.summary(transfer) + "\n")
-            }
+            for index in changed { Terminal.progress(Self.summary(transfers[index]) + "\n") }
+            changed.removeAll()
             return
         }
         let now = ContinuousClock.now

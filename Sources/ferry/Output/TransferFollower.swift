@@ -21,10 +21,14 @@ struct TransferFollower {
             case .connected:
                 view.note = nil
                 // After a reconnect the daemon may have moved on (or restarted): re-read all.
-                if !firstConnection { try await refresh(&view, ids: view.ids) }
+                if !firstConnection { try await refresh(&view) }
                 firstConnection = false
             case .event(let event):
-                if view.apply(event) { try await refresh(&view, ids: [event.transferId]) }
+                view.apply(event)
+                // An upload's line names the server's answer, which events do not carry.
+                if event.kind == .completed, view.transfer(event.transferId)?.kind == .upload {
+                    try await refresh(&view, session: event.session)
+                }
             case .disconnected:
                 view.note = "reconnecting to the Ferry daemon…"
             }
@@ -32,19 +36,26 @@ struct TransferFollower {
             if view.allFinal { break }
         }
         view.note = nil
+        // Every field as the daemon has it (completion dates, responses), read in one go.
+        try await refresh(&view)
         view.draw(force: true)
         return view.transfers
     }
 
-    private func refresh(_ view: inout ProgressView, ids: Set<Int64>) async throws {
+    /// Re-reads the transfers of one session, or of all of them, with one list call per session;
+    /// one that is gone from the daemon counts as cancelled.
+    private func refresh(_ view: inout ProgressView, session: String? = nil) async throws {
         let client = try await connector.connect()
-        for id in ids.sorted() {
-            do {
-                view.replace(try await client.transfer(id))
-            } catch let error as FerryError where error.code == .notFound {
-                var removed = view.transfers.first { $0.id == id }!
+        let sessions = session.map { [$0] } ?? Set(view.transfers.map(\.session)).sorted()
+        let ids = view.ids
+        for session in sessions {
+            let current = try await client.transfers(session: session).transfers
+            let found = Set(current.map(\.id))
+            for transfer in current where ids.contains(transfer.id) { view.replace(transfer) }
+            for transfer in view.transfers where transfer.session == session && !found.contains(transfer.id) {
+                var removed = transfer
                 removed.state = .cancelled
-                removed.error = error.info
+                removed.error = FerryError.notFound(transfer: transfer.id).info
                 view.replace(removed)
             }
         }
