@@ -245,6 +245,7 @@ import Testing
                 let t = try await h.get(URL(string: "http://127.0.0.1:9/nothing")!)
                 let failed = try await h.wait(t.id, for: .failed)
                 #expect(failed.error?.code == "connection_failed")
+                #expect(failed.error?.message.hasSuffix("Last error: The connection failed: connection refused.") == true)
                 #expect(failed.attempts == 4)
             }
         }

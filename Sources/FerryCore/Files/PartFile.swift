@@ -83,7 +83,10 @@ final class PartFile {
 
     static func error(_ code: Int32, _ operation: String, _ url: URL) -> FerryError {
         if code == ENOSPC || code == EDQUOT {
-            return FerryError(.diskFull, "The disk is full (writing \(url.path)). Free some space, then resume the transfer.")
+            // Name the library rather than its hidden folder of part files.
+            let folder = url.deletingLastPathComponent()
+            let place = folder.lastPathComponent == ".partial" ? folder.deletingLastPathComponent() : folder
+            return FerryError(.diskFull, "The disk is full: no space left in \(place.path). Free some space, then resume the transfer.")
         }
         return FerryError(.fileSystem, "Could not \(operation) \(url.path): \(String(cString: strerror(code))).")
     }

@@ -33,6 +33,10 @@ struct AttemptFailure: Sendable {
                 self.error = FerryError(.connectionFailed, "The connection failed: \(error.shortDescription).")
             }
             retryable = true
+        case let error as IOError:
+            // "connection refused" rather than NIO's "connection reset (error set): Connection refused (errno: 111)".
+            self.error = FerryError(.connectionFailed, "The connection failed: \(String(cString: strerror(error.errnoCode)).lowercased()).")
+            retryable = true
         default:
             self.error = FerryError(.connectionFailed, "The connection failed: \(String(describing: error)).")
             retryable = true
