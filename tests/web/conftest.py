@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import datetime
 import os
+import subprocess
+import time
 import urllib.parse
+import zlib
 from pathlib import Path
 
 import pytest
@@ -96,6 +99,8 @@ def files(media):
     )
     server.add("/feeds/sistak.xml", rss("s i s t a k", radio_items[:2], author="Julie Kummer", image=server.url("/art/3.png")), "application/rss+xml")
     server.add("/feeds/broken.xml", b"<html><body>This is not a feed</body></html>", "text/html")
+    # Bytes that are not text at all (a feed URL that serves a binary by mistake).
+    server.add("/feeds/garbage.xml", zlib.compress(b"not a feed " * 300), "application/rss+xml")
     yield server
     server.close()
 
@@ -117,13 +122,14 @@ def catalog(files, media):
 
 @pytest.fixture
 def start_daemon(tmp_path, catalog, request):
-    """start_daemon(port=0, home=None) → a running Daemon; every one is stopped afterwards."""
+    """start_daemon(port=0, home=None, catalog_url=None) → a running Daemon (its catalog: the
+    loopback one unless told otherwise); every one is stopped afterwards."""
     started: list[Daemon] = []
     if not ferry_binary().exists():
         pytest.fail(f"no ferry binary at {ferry_binary()}: run the tests with tests/web/run, which builds it (or set FERRY_BIN)")
 
-    def start(port: int = 0, home: Path | None = None) -> Daemon:
-        daemon = Daemon(home or tmp_path / f"home{len(started)}", catalog.base, port)
+    def start(port: int = 0, home: Path | None = None, catalog_url: str | None = None) -> Daemon:
+        daemon = Daemon(home or tmp_path / f"home{len(started)}", catalog_url or catalog.base, port)
         started.append(daemon)
         return daemon.start()
 
@@ -138,6 +144,44 @@ def start_daemon(tmp_path, catalog, request):
 @pytest.fixture
 def daemon(start_daemon) -> Daemon:
     return start_daemon()
+
+
+@pytest.fixture
+def small_disk_daemon(tmp_path, start_daemon):
+    """small_disk_daemon(size="2m") → a running Daemon whose library is a tmpfs of that size
+    (its journal and token stay on the real disk): a disk that fills up on demand. Root only:
+    skips when not root or when the mount fails; stops the daemon and unmounts afterwards."""
+    mounts: list[Path] = []
+    daemons: list[Daemon] = []
+
+    def start(size: str = "2m") -> Daemon:
+        if os.geteuid() != 0:
+            pytest.skip("a full disk needs a small tmpfs, and mounting one needs root")
+        home = tmp_path / f"small-disk-home{len(mounts)}"
+        library = home / "library"
+        library.mkdir(parents=True)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(library)], capture_output=True, text=True)
+        if mounted.returncode != 0:
+            pytest.skip(f"could not mount a {size} tmpfs at {library}: {mounted.stderr.strip() or mounted.returncode}")
+        mounts.append(library)
+        daemon = start_daemon(home=home)
+        daemons.append(daemon)
+        return daemon
+
+    yield start
+    for daemon in daemons:
+        daemon.stop()  # before unmounting: it holds files open in the library
+    for library in mounts:
+        unmount(library)
+
+
+def unmount(path: Path):
+    for _ in range(20):
+        if subprocess.run(["umount", str(path)], capture_output=True).returncode == 0:
+            return
+        time.sleep(0.25)
+    # Still busy (a process that outlived the test): detach it, so nothing stays mounted.
+    subprocess.run(["umount", "--lazy", str(path)], capture_output=True)
 
 
 # MARK: The browser

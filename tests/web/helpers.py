@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from playwright.sync_api import Locator, Page, expect
@@ -60,3 +61,71 @@ def wait_for_playable(page: Page, timeout: float = 15) -> dict:
         timeout=timeout,
         message="the audio element to be able to play",
     )
+
+
+# What a message for people never contains: the program's insides instead of a sentence.
+UNREADABLE = [
+    (re.compile(r"^\s*at \S+.*:\d+(:\d+)?\)?\s*$", re.M), "a stack frame"),
+    (re.compile(r"\.(m?js|swift|py):\d+"), "a source file and line"),
+    (re.compile(r"Traceback|\b(TypeError|ReferenceError|SyntaxError|RangeError|Fatal error)\b"), "a program's error name"),
+    (re.compile(r"\[object \w+\]|\bundefined\b|\bNaN\b|^null$"), "a JavaScript value"),
+    (re.compile(r"[{\[]\s*\"|\"\w+\"\s*:"), "raw JSON"),
+    (re.compile(r"Error Domain=|\b\w+Error\(|\b\w+Error\.\w+"), "a Swift error dump"),
+    (re.compile(r"</\w+>|<!doctype|<\w+[^<>]*>\s*<", re.I), "raw HTML"),
+]
+
+
+def assert_readable(text: str, words: str) -> str:
+    """`text` is a message for people: it says what `words` (a regular expression, any case)
+    describes, in a few words, and nothing in it looks like a stack trace, raw JSON or HTML,
+    or a program's own error value. Returns the text."""
+    text = (text or "").strip()
+    assert len(text.split()) >= 3, f"not a sentence: {text!r}"
+    assert len(text) < 400, f"too long to read: {text!r}"
+    assert re.search(words, text, re.I), f"{text!r} does not say /{words}/"
+    for pattern, what in UNREADABLE:
+        assert not pattern.search(text), f"{text!r} shows {what}"
+    return text
+
+
+def readable_message(message: Locator, words: str, *, within: Locator | None = None, timeout: float = 15_000) -> str:
+    """Waits until `message` is visible and says `words` (a regular expression, any case), then
+    checks that it reads as a sentence (assert_readable) and that none of it is cut off or
+    sticks out of `within` (assert_not_clipped). Returns its text."""
+    expect(message).to_be_visible(timeout=timeout)
+    expect(message).to_contain_text(re.compile(words, re.I), timeout=timeout)
+    text = assert_readable(message.inner_text(), words)
+    message.scroll_into_view_if_needed()
+    assert_not_clipped(message, within)
+    return text
+
+
+def assert_not_clipped(element: Locator, within: Locator | None = None):
+    """Every line of `element`'s text is inside the page and inside `within` (default: each of
+    its ancestors that hides what overflows), so nothing of it is cut off or drawn under
+    something else."""
+    problem = element.evaluate(
+        """(el, within) => {
+            const box = (node) => node.getBoundingClientRect();
+            const inside = (inner, outer) => inner.left >= outer.left - 1 && inner.right <= outer.right + 1 && inner.top >= outer.top - 1 && inner.bottom <= outer.bottom + 1;
+            const range = document.createRange();
+            range.selectNodeContents(el);
+            const lines = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+            if (!lines.length) return "no visible text";
+            const view = {left: 0, top: 0, right: window.innerWidth, bottom: window.innerHeight};
+            const limits = within ? [[within, "its container"]] : [];
+            for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+                const style = getComputedStyle(node);
+                if (style.overflowX !== "visible" || style.overflowY !== "visible") limits.push([node, `<${node.tagName.toLowerCase()} class="${node.className}">`]);
+            }
+            for (const line of lines) {
+                if (!inside(line, view)) return `a line sticks out of the window: ${JSON.stringify(line)}`;
+                for (const [node, name] of limits) {
+                    if (!inside(line, box(node))) return `a line sticks out of ${name}: ${JSON.stringify(line)} vs ${JSON.stringify(box(node))}`;
+                }
+            }
+            return null;
+        }""",
+        within.element_handle() if within is not None else None,
+    )
+    assert problem is None, f"{element}: {problem}"

@@ -5,7 +5,8 @@
 - CatalogServer: Apple's iTunes Search and Lookup API, answering with the recorded responses in
   Tests/Fixtures/itunes/ (previews, artwork and feeds rewritten to the file server), plus a few
   podcasts of its own (one with a hostile title); a term starting with "throttle" gets a 403,
-  as Apple sends when it limits a client.
+  as Apple sends when it limits a client, and one starting with "toomany" a 429 Too Many
+  Requests with Retry-After.
 - Media: a real WAV preview (so <audio> can play it), PNG artwork and podcast feeds.
 
 Nothing here talks to anything but 127.0.0.1.
@@ -330,6 +331,9 @@ class CatalogServer:
         term = query.get("term", "").lower()
         if parts.path == "/search" and term.startswith("throttle"):
             return self.reply(h, 403, b"")
+        if parts.path == "/search" and term.startswith("toomany"):
+            page = b"<html><body><h1>429 Too Many Requests</h1></body></html>"
+            return self.reply(h, 429, page, content_type="text/html", headers={"Retry-After": "60"})
         if parts.path == "/search":
             if term.startswith("slow"):
                 time.sleep(1.5)
@@ -351,11 +355,13 @@ class CatalogServer:
         with self.lock:
             self.answered.append(query.get("term", ""))
 
-    def reply(self, h, status: int, body: bytes):
+    def reply(self, h, status: int, body: bytes, *, content_type: str = "text/javascript; charset=utf-8", headers: dict[str, str] | None = None):
         try:
             h.send_response(status)
-            h.send_header("Content-Type", "text/javascript; charset=utf-8")
+            h.send_header("Content-Type", content_type)
             h.send_header("Content-Length", str(len(body)))
+            for name, value in (headers or {}).items():
+                h.send_header(name, value)
             h.end_headers()
             h.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):

@@ -240,6 +240,8 @@ function trackRow(initial, ctx) {
       bar.el.classList.toggle("paused", p === "paused");
       statusText.textContent = text;
       statusText.classList.toggle("is-error", troubled(t));
+      // A problem is a sentence (often with a path or URL in it): it wraps below the bar.
+      progress.classList.toggle("has-error", troubled(t));
     }
   }
 
