@@ -48,6 +48,9 @@ struct ProgressView {
     mutating func apply(_ event: TransferEvent) {
         guard let index = position[event.transferId] else { return }
         var transfer = transfers[index]
+        // Live progress is sampled apart from the journal and may arrive after the transfer
+        // paused or finished: it must not bring it back to running.
+        if event.seq == nil, transfer.state != .queued, transfer.state != .running { return }
         switch event.kind {
         case .created: break
         case .started, .resumed, .restarted, .progress: transfer.state = .running
