@@ -5,8 +5,8 @@ import Testing
 
 @testable import FerryCore
 
-/// Bandwidth limits measured over 5 s at the origin: an upload's at the receiving server, a
-/// download's at the server sending it (and, as a cross-check, as its bytes reach the part file). Measurements need a quiet machine, so `scripts/test` runs this
+/// Bandwidth limits measured over 5 s: an upload's at the receiving server, a download's as its
+/// bytes reach the part file. Measurements need a quiet machine, so `scripts/test` runs this
 /// suite on its own after the others (`swift test --filter BandwidthTests`), and the main run
 /// skips it; the two tests also run one after the other.
 @Suite(.serialized) struct BandwidthTests {
@@ -22,25 +22,19 @@ import Testing
     @Test func aDownloadsBandwidthLimitHolds() async throws {
         let limit: Int64 = 256 * 1024
         try await Origin.run { origin, base in
-            // Larger than what the socket buffers on both sides take in at once, so that after
-            // the first seconds the origin can only send as fast as the client reads.
-            origin.serve("/big", .init(data: Origin.bytes(32_000_000)))
+            origin.serve("/big", .init(data: Origin.bytes(8_000_000)))
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.engine.enqueue(
                         .init(urls: [base.appendingPathComponent("big")], session: "test", options: .init(bytesPerSecond: limit))
                     )[0]
                     try await h.wait(t.id, bytes: 100_000)
-                    try await Task.sleep(for: .seconds(2))
-                    let atOrigin = Double(origin.bytesSent("/big"))
-                    let atClient = Double(try await h.engine.transfer(t.id).bytesReceived)
-                    let start = ContinuousClock.now
-                    try await Task.sleep(for: .seconds(5))
-                    let seconds = start.duration(to: .now) / .seconds(1)
-                    let originRate = (Double(origin.bytesSent("/big")) - atOrigin) / seconds
-                    let clientRate = (Double(try await h.engine.transfer(t.id).bytesReceived) - atClient) / seconds
-                    #expect(abs(originRate - Double(limit)) <= 0.1 * Double(limit), "origin sent \(Int(originRate)) B/s for a limit of \(limit)")
-                    #expect(abs(clientRate - Double(limit)) <= 0.1 * Double(limit), "part file grew \(Int(clientRate)) B/s for a limit of \(limit)")
+                    // Measured as the bytes reach the part file. At the origin a 5 s window shows
+                    // nothing useful on loopback: the socket buffers took 12.6 MB at once, then the
+                    // origin sent nothing for the next 5 s (the receive window reopens only once
+                    // half the buffer is free), with a 32 MB file and this limit.
+                    let rate = try await Self.measuredRate(seconds: 5) { Int(try await h.engine.transfer(t.id).bytesReceived) }
+                    #expect(abs(rate - Double(limit)) <= 0.1 * Double(limit), "\(Int(rate)) B/s for a limit of \(limit)")
                     _ = try await h.engine.cancel(t.id)
                 }
             }
