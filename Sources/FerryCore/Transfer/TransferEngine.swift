@@ -130,6 +130,9 @@ public actor TransferEngine: Service {
         )
         configuration.httpVersion = .automatic
         configuration.connectionPool.retryConnectionEstablishment = false
+        // AsyncHTTPClient keeps 8 connections per host by default: with more transfers from one
+        // host running at once, the rest waited for a connection (1,000 files, 16 at a time).
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
