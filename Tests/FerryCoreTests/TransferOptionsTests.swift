@@ -105,6 +105,25 @@ import Testing
         }
     }
 
+    /// A server that never completes the connection: the transfer's connect timeout ends the
+    /// attempt (AsyncHTTPClient's own is 15 s or more).
+    @Test func aConnectTimeoutEndsAConnectionThatNeverCompletes() async throws {
+        let silent = try SilentPort()
+        try await withTemporaryDirectory { home in
+            try await EngineHarness.run(home: home) { h in
+                let t = try await h.engine.enqueue(
+                    .init(urls: [URL(string: "http://127.0.0.1:\(silent.port)/f")!], session: "test",
+                          options: .init(connectTimeoutSeconds: 1, maxRetries: 0))
+                )[0]
+                let failed = try await h.wait(t.id, for: .failed, timeout: .seconds(12))
+                #expect(failed.error?.code == "timeout", "\(failed.error?.message ?? "")")
+                // About 1 s; the test client's own connect timeout would take 5 s.
+                #expect(failed.updatedAt.timeIntervalSince(failed.createdAt) < 3.5)
+            }
+        }
+        withExtendedLifetime(silent) {}
+    }
+
     @Test func aRetryLimitOfZeroFailsAtTheFirstError() async throws {
         try await Origin.run { origin, base in
             origin.serve("/f", .init(data: Origin.bytes(1000)))
