@@ -31,8 +31,8 @@ import Testing
                     try await h.wait(t.id, bytes: 100_000)
                     // Measured as the bytes reach the part file. At the origin a 5 s window shows
                     // nothing useful on loopback: the socket buffers took 12.6 MB at once, then the
-                    // origin sent nothing for the next 5 s (the receive window reopens only once
-                    // half the buffer is free), with a 32 MB file and this limit.
+                    // origin sent nothing for the next 5 s (the receive window reopening in large
+                    // steps, presumably), with a 32 MB file and this limit.
                     let rate = try await Self.measuredRate(seconds: 5) { Int(try await h.engine.transfer(t.id).bytesReceived) }
                     #expect(abs(rate - Double(limit)) <= 0.1 * Double(limit), "\(Int(rate)) B/s for a limit of \(limit)")
                     _ = try await h.engine.cancel(t.id)
