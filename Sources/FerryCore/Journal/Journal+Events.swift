@@ -62,10 +62,8 @@ extension Journal {
         var stored = event
         stored.seq = nil
         let payload = String(decoding: try Self.encoder.encode(stored), as: UTF8.self)
-        try db.execute(
-            sql: "INSERT INTO event (session, transferId, kind, payload, createdAt) VALUES (?, ?, ?, ?, ?)",
-            arguments: [event.session, event.transferId, event.kind.rawValue, payload, event.date]
-        )
+        try db.cachedStatement(sql: "INSERT INTO event (session, transferId, kind, payload, createdAt) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [event.session, event.transferId, event.kind.rawValue, payload, event.date])
         stored.seq = db.lastInsertedRowID
         committed.send(stored, after: db)
         return stored

@@ -31,7 +31,7 @@ extension Journal {
     }
 
     public func transfer(id: Int64) async throws -> TransferRecord? {
-        try await writer.read { db in try TransferRecord.fetchOne(db, key: id) }
+        try await writer.read { db in try TransferRecord.fetchOne(db, id: id) }
     }
 
     /// Transfers in creation order, optionally of one session and some states.
@@ -90,7 +90,7 @@ extension Journal {
         _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
         try await writer.write { db in
-            guard var record = try TransferRecord.fetchOne(db, key: id) else { throw FerryError.notFound(transfer: id) }
+            guard var record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             let before = record
             let (result, draft) = try body(&record)
             if record != before {
@@ -116,7 +116,7 @@ extension Journal {
     /// Deletes a transfer's row and journals `removed`.
     public func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await writer.write { db in
-            guard let record = try TransferRecord.fetchOne(db, key: id) else { throw FerryError.notFound(transfer: id) }
+            guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             try record.delete(db)
             return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
         }
