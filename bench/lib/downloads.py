@@ -2,7 +2,6 @@
 Every tool downloads the same bytes from the same nginx; runs are interleaved (the order rotates
 each round) so that a slow moment of the machine does not land on one tool."""
 
-import hashlib
 import json
 import os
 import signal
@@ -10,19 +9,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from harness import (FerryDaemon, log, process_memory, reset_peak_memory, run, summary, timed,
+from harness import (FerryDaemon, log, process_memory, reset_peak_memory, run, sha256, summary, timed,
                      timed_with_rss, wait_for)
 
 ARIA2 = ["aria2c", "--console-log-level=error", "--summary-interval=0", "--download-result=hide",
          "--allow-overwrite=true", "--auto-file-renaming=false"]
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def settle():

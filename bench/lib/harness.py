@@ -2,6 +2,7 @@
 throwaway FERRY_HOME, processes, timing and statistics. Nothing here talks to anything but
 127.0.0.1."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -39,6 +40,15 @@ def wait_for(condition, timeout, interval=0.01, what="condition"):
             return value
         time.sleep(interval)
     raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+
+
+def sha256(path):
+    """Lower-case hex SHA-256 of a file, read 1 MiB at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def run(command, **kwargs):

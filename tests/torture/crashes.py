@@ -2,7 +2,6 @@
 the end check that every file is whole and right, each asked-for URL has exactly one transfer
 and nothing is left behind. Used with nginx (well-behaved) and with chaos_origin.py."""
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -10,18 +9,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness import FerryDaemon, log, wait_for
+from harness import FerryDaemon, log, sha256, wait_for
 
 KNOWN_STATE_FILES = {"journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm", "token", "daemon.json",
                      "daemon.lock", "daemon.log", "last-search.json"}
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def make_pool(folder, count, rng, largest):

@@ -7,8 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from crashes import sha256
-from harness import FerryDaemon, is_root, wait_for
+from harness import FerryDaemon, is_root, sha256, wait_for
 
 
 def can_mount():

@@ -85,6 +85,32 @@ export function button(label, { icon: iconName, kind = "", onClick, iconOnly = f
 }
 
 /**
+ * An icon button for a destructive action that asks once more, in place: the first click grows
+ * the label `question` (and the accessible name `confirmLabel`) for 4 s; a second click within
+ * that time calls `onConfirm()`.
+ */
+export function confirmButton(label, { question, confirmLabel, onConfirm, icon: iconName = "trash", kind = "ghost-danger" }) {
+  const b = button(label, { icon: iconName, iconOnly: true, kind });
+  let timer = null;
+  b.addEventListener("click", async () => {
+    if (!b.classList.contains("confirming")) {
+      b.classList.add("confirming");
+      b.setAttribute("aria-label", confirmLabel);
+      b.append(h("span", { class: "btn-label", text: question }));
+      timer = setTimeout(() => {
+        b.classList.remove("confirming");
+        b.setAttribute("aria-label", label);
+        b.querySelector(".btn-label")?.remove();
+      }, 4000);
+      return;
+    }
+    clearTimeout(timer);
+    await onConfirm();
+  });
+  return b;
+}
+
+/**
  * Keeps `container`'s children in the order of `items`, reusing the element made for each key:
  * `create(item)` returns {el, update(item)}; `update` is called for every item each time.
  * Returns the map of rows by key.

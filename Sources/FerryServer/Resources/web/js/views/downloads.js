@@ -2,7 +2,7 @@
 // (queued, running, paused, retrying, failed) and finished (completed, cancelled). Add a
 // download by pasting a URL.
 
-import { h, icon, button, replace, reconcile, progressBar } from "../dom.js";
+import { h, icon, button, confirmButton, replace, reconcile, progressBar } from "../dom.js";
 import { api } from "../api.js";
 import { store } from "../store.js";
 import { bytes, dateTime, host, mediaKind, transferName, plural } from "../format.js";
@@ -182,7 +182,6 @@ function downloadRow(initial, ctx) {
   const actions = h("div", { class: "download-actions" });
   const el = h("li", { class: "download" }, kindIcon, h("div", { class: "download-main" }, name, source, bar.el, status, details), actions);
   let lastKey = null;
-  let confirmTimer = null;
 
   const fileName = () => transferName(t);
   const playable = () => t.state === "completed" && mediaKind(fileName()) === "audio";
@@ -216,25 +215,14 @@ function downloadRow(initial, ctx) {
   }
 
   function deleteButton() {
-    const b = button("Delete file", { icon: "trash", iconOnly: true, kind: "ghost-danger" });
-    b.addEventListener("click", async () => {
-      if (!b.classList.contains("confirming")) {
-        // Asks once more, in place: the button grows a label.
-        b.classList.add("confirming");
-        b.setAttribute("aria-label", "Click again to delete the file");
-        b.append(h("span", { class: "btn-label", text: "Delete?" }));
-        confirmTimer = setTimeout(() => {
-          b.classList.remove("confirming");
-          b.setAttribute("aria-label", "Delete file");
-          b.querySelector(".btn-label")?.remove();
-        }, 4000);
-        return;
-      }
-      clearTimeout(confirmTimer);
-      ctx.player.forget(t.id);
-      if (await remove(t.id, true)) toast(`Deleted ${fileName()}.`, { kind: "success" });
+    return confirmButton("Delete file", {
+      question: "Delete?",
+      confirmLabel: "Click again to delete the file",
+      onConfirm: async () => {
+        ctx.player.forget(t.id);
+        if (await remove(t.id, true)) toast(`Deleted ${fileName()}.`, { kind: "success" });
+      },
     });
-    return b;
   }
 
   function renderActions() {
@@ -308,9 +296,6 @@ function downloadRow(initial, ctx) {
     update,
     refreshPlay() {
       renderActions();
-    },
-    destroy() {
-      clearTimeout(confirmTimer);
     },
   };
 }

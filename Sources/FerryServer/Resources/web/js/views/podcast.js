@@ -2,7 +2,7 @@
 // and its episodes with their downloads. Every text here comes from the feed: it is set as
 // text, and show notes go through the allowlist sanitiser.
 
-import { h, icon, button, replace, reconcile, artwork } from "../dom.js";
+import { h, icon, button, confirmButton, replace, reconcile, artwork } from "../dom.js";
 import { api, isSuperseded } from "../api.js";
 import { store } from "../store.js";
 import { ago, bytes, date, length, plural } from "../format.js";
@@ -114,30 +114,19 @@ export function mountPodcast(root, params, ctx) {
       kind: "ghost",
       onClick: () => withBusy(seen, async () => apply(await api.podcasts.seen(id))),
     });
-    let confirmTimer = null;
-    const unsubscribe = button("Unsubscribe", { icon: "trash", iconOnly: true, kind: "ghost-danger" });
-    unsubscribe.addEventListener("click", async () => {
-      if (!unsubscribe.classList.contains("confirming")) {
-        // Asks once more, in place: the button grows a label.
-        unsubscribe.classList.add("confirming");
-        unsubscribe.setAttribute("aria-label", "Click again to unsubscribe");
-        unsubscribe.append(h("span", { class: "btn-label", text: "Unsubscribe?" }));
-        confirmTimer = setTimeout(() => {
-          unsubscribe.classList.remove("confirming");
-          unsubscribe.setAttribute("aria-label", "Unsubscribe");
-          unsubscribe.querySelector(".btn-label")?.remove();
-        }, 4000);
-        return;
-      }
-      clearTimeout(confirmTimer);
-      const done = await withBusy(unsubscribe, async () => {
-        await api.podcasts.unsubscribe(id);
-        return true;
-      });
-      if (done) {
-        toast(`Unsubscribed from “${p.title}”. Downloaded episodes stay in your library.`, { kind: "success" });
-        ctx.navigate("#/podcasts");
-      }
+    const unsubscribe = confirmButton("Unsubscribe", {
+      question: "Unsubscribe?",
+      confirmLabel: "Click again to unsubscribe",
+      onConfirm: async () => {
+        const done = await withBusy(unsubscribe, async () => {
+          await api.podcasts.unsubscribe(id);
+          return true;
+        });
+        if (done) {
+          toast(`Unsubscribed from “${p.title}”. Downloaded episodes stay in your library.`, { kind: "success" });
+          ctx.navigate("#/podcasts");
+        }
+      },
     });
 
     const meta = [plural(p.episodeCount, "episode"), p.newCount ? `${p.newCount} new` : null, p.downloadedCount ? `${p.downloadedCount} downloaded` : null, p.refreshedAt ? `refreshed ${ago(p.refreshedAt)}` : null].filter(Boolean).join(" · ");
