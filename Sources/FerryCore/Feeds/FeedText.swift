@@ -59,7 +59,7 @@ struct FeedText: Hashable {
 
     /// `itunes:explicit`: `yes`, `true` or `explicit` is explicit; `no`, `false` or `clean` is not.
     static func explicitFlag(_ text: String?) -> Bool? {
-        switch text.map { FeedText.trim($0).lowercased() } {
+        switch text.map({ FeedText.trim($0).lowercased() }) {
         case "yes", "true", "explicit": true
         case "no", "false", "clean": false
         default: nil

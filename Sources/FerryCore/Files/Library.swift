@@ -75,7 +75,7 @@ public struct Library: Sendable {
     /// Moves a finished part file into `folder` under `name`, or `name (2)`, `name (3)`... when
     /// taken. The name is journaled (`reserve`) before the move so recovery can finish it.
     /// The move is a hard link (which fails rather than replace an existing file) and an unlink,
-    /// followed by an fsync of both folders.
+    /// followed by an fsync of the folder it lands in.
     /// - Returns: the chosen name.
     func place(
         part: URL, folder: String, name: String, reserve: (String) async throws -> Void
@@ -97,8 +97,9 @@ public struct Library: Sendable {
             } else {
                 throw PartFile.error(errno, "move", target)
             }
-            syncDirectory(folderURL)
-            syncDirectory(part.deletingLastPathComponent())
+            // Only the new name needs to be durable: should the part file's unlink be lost in a
+            // crash, recovery deletes the part file of a completed transfer.
+            try await BlockingIO.run { syncDirectory(folderURL) }
             return candidate
         }
         throw FerryError(.fileSystem, "Could not find a free name for \(name) in \(folderURL.path).")

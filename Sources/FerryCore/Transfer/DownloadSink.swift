@@ -43,8 +43,11 @@ final class DownloadSink: @unchecked Sendable {
         hashed = part.length
     }
 
-    func sync() throws(FerryError) {
-        try part.sync()
+    /// Makes every byte appended so far durable, off the cooperative threads. May run while the
+    /// worker appends more (it touches only the descriptor); the worker waits for it before
+    /// closing the sink.
+    func sync() async throws(FerryError) {
+        try await BlockingIO.run { () throws(FerryError) in try self.part.sync() }
     }
 
     /// Lower-case hex SHA-256 of the whole file.

@@ -160,35 +160,51 @@ struct TransferWorker: Sendable {
         }
     }
 
+    /// Streams the body into the sink. A checkpoint runs beside the stream rather than in its way:
+    /// its fsync waits for the disk while the next chunks arrive (at most one in flight; the
+    /// loop waits for it before the next one and before it returns or throws).
     private func stream(
         _ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?, pace: @Sendable (Int) async throws -> Void
     ) async throws {
         var sinceCheckpoint: Int64 = 0
         var lastCheckpoint = ContinuousClock.now
-        for try await buffer in body {
-            try await sink.append(buffer)
-            progress.add(id, bytes: buffer.readableBytes)
-            // Waiting before the next read holds the server back (the client applies back-pressure).
-            try await pace(buffer.readableBytes)
-            sinceCheckpoint += Int64(buffer.readableBytes)
-            if let total, sink.length > total {
-                throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
+        var checkpointing: Task<Void, any Error>?
+        do {
+            for try await buffer in body {
+                try await sink.append(buffer)
+                progress.add(id, bytes: buffer.readableBytes)
+                // Waiting before the next read holds the server back (the client applies back-pressure).
+                try await pace(buffer.readableBytes)
+                sinceCheckpoint += Int64(buffer.readableBytes)
+                if let total, sink.length > total {
+                    throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
+                }
+                let elapsed = lastCheckpoint.duration(to: .now)
+                if elapsed >= configuration.checkpointInterval,
+                    sinceCheckpoint >= configuration.checkpointBytes || elapsed >= configuration.checkpointMaxInterval
+                {
+                    try await checkpointing?.value
+                    let durable = sink.length
+                    checkpointing = Task { try await checkpoint(id, sink, durable: durable) }
+                    sinceCheckpoint = 0
+                    lastCheckpoint = .now
+                }
             }
-            let elapsed = lastCheckpoint.duration(to: .now)
-            if elapsed >= configuration.checkpointInterval,
-                sinceCheckpoint >= configuration.checkpointBytes || elapsed >= configuration.checkpointMaxInterval
-            {
-                try await checkpoint(id, sink)
-                sinceCheckpoint = 0
-                lastCheckpoint = .now
-            }
+        } catch {
+            _ = try? await checkpointing?.value
+            throw error
         }
+        try await checkpointing?.value
     }
 
     /// fsync, then journal the durable length (with a journaled progress event).
     private func checkpoint(_ id: Int64, _ sink: DownloadSink) async throws {
-        try sink.sync()
-        let durable = sink.length
+        try await checkpoint(id, sink, durable: sink.length)
+    }
+
+    /// fsync, then journal `durable`: bytes the sink held before the fsync began.
+    private func checkpoint(_ id: Int64, _ sink: DownloadSink, durable: Int64) async throws {
+        try await sink.sync()
         try await store.update(id: id) { record in
             guard record.durableBytes != durable else { return nil }
             record.durableBytes = durable
@@ -223,7 +239,7 @@ struct TransferWorker: Sendable {
     /// Verified length, fsync, SHA-256, atomic move into the library, then `completed`.
     private func complete(_ record: TransferRecord, _ sink: DownloadSink) async throws {
         let id = record.transferId
-        try sink.sync()
+        try await sink.sync()
         let sha256 = try await sink.sha256()
         let length = sink.length
         guard let current = try await store.journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
