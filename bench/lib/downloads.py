@@ -9,8 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from harness import (FerryDaemon, log, process_memory, reset_peak_memory, run, sha256, summary, timed,
-                     timed_with_rss, wait_for)
+from harness import (AnonPeak, FerryDaemon, log, process_memory, reset_peak_memory, run, sha256, summary,
+                     timed, timed_with_rss, wait_for)
 
 ARIA2 = ["aria2c", "--console-log-level=error", "--summary-interval=0", "--download-result=hide",
          "--allow-overwrite=true", "--auto-file-renaming=false"]
@@ -55,10 +55,11 @@ def single_large(ctx):
     expected = ctx.big_sha256
     results = {}
 
-    def record(tool, seconds, rss=None, durable=None):
-        entry = results.setdefault(tool, {"seconds": [], "rss_kib": [], "durable_seconds": []})
+    def record(tool, seconds, rss=None, durable=None, anon=None):
+        entry = results.setdefault(tool, {"seconds": [], "rss_kib": [], "anon_kib": [], "durable_seconds": []})
         entry["seconds"].append(seconds)
         entry["rss_kib"].append(rss)
+        entry["anon_kib"].append(anon)
         entry["durable_seconds"].append(durable)
 
     def ferry_get(tool, daemon):
@@ -66,27 +67,28 @@ def single_large(ctx):
             idle_rss, _ = process_memory(daemon.pid)
             reset_peak_memory(daemon.pid)
             start = time.perf_counter()
-            result = daemon.cli("get", "--force", "--session", "bench", "--json", url)
+            with AnonPeak(daemon.pid) as anon:
+                result = daemon.cli("get", "--force", "--session", "bench", "--json", url)
             seconds = time.perf_counter() - start
             _, peak = process_memory(daemon.pid)
             transfer = json.loads(result.stdout)[0]
             assert transfer["state"] == "completed" and transfer["sha256"] == expected, transfer
-            record(tool, seconds, peak, seconds)
+            record(tool, seconds, peak, seconds, anon.peak_kib)
             results[tool].setdefault("idle_rss_kib", []).append(idle_rss)
             clear(daemon.library / "Downloads")
         return go
 
     def competitor(tool, command, target):
         def go():
-            seconds, rss = timed_with_rss(command)
-            record(tool, seconds, rss, seconds + fsync_seconds(target))
+            seconds, rss, anon = timed_with_rss(command)
+            record(tool, seconds, rss, seconds + fsync_seconds(target), anon)
             target.unlink()
         return go
 
     def ceiling(tool, command, target=None):
         def go():
-            seconds, rss = timed_with_rss(command)
-            record(tool, seconds, rss)
+            seconds, rss, anon = timed_with_rss(command)
+            record(tool, seconds, rss, anon=anon)
             if target:
                 target.unlink()
         return go
@@ -118,7 +120,7 @@ def single_large(ctx):
         for d in daemons.values():
             d.wipe()
     return {"tools": {k: {**v, "summary": summary(v["seconds"]), "durable": summary(v["durable_seconds"]),
-                          "rss": summary(v["rss_kib"])} for k, v in results.items()},
+                          "rss": summary(v["rss_kib"]), "anon": summary(v["anon_kib"])} for k, v in results.items()},
             "flatness": flat, "size": ctx.size}
 
 
@@ -133,13 +135,15 @@ def memory_flatness(ctx, daemon):
         settle()
         idle, _ = process_memory(daemon.pid)
         reset_peak_memory(daemon.pid)
-        daemon.cli("get", "--force", "--session", "flat", "--json", url)
+        with AnonPeak(daemon.pid) as anon:
+            daemon.cli("get", "--force", "--session", "flat", "--json", url)
         _, peak = process_memory(daemon.pid)
         clear(daemon.library / "Downloads")
         clear(out)
         settle()
-        _, aria = timed_with_rss([*ARIA2, "-x1", "-s1", "-d", out, "-o", "f.bin", url])
-        rows.append({"size": size, "ferry_idle_kib": idle, "ferry_peak_kib": peak, "aria2c_peak_kib": aria})
+        _, aria, aria_anon = timed_with_rss([*ARIA2, "-x1", "-s1", "-d", out, "-o", "f.bin", url])
+        rows.append({"size": size, "ferry_idle_kib": idle, "ferry_peak_kib": peak, "aria2c_peak_kib": aria,
+                     "ferry_anon_kib": anon.peak_kib, "aria2c_anon_kib": aria_anon})
     clear(out)
     return rows
 
@@ -212,7 +216,9 @@ def resume_cost(ctx):
         except FileNotFoundError:
             return 0
 
-    def ferry_variant(kill):
+    def ferry_variant(kill, api=False):
+        """`ferry pause` / `ferry resume`, or kill -9 and a new daemon; with `api`, pause and
+        resume through the HTTP API, as the web app and FerryKit do (no CLI process to start)."""
         def go():
             transfer = json.loads(daemon.cli("get", "--no-wait", "--force", "--session", "resume", "--json", url).stdout)[0]
             tid = transfer["id"]
@@ -224,11 +230,17 @@ def resume_cost(ctx):
                 restart_at = time.time()
                 daemon.start()
             else:
-                daemon.cli("pause", tid)
+                if api:
+                    daemon.api("POST", f"/v1/transfers/{tid}/pause")
+                else:
+                    daemon.cli("pause", tid)
                 wait_for(lambda: not any(t["id"] == tid and t["state"] == "running" for t in daemon.transfers()), 30,
                          what="pause")
                 restart_at = time.time()
-                daemon.cli("resume", tid)
+                if api:
+                    daemon.api("POST", f"/v1/transfers/{tid}/resume")
+                else:
+                    daemon.cli("resume", tid)
             done = json.loads(daemon.cli("wait", "--json", tid, timeout=600).stdout)
             done = done[0] if isinstance(done, list) else done
             assert done["sha256"] == ctx.big_sha256, done
@@ -258,6 +270,7 @@ def resume_cost(ctx):
     aria = [*ARIA2, "-x1", "-s1", "--file-allocation=none", "-d", out, "-o", "big.bin", url]
     variants = [
         ("ferry pause / resume", ferry_variant(kill=False)),
+        ("ferry API pause / resume", ferry_variant(kill=False, api=True)),
         ("ferry kill -9 / restart daemon", ferry_variant(kill=True)),
         ("curl Ctrl-C / curl -C -", cli_variant(["curl", "-sS", "-o", file, url],
                                                 ["curl", "-sSf", "-C", "-", "-o", file, url], file, kill=False)),

@@ -86,10 +86,11 @@ def memory(result):
     idle = ferry.get("idle_rss_kib", [])
     lines = [
         "Peak RSS during the single-file runs above (the daemon's VmHWM, reset before each download; "
-        "aria2c's from GNU time):",
+        "the others' from GNU time), and peak anonymous memory (RssAnon, sampled every 5 ms: heap, stacks "
+        "and buffers, without the mapped pages of the binary and its libraries):",
         "",
-        "| process | peak RSS median | min – max |",
-        "| --- | --- | --- |",
+        "| process | peak RSS median | min – max | peak anonymous median | min – max |",
+        "| --- | --- | --- | --- | --- |",
     ]
     kib = lambda v: f"{v / 1024:.1f} MiB"
     variants = [name for name in tools if name.startswith("ferry get (")]
@@ -97,14 +98,16 @@ def memory(result):
         if name in tools and tools[name].get("rss"):
             label = name.replace("ferry get", "ferry daemon")
             median, rng = span(tools[name]["rss"], kib)
-            lines.append(f"| {label} | {median} | {rng} |")
+            anon_median, anon_rng = span(tools[name].get("anon"), kib)
+            lines.append(f"| {label} | {median} | {rng} | {anon_median} | {anon_rng} |")
     if idle:
-        lines.append(f"| ferry daemon, idle before the download | {kib(sorted(idle)[len(idle) // 2])} | |")
-    lines += ["", "Flat in the file's size (one download each):", "",
+        lines.append(f"| ferry daemon, idle before the download | {kib(sorted(idle)[len(idle) // 2])} | | | |")
+    lines += ["", "Flat in the file's size (one download each; RSS, and anonymous in brackets):", "",
               "| file | ferry daemon idle | ferry daemon peak | aria2c -x1 peak |", "| --- | --- | --- | --- |"]
     for row in result.get("flatness", []):
-        lines.append(f"| {mib(row['size'])} | {kib(row['ferry_idle_kib'])} | {kib(row['ferry_peak_kib'])} | "
-                     f"{kib(row['aria2c_peak_kib'])} |")
+        anon = lambda key: f" ({kib(row[key])})" if row.get(key) is not None else ""
+        lines.append(f"| {mib(row['size'])} | {kib(row['ferry_idle_kib'])} | {kib(row['ferry_peak_kib'])}"
+                     f"{anon('ferry_anon_kib')} | {kib(row['aria2c_peak_kib'])}{anon('aria2c_anon_kib')} |")
     return "\n".join(lines)
 
 
