@@ -30,6 +30,11 @@ import Testing
                 #expect(kill(victim.pid, SIGKILL) == 0)
                 try await eventually("the daemon to die") { !ChildProcess.isAlive(victim.pid) }
                 let requestsBefore = origin.requests.count
+                // What the killed daemon had written: all of it is in the page cache, and so kept.
+                let written = try ids.map { id in
+                    let part = home.appendingPathComponent("library/.partial/\(id).part").path
+                    return try FileManager.default.attributesOfItem(atPath: part)[.size] as! Int64
+                }
 
                 // The next command starts a new daemon, which resumes on its own.
                 for file in files.indices { origin.update("/big\(file).bin") { $0.bytesPerSecond = nil } }
@@ -55,6 +60,9 @@ import Testing
                     let after = origin.requests.dropFirst(requestsBefore).filter { $0.path == "/big\(n).bin" }
                     let offset = after.first?.range.flatMap { Int($0.dropFirst(6).dropLast()) } ?? 0
                     #expect(offset > 0, "file \(n) resumed from a byte offset")
+                    if FileManager.default.fileExists(atPath: "/proc/sys/kernel/random/boot_id") {
+                        #expect(Int64(offset) == written[n], "file \(n) resumed from the end of what was written, not its last checkpoint")
+                    }
                 }
                 let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("library/.partial").path)
                 #expect(leftovers.isEmpty)

@@ -65,6 +65,74 @@ import Testing
         }
     }
 
+    /// The daemon was killed, the machine kept running: every byte written is in the page cache,
+    /// so the next daemon resumes from the part file's end, not from the last checkpoint.
+    @Test func aTailWrittenSinceTheLastCheckpointIsKeptInTheSameBoot() async throws {
+        let file = Origin.File(data: Origin.bytes(400_000))
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            try await withTemporaryDirectory { home in
+                let id = try await Self.crashedDownload(home: home, url: base.appendingPathComponent("f"), boot: "boot-a",
+                                                        tail: file.data[100_000..<150_000])
+                var configuration = TransferEngine.Configuration.fast
+                configuration.bootID = "boot-a"
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    let done = try await h.wait(id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(origin.requests(for: "/f").first?.range == "bytes=150000-")
+                }
+            }
+        }
+    }
+
+    /// After a reboot a tail past the checkpoint may be garbage: every part file is cut back to
+    /// its durable bytes at start, even a paused transfer's, before the new boot is recorded (so
+    /// a later daemon in this boot does not trust that old tail).
+    @Test func afterARebootEveryPartFileIsCutToItsCheckpoint() async throws {
+        let file = Origin.File(data: Origin.bytes(400_000))
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            try await withTemporaryDirectory { home in
+                let id = try await Self.crashedDownload(home: home, url: base.appendingPathComponent("f"), boot: "boot-a",
+                                                        tail: Data(repeating: 0xEE, count: 50_000), state: .paused)
+                var configuration = TransferEngine.Configuration.fast
+                configuration.bootID = "boot-b"
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    // The boot is recorded once every part file is settled.
+                    try await eventually("the new boot recorded") { try await h.journal.lastBoot() == "boot-b" }
+                    let size = try FileManager.default.attributesOfItem(atPath: h.library.partURL(for: id).path)[.size] as? Int64
+                    #expect(size == 100_000)
+                    #expect(try await h.journal.transfer(id: id)?.state == .paused)
+                }
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    _ = try await h.engine.resume(id)
+                    let done = try await h.wait(id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(origin.requests(for: "/f").first?.range == "bytes=100000-")
+                }
+            }
+        }
+    }
+
+    /// A journal left by a daemon that ran in `boot`, checkpointed at 100,000 bytes of a
+    /// 400,000-byte file, whose part file holds those bytes and then `tail`.
+    private static func crashedDownload(
+        home: URL, url: URL, boot: String, tail: Data, state: TransferState = .running
+    ) async throws -> Int64 {
+        let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+        try await journal.recordBoot(boot)
+        var draft = TransferRecord(session: "test", url: url.absoluteString, folder: "Downloads")
+        draft.state = state
+        draft.durableBytes = 100_000
+        draft.totalBytes = 400_000
+        draft.validator = "\"v1\""
+        let id = try await journal.createTransfer(draft, reuseExisting: false).record.transferId
+        let partials = home.appendingPathComponent("library/.partial")
+        try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
+        try (Origin.bytes(400_000).prefix(100_000) + tail).write(to: partials.appendingPathComponent("\(id).part"))
+        return id
+    }
+
     @Test func recoveryFinishesAMoveInterruptedBeforeTheJournalEntry() async throws {
         try await withTemporaryDirectory { home in
             let data = Origin.bytes(5000)

@@ -173,6 +173,12 @@ public struct Journal: Sendable {
                 t.add(column: "options", .text)
             }
         }
+        migrator.registerMigration("v4: the boot the daemon last ran in") { db in
+            try db.create(table: "daemon") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
         return migrator
     }
 }

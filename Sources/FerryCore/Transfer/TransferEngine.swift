@@ -27,6 +27,9 @@ public actor TransferEngine: Service {
         /// How often idle event streams get a keep-alive.
         public var heartbeatInterval: Duration = .seconds(15)
         public var userAgent = "Ferry/\(FerryVersion.current)"
+        /// The machine's boot id: while it matches the last daemon's, part files are trusted
+        /// beyond their last checkpoint (``PartFileTail``). Nil trusts only checkpoints.
+        public var bootID: String? = PartFileTail.currentBoot()
 
         public init() {}
     }
@@ -307,8 +310,8 @@ public actor TransferEngine: Service {
 
     // MARK: - Recovery
 
-    /// Requeues what was running, finishes moves a crash interrupted, restarts retry timers and
-    /// deletes part files nobody owns.
+    /// Requeues what was running, finishes moves a crash interrupted, restarts retry timers,
+    /// deletes part files nobody owns and settles how much of the others to trust.
     private func recover() async throws {
         try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
         for record in try await journal.recoverInterruptedTransfers() {
@@ -319,6 +322,41 @@ public actor TransferEngine: Service {
             startRetryTimer(record.transferId, after: .seconds(remaining))
         }
         try await deleteOrphanPartFiles()
+        try await settlePartFileTails()
+    }
+
+    /// Journals as durable what each part file can be trusted with (``PartFileTail``): all of it
+    /// if the machine has not restarted since the last daemon (after an fsync), else only its
+    /// checkpointed bytes, cutting every part file back to them before this boot is recorded.
+    private func settlePartFileTails() async throws {
+        let boot = configuration.bootID
+        let lastBoot = try await journal.lastBoot()
+        let sameBoot = boot != nil && lastBoot == boot
+        let unfinished: Set<TransferState> = [.queued, .paused, .retrying, .failed, .cancelled]
+        for record in try await journal.transfers(states: unfinished) where record.kind == .download {
+            let url = library.partURL(for: record.transferId)
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { continue }
+            let length = Int64(info.st_size)
+            let trusted = PartFileTail.trusted(
+                fileLength: length, journaled: record.durableBytes, total: record.totalBytes, sameBoot: sameBoot
+            )
+            if trusted != length || trusted != record.durableBytes {
+                try await BlockingIO.run { () throws(FerryError) in
+                    let part = try PartFile(url: url)
+                    defer { part.close() }
+                    try part.truncate(to: trusted)
+                    try part.sync()
+                }
+            }
+            if trusted != record.durableBytes {
+                _ = try await store.update(id: record.transferId) { record in
+                    record.durableBytes = trusted
+                    return nil
+                }
+            }
+        }
+        if let boot { try await journal.recordBoot(boot) }
     }
 
     /// A transfer whose final name was journaled but which is not completed: the process died
