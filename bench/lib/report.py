@@ -57,7 +57,7 @@ def single(result):
     tools = result["tools"]
     ferry = tools["ferry get"]["summary"]
     network = tools.get("ceiling: curl -o /dev/null", {}).get("summary")
-    disk = tools.get("ceiling: dd to disk + fsync", {}).get("summary")
+    disk = tools.get("ceiling: dd to disk, O_DIRECT", {}).get("summary")
     limit = max(network["median"], disk["median"]) if network and disk else None
     lines = [
         f"File: {mib(size)}. Time is wall clock until the tool exits; *durable* adds `sync FILE` (fsync) "
