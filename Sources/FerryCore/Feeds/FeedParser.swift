@@ -45,7 +45,9 @@ public enum FeedParser {
             throw notAFeed("the document is empty. Check the feed's URL")
         }
         let handler = FeedXMLHandler(feedURL: url, maximumEpisodes: maximumEpisodes)
-        let parser = XMLParser(data: prepared)
+        // A stream, not `XMLParser(data:)`: that copies the whole document once more and hands
+        // libxml2 one chunk it copies again (57 MiB of 132 at peak for a 23 MiB feed, heaptrack).
+        let parser = XMLParser(stream: DataInputStream(prepared))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
