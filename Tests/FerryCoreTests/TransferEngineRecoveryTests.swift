@@ -42,20 +42,10 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/f", file)
             try await withTemporaryDirectory { home in
-                // A crash after writing bytes that were never checkpointed: the journal says
-                // 100000 durable; the part file has 150000 bytes, the last 50000 garbage.
-                let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
-                var draft = TransferRecord(session: "test", url: base.appendingPathComponent("f").absoluteString, folder: "Downloads")
-                draft.state = .running
-                draft.durableBytes = 100_000
-                draft.totalBytes = 400_000
-                draft.validator = "\"v1\""
-                let id = try await journal.createTransfer(draft, reuseExisting: false).record.transferId
-                let partials = home.appendingPathComponent("library/.partial")
-                try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
-                try (file.data.prefix(100_000) + Data(repeating: 0xEE, count: 50_000))
-                    .write(to: partials.appendingPathComponent("\(id).part"))
-
+                // A crash after writing bytes that were never checkpointed, by a daemon that
+                // recorded no boot: only the 100000 durable bytes are trusted, not the garbage.
+                let id = try await Self.crashedDownload(home: home, url: base.appendingPathComponent("f"), boot: nil,
+                                                        tail: Data(repeating: 0xEE, count: 50_000))
                 try await EngineHarness.run(home: home) { h in
                     let done = try await h.wait(id, for: .completed)
                     #expect(done.sha256 == file.sha256)
@@ -114,13 +104,13 @@ import Testing
         }
     }
 
-    /// A journal left by a daemon that ran in `boot`, checkpointed at 100,000 bytes of a
-    /// 400,000-byte file, whose part file holds those bytes and then `tail`.
+    /// A journal left by a daemon that ran in `boot` (nil: recorded none), checkpointed at
+    /// 100,000 bytes of a 400,000-byte file, whose part file holds those bytes and then `tail`.
     private static func crashedDownload(
-        home: URL, url: URL, boot: String, tail: Data, state: TransferState = .running
+        home: URL, url: URL, boot: String?, tail: Data, state: TransferState = .running
     ) async throws -> Int64 {
         let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
-        try await journal.recordBoot(boot)
+        if let boot { try await journal.recordBoot(boot) }
         var draft = TransferRecord(session: "test", url: url.absoluteString, folder: "Downloads")
         draft.state = state
         draft.durableBytes = 100_000
