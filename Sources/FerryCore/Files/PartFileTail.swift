@@ -16,9 +16,11 @@ import Foundation
 /// the new boot is recorded.
 enum PartFileTail {
     /// The part file's length that recovery journals as durable.
+    /// A file longer than the server's promised total is not trusted past the journal either:
+    /// its bytes came from a response that broke its word, and the worker's own rules judge it.
     static func trusted(fileLength: Int64, journaled: Int64, total: Int64?, sameBoot: Bool) -> Int64 {
-        guard sameBoot else { return min(fileLength, journaled) }
-        return min(fileLength, total ?? fileLength)
+        guard sameBoot, fileLength <= total ?? fileLength else { return min(fileLength, journaled) }
+        return fileLength
     }
 
     /// This boot's id; nil where the system does not say, and then no tail is trusted.
