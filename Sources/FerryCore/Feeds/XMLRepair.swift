@@ -41,7 +41,15 @@ enum XMLRepair {
             if singleByteEncodings.contains(encoding) {
                 source = Data(withoutDeclaration(transcodeWindows1252([UInt8](data))))
                 changed = true
-            } else if encoding != "utf-8" && encoding != "utf8" {
+            } else if encoding.filter({ $0.isASCII && ($0.isLetter || $0.isNumber) }) == "utf8" {
+                // iconv reads a garbled spelling (`utf-\u{0f}8`) as UTF-8 too, and libxml2 then
+                // passed bytes that are not UTF-8 on to XMLParser, which trapped (found by
+                // tests/torture/fuzz): checked as UTF-8 below, without that declaration.
+                if encoding != "utf-8" && encoding != "utf8" {
+                    source = Data(withoutDeclaration([UInt8](data)))
+                    changed = true
+                }
+            } else {
                 validatesUTF8 = false
             }
         }

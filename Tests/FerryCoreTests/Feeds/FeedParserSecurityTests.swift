@@ -8,6 +8,9 @@ import Testing
 /// entities off, DOCTYPE refused, sizes capped").
 @Suite struct FeedParserSecurityTests {
     static let feedURL = URL(string: "https://example.com/shows/ferry/feed.xml")!
+    /// `Fuzz/Seeds/FuzzFeedParser`: inputs the fuzzer found, kept as seeds.
+    static let seeds = FeedFixtures.directory.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/Seeds/FuzzFeedParser")
 
     static func error(_ xml: String, maximumBytes: Int = 64 << 20) -> FerryError? {
         error(Data(xml.utf8), maximumBytes: maximumBytes)
@@ -97,6 +100,17 @@ import Testing
         let feed = try FeedParser.parse(Data(xml.utf8), url: nil)
         #expect(feed.title == "Netscape")
         _ = try? OPML.parse(Data(#"<opml version="2.0"><?a?><body/></opml>"#.utf8))
+    }
+
+    /// A garbled spelling of UTF-8 in the declaration (`utf-` and control characters, then `8`)
+    /// let bytes that are not UTF-8 through libxml2 into an attribute, and XMLParser trapped:
+    /// the process died (tests/torture/fuzz found it; the input is kept as a seed).
+    @Test func garbledUTF8DeclarationWithBytesThatAreNotUTF8() throws {
+        let found = try Data(contentsOf: Self.seeds.appendingPathComponent("crash-garbled-utf8-declaration.xml"))
+        _ = try? FeedParser.parse(found, url: nil)
+        _ = try? OPML.parse(found)
+        let repaired = try XMLRepair.prepare(found)
+        #expect(String(validating: repaired, as: UTF8.self) != nil)
     }
 
     @Test(.timeLimit(.minutes(3)))
