@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// A linear pass over a feed's bytes before `XMLParser` sees them: it refuses what is dangerous
@@ -41,16 +44,17 @@ enum XMLRepair {
             if singleByteEncodings.contains(encoding) {
                 source = Data(withoutDeclaration(transcodeWindows1252([UInt8](data))))
                 changed = true
-            } else if encoding.filter({ $0.isASCII && ($0.isLetter || $0.isNumber) }) == "utf8" {
-                // iconv reads a garbled spelling (`utf-\u{0f}8`) as UTF-8 too, and libxml2 then
-                // passed bytes that are not UTF-8 on to XMLParser, which trapped (found by
-                // tests/torture/fuzz): checked as UTF-8 below, without that declaration.
-                if encoding != "utf-8" && encoding != "utf8" {
-                    source = Data(withoutDeclaration([UInt8](data)))
-                    changed = true
-                }
+            } else if encoding == "utf-8" || encoding == "utf8" {
+                // UTF-8 as declared: checked below.
+            } else if isEncodingName(encoding) && converterExists(for: encoding) {
+                validatesUTF8 = false  // libxml2 converts it.
             } else {
-                validatesUTF8 = false
+                // A name that is no encoding's (`utf-` and control characters, then `8`): libxml2
+                // passed the bytes on unconverted, and XMLParser trapped on ones that are not
+                // UTF-8, killing the process (found by tests/torture/fuzz). Read as UTF-8,
+                // repaired, without that declaration.
+                source = Data(withoutDeclaration([UInt8](data)))
+                changed = true
             }
         }
         var scanner: Scanner
@@ -82,6 +86,19 @@ enum XMLRepair {
         "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252",
         "us-ascii", "ascii",
     ]
+
+    /// XML's EncName: `[A-Za-z] ([A-Za-z0-9._] | '-')*`.
+    static func isEncodingName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)) }
+    }
+
+    /// Whether the system's iconv, through which libxml2 reads other encodings, knows `encoding`.
+    static func converterExists(for encoding: String) -> Bool {
+        guard let converter = iconv_open("UTF-8", encoding), Int(bitPattern: converter) != -1 else { return false }
+        iconv_close(converter)
+        return true
+    }
 
     /// The byte order of a UTF-16 document, told by its BOM or by the zero byte of `<`.
     static func utf16ByteOrder(_ bytes: Data) -> Bool? {

@@ -102,15 +102,19 @@ import Testing
         _ = try? OPML.parse(Data(#"<opml version="2.0"><?a?><body/></opml>"#.utf8))
     }
 
-    /// A garbled spelling of UTF-8 in the declaration (`utf-` and control characters, then `8`)
+    /// A declared encoding that is no encoding's name (`utf-` and control characters, then `8`)
     /// let bytes that are not UTF-8 through libxml2 into an attribute, and XMLParser trapped:
-    /// the process died (tests/torture/fuzz found it; the input is kept as a seed).
-    @Test func garbledUTF8DeclarationWithBytesThatAreNotUTF8() throws {
-        let found = try Data(contentsOf: Self.seeds.appendingPathComponent("crash-garbled-utf8-declaration.xml"))
-        _ = try? FeedParser.parse(found, url: nil)
-        _ = try? OPML.parse(found)
-        let repaired = try XMLRepair.prepare(found)
-        #expect(String(validating: repaired, as: UTF8.self) != nil)
+    /// the process died (tests/torture/fuzz found both inputs; they are kept as seeds).
+    @Test func garbledEncodingNameWithBytesThatAreNotUTF8() throws {
+        for seed in ["crash-garbled-utf8-declaration.xml", "crash-garbled-encoding-name.xml"] {
+            let found = try Data(contentsOf: Self.seeds.appendingPathComponent(seed))
+            _ = try? FeedParser.parse(found, url: nil)
+            _ = try? OPML.parse(found)
+            let repaired = try XMLRepair.prepare(found)
+            #expect(String(validating: repaired, as: UTF8.self) != nil, "\(seed)")
+        }
+        #expect(XMLRepair.isEncodingName("Shift_JIS") && XMLRepair.isEncodingName("windows-1251"))
+        #expect(!XMLRepair.isEncodingName("utf-\u{0f}8") && !XMLRepair.isEncodingName("8bit"))
     }
 
     @Test(.timeLimit(.minutes(3)))
