@@ -264,6 +264,11 @@ extension XMLRepair {
                     // XMLParser (swift-corelibs-foundation, Swift 6.3) reads the data of
                     // `<?target?>` with strlen(NULL) and crashes the process; found by fuzzing.
                     replace(upTo: end, with: [])
+                } else if index + 2 < count, !Self.startsName(input[index + 2]) {
+                    // `<?` without a target is no instruction: libxml2 skips it and may then read
+                    // an instruction inside it that copying through `?>` would hide from the
+                    // check above (`<?<a<?b?>`, found by fuzzing). It becomes text.
+                    replace(upTo: index + 1, with: Array("&lt;".utf8))
                 } else {
                     index += 2
                     copy(through: "?>", stops: Self.instructionStops)
@@ -296,6 +301,11 @@ extension XMLRepair {
                 }
             }
             replace(upTo: cursor, with: [])
+        }
+
+        /// Whether `byte` can start an XML name (a letter, `_`, `:`, or part of a non-ASCII one).
+        static func startsName(_ byte: UInt8) -> Bool {
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F || byte == 0x3A || byte >= 0x80
         }
 
         /// Past the `?>` of a processing instruction without data (`<?target?>`: no space after the

@@ -104,9 +104,10 @@ import Testing
 
     /// A declared encoding that is no encoding's name (`utf-` and control characters, then `8`)
     /// let bytes that are not UTF-8 through libxml2 into an attribute, and XMLParser trapped:
-    /// the process died (tests/torture/fuzz found both inputs; they are kept as seeds).
+    /// the process died (tests/torture/fuzz found both inputs; they are kept as seeds). And a
+    /// `<?` with no target hid a `<?xm?>` from the repair, which XMLParser's strlen(NULL) met.
     @Test func garbledEncodingNameWithBytesThatAreNotUTF8() throws {
-        for seed in ["crash-garbled-utf8-declaration.xml", "crash-garbled-encoding-name.xml"] {
+        for seed in ["crash-garbled-utf8-declaration.xml", "crash-garbled-encoding-name.xml", "crash-instruction-inside-no-instruction.xml"] {
             let found = try Data(contentsOf: Self.seeds.appendingPathComponent(seed))
             _ = try? FeedParser.parse(found, url: nil)
             _ = try? OPML.parse(found)
