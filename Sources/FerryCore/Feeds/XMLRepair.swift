@@ -31,6 +31,44 @@ enum XMLRepair {
     }
 
     static func prepare(_ data: Data) throws(Refusal) -> Data {
+        withoutEmptyInstructions(try repair(data))
+    }
+
+    /// Every `<?target?>` (no data) anywhere, not only where the scan above meets markup: libxml2
+    /// recovers from broken markup in ways that find one inside what looked like an instruction
+    /// or a tag, and XMLParser crashes on it (strlen(NULL); found by fuzzing, four inputs). Each
+    /// look stops at the first `?` or space, so the pass stays linear; a document without one
+    /// comes back as it was.
+    static func withoutEmptyInstructions(_ data: Data) -> Data {
+        let output: [UInt8]? = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [UInt8]? in
+            var output: [UInt8]?
+            var copied = 0
+            var index = 0
+            while index + 1 < bytes.count {
+                guard bytes[index] == 0x3C, bytes[index + 1] == 0x3F else {  // `<?`
+                    index += 1
+                    continue
+                }
+                var cursor = index + 2
+                while cursor < bytes.count, ![0x3F, 0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) {
+                    cursor += 1
+                }
+                if cursor + 1 < bytes.count, bytes[cursor] == 0x3F, bytes[cursor + 1] == 0x3E {
+                    if output == nil { output = [] }
+                    output!.append(contentsOf: bytes[copied..<index])
+                    copied = cursor + 2
+                    index = cursor + 2
+                } else {
+                    index = max(index + 2, cursor)
+                }
+            }
+            if output != nil { output!.append(contentsOf: bytes[copied...]) }
+            return output
+        }
+        return output.map { Data($0) } ?? data
+    }
+
+    private static func repair(_ data: Data) throws(Refusal) -> Data {
         var source = data
         var changed = false
         var validatesUTF8 = true

@@ -107,7 +107,8 @@ import Testing
     /// the process died (tests/torture/fuzz found both inputs; they are kept as seeds). And a
     /// `<?` with no target hid a `<?xm?>` from the repair, which XMLParser's strlen(NULL) met.
     @Test func garbledEncodingNameWithBytesThatAreNotUTF8() throws {
-        for seed in ["crash-garbled-utf8-declaration.xml", "crash-garbled-encoding-name.xml", "crash-instruction-inside-no-instruction.xml"] {
+        for seed in ["crash-garbled-utf8-declaration.xml", "crash-garbled-encoding-name.xml", "crash-instruction-inside-no-instruction.xml",
+                     "crash-instruction-inside-declaration.xml"] {
             let found = try Data(contentsOf: Self.seeds.appendingPathComponent(seed))
             _ = try? FeedParser.parse(found, url: nil)
             _ = try? OPML.parse(found)
