@@ -34,9 +34,10 @@ enum XMLRepair {
         withoutEmptyInstructions(try repair(data))
     }
 
-    /// Every `<?target?>` (no data) anywhere, not only where the scan above meets markup: libxml2
-    /// recovers from broken markup in ways that find one inside what looked like an instruction
-    /// or a tag, and XMLParser crashes on it (strlen(NULL); found by fuzzing, four inputs). Each
+    /// Every `<?target?>` (no data) anywhere, not only where the scan meets markup: XMLParser
+    /// (swift-corelibs-foundation, Swift 6.3) reads its data with strlen(NULL) and crashes the
+    /// process, and libxml2's recovery from broken markup finds one inside what looked like an
+    /// instruction or a tag (found by fuzzing, four inputs). Each
     /// look stops at the first `?` or space, so the pass stays linear; a document without one
     /// comes back as it was.
     static func withoutEmptyInstructions(_ data: Data) -> Data {
@@ -298,11 +299,9 @@ extension XMLRepair {
                 index += 4
                 copy(through: "-->", stops: Self.commentStops)
             } else if matches("<?") {
-                if let end = emptyInstructionEnd() {
-                    // XMLParser (swift-corelibs-foundation, Swift 6.3) reads the data of
-                    // `<?target?>` with strlen(NULL) and crashes the process; found by fuzzing.
-                    replace(upTo: end, with: [])
-                } else if index + 2 < count, !Self.startsName(input[index + 2]) {
+                // A `<?target?>` without data is dropped afterwards, wherever it stands
+                // (`withoutEmptyInstructions`).
+                if index + 2 < count, input[index + 2] != 0x3F, !Self.startsName(input[index + 2]) {
                     // `<?` without a target is no instruction: libxml2 skips it and may then read
                     // an instruction inside it that copying through `?>` would hide from the
                     // check above (`<?<a<?b?>`, found by fuzzing). It becomes text.
@@ -344,21 +343,6 @@ extension XMLRepair {
         /// Whether `byte` can start an XML name (a letter, `_`, `:`, or part of a non-ASCII one).
         static func startsName(_ byte: UInt8) -> Bool {
             (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F || byte == 0x3A || byte >= 0x80
-        }
-
-        /// Past the `?>` of a processing instruction without data (`<?target?>`: no space after the
-        /// target), or nil. Stops at the first space or `?`, which the instruction's copy then
-        /// passes anyway, so the scan stays linear.
-        private func emptyInstructionEnd() -> Int? {
-            var cursor = index + 2
-            while cursor < count {
-                switch input[cursor] {
-                case 0x20, 0x09, 0x0D, 0x0A: return nil
-                case 0x3F: return cursor + 1 < count && input[cursor + 1] == 0x3E ? cursor + 2 : nil  // `?>`
-                default: cursor += 1
-                }
-            }
-            return nil
         }
 
         private func matches(_ literal: StaticString, caseInsensitive: Bool = false) -> Bool {
