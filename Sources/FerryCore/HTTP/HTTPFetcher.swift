@@ -44,6 +44,12 @@ struct HTTPFetcher: Sendable {
         }
     }
 
+    /// An executor on one of the client's event loops (the next, round robin), to make a request
+    /// and consume its body on (see ``EventLoopExecutor``).
+    func executor() -> EventLoopExecutor {
+        EventLoopExecutor(http.eventLoopGroup.next())
+    }
+
     /// Scheme, host and port: where credentials may go.
     static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? ""

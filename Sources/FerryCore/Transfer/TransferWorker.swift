@@ -64,9 +64,12 @@ struct TransferWorker: Sendable {
         let progress = progress
 
         do {
-            let downloaded: Void? = try await signal.race {
-                try await IdleWatchdog.run(limit: settings.idleTimeout, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
-                    try await download(record, into: sink, settings: settings, pace: pace)
+            // On the event loop that will read the connection: see EventLoopExecutor.
+            let downloaded: Void? = try await withTaskExecutorPreference(fetcher.executor()) {
+                try await signal.race {
+                    try await IdleWatchdog.run(limit: settings.idleTimeout, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
+                        try await download(record, into: sink, settings: settings, pace: pace)
+                    }
                 }
             }
             guard downloaded != nil else {
