@@ -161,17 +161,22 @@ def many_small(ctx):
     out = ctx.work / "out-many"
     listing = ctx.work / "many-urls.txt"
     listing.write_text("\n".join(urls) + "\n")
-    daemon = FerryDaemon(ctx.work / "ferry-many", ctx.ferry, max_concurrent=16).start()
+    # The ferry under test, and any --variant builds, each with a daemon of its own.
+    daemons = {"ferry get": FerryDaemon(ctx.work / "ferry-many", ctx.ferry, max_concurrent=16).start()}
+    for i, (name, binary) in enumerate(ctx.variants.items()):
+        daemons[f"ferry get ({name})"] = FerryDaemon(ctx.work / f"ferry-many-{i}", binary, max_concurrent=16).start()
     results = {}
 
-    def ferry_get():
-        start = time.perf_counter()
-        result = daemon.cli("get", "--force", "--session", "many", "--json", *urls)
-        seconds = time.perf_counter() - start
-        transfers = json.loads(result.stdout)
-        assert len(transfers) == len(urls) and all(t["state"] == "completed" for t in transfers)
-        clear(daemon.library / "Downloads")
-        return seconds
+    def ferry_get(daemon):
+        def go():
+            start = time.perf_counter()
+            result = daemon.cli("get", "--force", "--session", "many", "--json", *urls)
+            seconds = time.perf_counter() - start
+            transfers = json.loads(result.stdout)
+            assert len(transfers) == len(urls) and all(t["state"] == "completed" for t in transfers)
+            clear(daemon.library / "Downloads")
+            return seconds
+        return go
 
     def aria2c():
         clear(out)
@@ -186,7 +191,8 @@ def many_small(ctx):
         assert len(os.listdir(out)) == len(urls)
         return seconds
 
-    tools = [("ferry get", ferry_get), ("aria2c -j16 -i list", aria2c), ("xargs -P16 curl", xargs_curl)]
+    tools = [*((name, ferry_get(d)) for name, d in daemons.items()),
+             ("aria2c -j16 -i list", aria2c), ("xargs -P16 curl", xargs_curl)]
     try:
         for round_index in range(ctx.runs):
             for name, go in rotate(tools, round_index):
@@ -194,7 +200,8 @@ def many_small(ctx):
                 results.setdefault(name, []).append(go())
             log(f"  many: round {round_index + 1}/{ctx.runs} done")
     finally:
-        daemon.wipe()
+        for daemon in daemons.values():
+            daemon.wipe()
         clear(out)
     return {"count": len(urls), "tools": {k: {"seconds": v, "summary": summary(v)} for k, v in results.items()}}
 

@@ -208,7 +208,8 @@ def markdown(results, command, started, finished, info):
         f"Command: `{command}`  ",
         f"Date: {started} – {finished}  ",
         f"Machine: {info['cpus']} × {info['cpu']}, {info['memory']} RAM, disk {info['disk']}, Linux {info['kernel']} "
-        f"({info['os']}), load average at start {info['load']}  ",
+        f"({info['os']}), load average at start {info['load']}, free page reporting "
+        f"{info.get('page_reporting', 'not recorded')}  ",
         f"Swift: {info['swift']}  ",
         f"Tools: {info['tools']}",
         "",
