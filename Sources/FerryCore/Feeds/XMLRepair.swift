@@ -17,8 +17,10 @@ import Foundation
 /// Repaired: bytes that are not UTF-8 become U+FFFD; control characters XML forbids (and U+FFFE,
 /// U+FFFF) are dropped; a `&` that does not start a reference becomes `&amp;`; HTML named
 /// entities become numeric references; numeric references to forbidden characters are dropped.
-/// Feeds declared as ISO-8859-1, Windows-1252 or US-ASCII, and UTF-16 ones, are transcoded to
-/// UTF-8 first. Other declared encodings are left to libxml2 and only the ASCII repairs apply.
+/// Every document is first made UTF-8 without a BOM or a declared encoding (``utf8(_:)``), so
+/// that libxml2 decodes nothing itself and these checks see what it will see: ISO-8859-1 and
+/// US-ASCII are read as Windows-1252 (as browsers do), UTF-16 by its BOM, any other declared
+/// encoding through iconv.
 /// CDATA sections, comments and processing instructions are copied as they are, apart from the
 /// byte repairs; an instruction without data (`<?target?>`) is dropped, as it crashes XMLParser.
 ///
@@ -37,9 +39,9 @@ enum XMLRepair {
     /// Every `<?target?>` (no data) anywhere, not only where the scan meets markup: XMLParser
     /// (swift-corelibs-foundation, Swift 6.3) reads its data with strlen(NULL) and crashes the
     /// process, and libxml2's recovery from broken markup finds one inside what looked like an
-    /// instruction or a tag (found by fuzzing, four inputs). Each
-    /// look stops at the first `?` or space, so the pass stays linear; a document without one
-    /// comes back as it was.
+    /// instruction or a tag, or where the scan dropped a byte between `<` and `?` (found by
+    /// fuzzing, five inputs). Each look stops at the first `?` or space, so the pass stays
+    /// linear; a document without one comes back as it was.
     static func withoutEmptyInstructions(_ data: Data) -> Data {
         let output: [UInt8]? = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [UInt8]? in
             var output: [UInt8]?
@@ -60,7 +62,9 @@ enum XMLRepair {
                     copied = cursor + 2
                     index = cursor + 2
                 } else {
-                    index = max(index + 2, cursor)
+                    // The look stopped at the first `?`: the only `<?` it passed over may start
+                    // just before it (`<?a<?b?>`, found by fuzzing).
+                    index = max(index + 2, cursor - 1)
                 }
             }
             if output != nil { output!.append(contentsOf: bytes[copied...]) }
@@ -70,53 +74,45 @@ enum XMLRepair {
     }
 
     private static func repair(_ data: Data) throws(Refusal) -> Data {
-        var source = data
-        var changed = false
-        var validatesUTF8 = true
-        if data.starts(with: [0xEF, 0xBB, 0xBF]) {
-            source = data.dropFirst(3)
-            changed = true
-        } else if let bigEndian = utf16ByteOrder(data) {
-            source = Data(withoutDeclaration(transcodeUTF16([UInt8](data), bigEndian: bigEndian)))
-            changed = true
-        } else if let encoding = declaredEncoding(data) {
-            if singleByteEncodings.contains(encoding) {
-                source = Data(withoutDeclaration(transcodeWindows1252([UInt8](data))))
-                changed = true
-            } else if encoding == "utf-8" || encoding == "utf8" {
-                // UTF-8 as declared: checked below.
-            } else if isEncodingName(encoding) && converterExists(for: encoding) {
-                validatesUTF8 = false  // libxml2 converts it.
-            } else {
-                // A name that is no encoding's (`utf-` and control characters, then `8`): libxml2
-                // passed the bytes on unconverted, and XMLParser trapped on ones that are not
-                // UTF-8, killing the process (found by tests/torture/fuzz). Read as UTF-8,
-                // repaired, without that declaration.
-                source = Data(withoutDeclaration([UInt8](data)))
-                changed = true
-            }
+        let (source, transcoded) = utf8(data)
+        let valid = String(validating: source, as: UTF8.self)
+        let text = valid ?? String(decoding: source, as: UTF8.self)  // Ill-formed bytes become U+FFFD.
+        let count = text.utf8.count
+        var scanner = Scanner(count: count)
+        text.withCString { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: count + 1) { scanner.run($0) }
         }
-        var scanner: Scanner
-        if validatesUTF8 {
-            let valid = String(validating: source, as: UTF8.self)
-            let text = valid ?? String(decoding: source, as: UTF8.self)  // Ill-formed bytes become U+FFFD.
-            changed = changed || valid == nil
-            let count = text.utf8.count
-            scanner = Scanner(count: count, strictUTF8: true)
-            text.withCString { pointer in
-                pointer.withMemoryRebound(to: UInt8.self, capacity: count + 1) { scanner.run($0) }
-            }
-            if let refusal = scanner.refusal { throw refusal }
-            if let output = scanner.output { return Data(output) }
-            return changed ? Data(text.utf8) : data
-        }
-        var bytes = [UInt8](source)
-        let count = bytes.count
-        bytes.append(0)
-        scanner = Scanner(count: count, strictUTF8: false)
-        bytes.withUnsafeBufferPointer { scanner.run($0.baseAddress!) }
         if let refusal = scanner.refusal { throw refusal }
-        return scanner.output.map { Data($0) } ?? source
+        if let output = scanner.output { return Data(output) }
+        return transcoded || valid == nil ? Data(text.utf8) : data
+    }
+
+    /// The document in UTF-8, with nothing left that would make libxml2 read it otherwise (a
+    /// BOM, a declared encoding), and whether that changed it. Every check here must see the
+    /// characters libxml2 will see: left to decode a declared encoding itself, libxml2 read
+    /// UTF-7's `+ADw-?a?+AD4-` as an instruction without data that no byte check could find,
+    /// and XMLParser crashed the process; a DOCTYPE or an ENTITY could hide the same way.
+    static func utf8(_ data: Data) -> (bytes: Data, transcoded: Bool) {
+        if let bigEndian = utf16ByteOrder(data) {
+            return (Data(withoutDeclaration(transcodeUTF16([UInt8](data), bigEndian: bigEndian))), true)
+        }
+        let hasBOM = data.starts(with: [0xEF, 0xBB, 0xBF])
+        let source = hasBOM ? data.dropFirst(3) : data
+        let head = [UInt8](source.prefix(512))
+        guard let end = declarationEnd(head), let encoding = declaredEncoding(head[0..<end]),
+            encoding != "utf-8", encoding != "utf8"
+        else { return (source, hasBOM) }
+        let body = [UInt8](source.dropFirst(end))
+        if hasBOM { return (Data(body), true) }  // The BOM says UTF-8, whatever the declaration says.
+        if singleByteEncodings.contains(encoding) { return (Data(transcodeWindows1252(body)), true) }
+        // A declaration that does not read as itself in its encoding (UTF-16 without a BOM,
+        // UTF-32, EBCDIC) is a label on bytes that are not in it: they are read as UTF-8, as
+        // they are if the name is no encoding's (`utf-` + control characters + `8`, found by
+        // fuzzing) or iconv does not know it.
+        guard isEncodingName(encoding), let declaration = transcode(head[0..<end], from: encoding),
+            declaration.elementsEqual(head[0..<end]), let converted = transcode(body, from: encoding)
+        else { return (Data(body), true) }
+        return (Data(converted), true)
     }
 
     // MARK: - Encodings
@@ -132,11 +128,47 @@ enum XMLRepair {
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)) }
     }
 
-    /// Whether the system's iconv, through which libxml2 reads other encodings, knows `encoding`.
-    static func converterExists(for encoding: String) -> Bool {
-        guard let converter = iconv_open("UTF-8", encoding), Int(bitPattern: converter) != -1 else { return false }
-        iconv_close(converter)
-        return true
+    /// `bytes` in `encoding`, converted to UTF-8 by the system's iconv; a sequence it cannot read
+    /// becomes U+FFFD. Nil when iconv does not know the encoding.
+    static func transcode(_ bytes: some Collection<UInt8>, from encoding: String) -> [UInt8]? {
+        guard let converter = iconv_open("UTF-8", encoding), Int(bitPattern: converter) != -1 else { return nil }
+        defer { iconv_close(converter) }
+        let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+        var input = bytes.map { CChar(bitPattern: $0) }
+        var chunk = [CChar](repeating: 0, count: 64 << 10)
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count + input.count / 2 + 16)
+        input.withUnsafeMutableBufferPointer { input in
+            chunk.withUnsafeMutableBufferPointer { chunk in
+                var next = input.baseAddress
+                var left = input.count
+                var allRead = false
+                while true {
+                    var out = chunk.baseAddress
+                    var room = chunk.count
+                    // Once every byte is read, a call without input ends a stateful encoding's
+                    // last sequence.
+                    let result = allRead ? iconv(converter, nil, nil, &out, &room) : iconv(converter, &next, &left, &out, &room)
+                    let failure = result == -1 ? errno : 0
+                    output.append(contentsOf: chunk[..<(chunk.count - room)].lazy.map { UInt8(bitPattern: $0) })
+                    switch failure {
+                    case 0:
+                        if allRead { return }
+                        allRead = true
+                    case E2BIG:
+                        continue
+                    case EILSEQ:  // A byte that starts nothing: U+FFFD, and on.
+                        output += replacement
+                        next = next.map { $0 + 1 }
+                        left -= 1
+                    default:  // EINVAL: a sequence cut off by the end.
+                        output += replacement
+                        return
+                    }
+                }
+            }
+        }
+        return output
     }
 
     /// The byte order of a UTF-16 document, told by its BOM or by the zero byte of `<`.
@@ -180,11 +212,9 @@ enum XMLRepair {
         0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
     ]
 
-    /// The lowercased `encoding` of the XML declaration, if the document starts with one.
-    static func declaredEncoding(_ data: Data) -> String? {
-        let bytes = [UInt8](data.prefix(512))
-        guard let end = declarationEnd(bytes) else { return nil }
-        let declaration = String(decoding: bytes[0..<end], as: UTF8.self).lowercased()
+    /// The lowercased `encoding` of an XML declaration.
+    static func declaredEncoding(_ declaration: ArraySlice<UInt8>) -> String? {
+        let declaration = String(decoding: declaration, as: UTF8.self).lowercased()
         guard let key = declaration.range(of: "encoding") else { return nil }
         let rest = declaration[key.upperBound...].drop(while: { $0 == " " || $0 == "=" || $0 == "\t" })
         guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
@@ -215,9 +245,8 @@ extension XMLRepair {
     /// C-speed scan and no copy. Each stop looks ahead a bounded number of bytes, so the whole is
     /// linear.
     struct Scanner {
+        /// Bytes in the buffer, which is valid UTF-8 (so U+FFFE and U+FFFF are `EF BF BE/BF`).
         let count: Int
-        /// The buffer is valid UTF-8 (so U+FFFE and U+FFFF can be found as `EF BF BE/BF`).
-        let strictUTF8: Bool
         /// Nil until the first repair.
         private(set) var output: [UInt8]?
         private(set) var refusal: Refusal?
@@ -226,9 +255,8 @@ extension XMLRepair {
         /// Input before this index is in `output`.
         private var copied = 0
 
-        init(count: Int, strictUTF8: Bool) {
+        init(count: Int) {
             self.count = count
-            self.strictUTF8 = strictUTF8
         }
 
         /// Stops of each mode: the forbidden controls, `EF` (for U+FFFE/U+FFFF), and the bytes
@@ -281,8 +309,7 @@ extension XMLRepair {
         private mutating func special() {
             let byte = input[index]
             if byte == 0xEF {
-                let noncharacter =
-                    strictUTF8 && index + 2 < count && input[index + 1] == 0xBF && input[index + 2] >= 0xBE
+                let noncharacter = index + 2 < count && input[index + 1] == 0xBF && input[index + 2] >= 0xBE
                 if noncharacter { replace(upTo: index + 3, with: []) } else { index += 1 }
             } else if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
                 replace(upTo: index + 1, with: [])

@@ -33,6 +33,9 @@ import Testing
         // ...except one without data, which crashes XMLParser (found by tests/torture/fuzz).
         ("<rss><?xm?><?a:é?></rss>", "<rss></rss>"),
         ("<?a ?><??><?a?", "<?a ?><?a?"),
+        // ...also one that starts where the look at another stopped, or that a dropped byte made.
+        ("<?a<?b?>c", "<?ac"),
+        ("x<\u{0}?<i<?xm?>y", "x<?<iy"),
         // Control characters XML forbids are dropped; tab, LF and CR stay.
         ("a\u{0}b\u{8}c\u{B}d\u{1F}e\tf\ng\rh", "abcde\tf\ng\rh"),
         ("<![CDATA[x\u{1}y]]>", "<![CDATA[xy]]>"),
@@ -99,13 +102,51 @@ import Testing
         }
     }
 
-    /// Other declared encodings are left to libxml2: their bytes are not UTF-8 and must not
-    /// become U+FFFD; the ASCII repairs still apply.
-    @Test func otherEncodingsAreLeftToTheParser() throws {
-        let head: [UInt8] = Array(#"<?xml version="1.0" encoding="KOI8-R"?><rss><channel><title>"#.utf8) + [0xF0, 0xD2, 0xC9]
-        let koi8 = head + Array(" & x</title></channel></rss>".utf8)
-        #expect(try Self.repaired(koi8) == head + Array(" &amp; x</title></channel></rss>".utf8))
+    /// Every other declared encoding is converted here, so that libxml2 decodes nothing and the
+    /// checks see what it will see.
+    @Test func otherEncodingsAreTranscoded() throws {
+        let koi8 = Array(#"<?xml version="1.0" encoding="KOI8-R"?><rss><channel><title>"#.utf8) + [0xF0, 0xD2, 0xC9]
+            + Array(" & x</title></channel></rss>".utf8)
+        #expect(try Self.repaired(koi8) == Array("<rss><channel><title>При &amp; x</title></channel></rss>".utf8))
         #expect(try FeedParser.parse(Data(koi8), url: nil).title == "При & x")
+    }
+
+    /// UTF-7 spells `<` as `+ADw-`: decoded by libxml2, markup hid from every byte check. An
+    /// instruction without data crashed XMLParser (SIGSEGV, the whole process); a DOCTYPE with
+    /// entities was not refused.
+    @Test func markupHiddenByAnEncodingIsSeen() throws {
+        let head = #"<?xml version="1.0" encoding="UTF-7"?><rss version="2.0"><channel><title>x</title>"#
+        let instruction = head + "+ADw-?xm?+AD4-<item><title>a</title></item></channel></rss>"
+        #expect(try Self.repaired(instruction) == #"<rss version="2.0"><channel><title>x</title><item><title>a</title></item></channel></rss>"#)
+        #expect(try FeedParser.parse(Data(instruction.utf8), url: nil).episodes.count == 1)
+        let doctype = #"<?xml version="1.0" encoding="UTF-7"?>+ADw-!DOCTYPE rss +AFs-+ADw-!ENTITY a "x"+AD4-+AF0-+AD4-<rss/>"#
+        #expect(throws: XMLRepair.Refusal.self) { try XMLRepair.prepare(Data(doctype.utf8)) }
+    }
+
+    /// A label the bytes do not match is dropped and the bytes are read as UTF-8: a declaration
+    /// that does not read as itself in the declared encoding, a name iconv does not know, and any
+    /// declaration after a UTF-8 BOM.
+    @Test(arguments: [
+        ([], #"<?xml version="1.0" encoding="UTF-16"?>"#),
+        ([], #"<?xml version="1.0" encoding="UTF-32"?>"#),
+        ([], #"<?xml version="1.0" encoding="IBM037"?>"#),
+        ([], #"<?xml version="1.0" encoding="x-no-such-encoding"?>"#),
+        ([0xEF, 0xBB, 0xBF], #"<?xml version="1.0" encoding="UTF-7"?>"#),
+    ] as [([UInt8], String)])
+    func mislabelledDocumentsAreReadAsUTF8(bom: [UInt8], declaration: String) throws {
+        let body = "<rss><channel><title>Café +ADw-b</title></channel></rss>"
+        #expect(try Self.repaired(bom + Array((declaration + body).utf8)) == Array(body.utf8))
+        #expect(try FeedParser.parse(Data(bom + Array((declaration + body).utf8)), url: nil).title == "Café +ADw-b")
+    }
+
+    /// What iconv cannot read becomes U+FFFD: a byte that starts nothing, and a sequence cut off
+    /// by the end; a stateful encoding's last sequence is ended.
+    @Test func transcodingReplacesWhatItCannotRead() throws {
+        #expect(XMLRepair.transcode([0x41, 0x80, 0x42], from: "ISO-2022-JP") == Array("A\u{FFFD}B".utf8))
+        #expect(XMLRepair.transcode([0x41, 0x82], from: "SHIFT_JIS") == Array("A\u{FFFD}".utf8))
+        #expect(XMLRepair.transcode(Array("+ZeVnLIqe-".utf8), from: "UTF-7") == Array("日本語".utf8))
+        #expect(XMLRepair.transcode([], from: "KOI8-R") == [])
+        #expect(XMLRepair.transcode([0x41], from: "x-no-such-encoding") == nil)
     }
 
     /// A clean document is returned as it came, not copied.
