@@ -61,6 +61,24 @@ import Testing
         #expect(FileNamer.sanitize(raw) == expected)
     }
 
+    /// A mark joined to a separator or a dot makes one Character with it; a split or a trim that
+    /// compares Characters does not see them (the first input was found by tests/torture/fuzz:
+    /// U+06DD, a prepended format mark, before `\`). Compared byte for byte: `==` and `contains`
+    /// on Strings compare Characters too.
+    @Test(arguments: [
+        ("\u{FFFD}\u{06DD}\\z", "z"),
+        ("\u{06DD}/..\u{06DD}/..\u{06DD}/x.mp3", "x.mp3"),
+        ("a\u{0D4E}/b\u{0D4E}\\c.mp3", "c.mp3"),  // U+0D4E: a prepended letter, which is kept
+        ("x/\u{0D4E}/..", nil),
+        (".\u{301}bashrc", "\u{301}bashrc"),
+        ("song.mp3.\u{301}", "song.mp3.\u{301}"),
+    ] as [(String, String?)])
+    func sanitizeSeesScalarsNotCharacters(_ raw: String, _ expected: String?) {
+        let name = FileNamer.sanitize(raw)
+        #expect(name.map { Array($0.utf8) } == expected.map { Array($0.utf8) })
+        #expect(name.map { !$0.utf8.contains(0x2F) && !$0.utf8.contains(0x5C) && $0.utf8.first != 0x2E } ?? true)
+    }
+
     @Test(arguments: [
         "", " ", "\t\n", "\u{00A0}", "\u{3000}",
         ".", "..", "...", ". . .", " . ", ".\u{202E}.",

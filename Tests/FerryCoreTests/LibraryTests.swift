@@ -34,6 +34,8 @@ import Testing
         ("a/.partial/b", "a/partial/b"),
         (".hidden/..x./y.", "hidden/x/y"),
         ("x\u{202E}y/\u{0}z\n", "xy/z"),
+        // A mark joined to a `/` makes one Character with it: the split is on scalars.
+        ("Podcasts/a\u{0D4E}/..\u{0D4E}/.partial", "Podcasts/a\u{0D4E}/\u{0D4E}/partial"),
     ])
     func safeFolder(_ folder: String, _ expected: String) {
         #expect(Library.safeFolder(folder) == expected)

@@ -37,12 +37,16 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/a", .init(data: Origin.bytes(1000), contentDisposition: #"attachment; filename="../../etc/passwd""#))
             origin.serve("/b", .init(data: Origin.bytes(1000, seed: 2), contentDisposition: #"attachment; filename="..\..\.bashrc""#))
+            // U+06DD joins the `/` after it into one Character (found by fuzzing FileNamer).
+            origin.serve("/c", .init(data: Origin.bytes(1000, seed: 3), contentDisposition: "attachment; filename*=UTF-8''%DB%9D%2F..%DB%9D%2Fevil.mp3"))
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let a = try await h.get(base.appendingPathComponent("a"))
                     let b = try await h.get(base.appendingPathComponent("b"))
+                    let c = try await h.get(base.appendingPathComponent("c"))
                     #expect(try await h.wait(a.id, for: .completed).path == h.library.absolute("Downloads/passwd").path)
                     #expect(try await h.wait(b.id, for: .completed).path == h.library.absolute("Downloads/bashrc").path)
+                    #expect(try await h.wait(c.id, for: .completed).path == h.library.absolute("Downloads/evil.mp3").path)
                     #expect(h.allFiles().allSatisfy { $0.hasPrefix("library/") || $0.hasPrefix("state/") })
                 }
             }

@@ -12,22 +12,24 @@ public enum FileNamer {
     ///
     /// `../../etc/passwd` → `passwd`; `.bashrc` → `bashrc`; `a\u{202E}3pm.exe` → `a3pm.exe`.
     public static func sanitize(_ raw: String) -> String? {
-        // The last component of whatever path the name pretends to be.
-        let component = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var scalars = String.UnicodeScalarView()
-        for scalar in component.unicodeScalars {
+        // Scalars, not Characters, throughout: a Character can hold a separator or a dot behind
+        // a mark joined to it. `\u{06DD}/` (a prepended mark, then `/`) was one Character that
+        // no split on "/" saw, and the mark, a format character, was dropped after it: the `/`
+        // stood alone in the name (found by tests/torture/fuzz).
+        let component = raw.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last ?? []
+        let kept = component.filter { scalar in
             switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse:
-                continue
-            default:
-                scalars.append(scalar)
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse: false
+            default: true
             }
         }
-        var name = String(scalars)
-        name = String(name.drop(while: { $0 == "." || $0.isWhitespace }))
-        while let last = name.last, last == "." || last.isWhitespace { name.removeLast() }
-        guard !name.isEmpty else { return nil }
-        return truncated(name)
+        let trimmed = { (scalar: Unicode.Scalar) in scalar == "." || scalar.properties.isWhitespace }
+        guard let first = kept.firstIndex(where: { !trimmed($0) }), let last = kept.lastIndex(where: { !trimmed($0) }) else {
+            return nil
+        }
+        var name = String.UnicodeScalarView()
+        name.append(contentsOf: kept[first...last])
+        return truncated(String(name))
     }
 
     /// Cuts a name to ``maxBytes`` on a character boundary, keeping a short extension.

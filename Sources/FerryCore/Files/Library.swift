@@ -37,7 +37,7 @@ public struct Library: Sendable {
 
     /// A library folder such as `Downloads` or `Podcasts/Show name`, every component sanitised.
     public static func safeFolder(_ folder: String) -> String {
-        let parts = folder.split(separator: "/").compactMap { FileNamer.sanitize(String($0)) }
+        let parts = folder.unicodeScalars.split(separator: "/").compactMap { FileNamer.sanitize(String($0)) }
         return parts.isEmpty ? "Downloads" : parts.joined(separator: "/")
     }
 
