@@ -53,7 +53,8 @@ struct PodcastCommand: AsyncParsableCommand {
                 detail = try await client.subscribe(url: feed)
             }
             if output.json { return try FerryJSON.encoder(pretty: true).printing(detail.podcast) }
-            Terminal.print("Subscribed to \(detail.podcast.title) (\(detail.episodes.count) episodes) as podcast \(detail.podcast.id).")
+            let count = detail.episodes.count
+            Terminal.print("Subscribed to \(detail.podcast.title) (\(count) episode\(count == 1 ? "" : "s")) as podcast \(detail.podcast.id).")
         }
     }
 
