@@ -33,7 +33,29 @@ enum XMLRepair {
     }
 
     static func prepare(_ data: Data) throws(Refusal) -> Data {
-        withoutEmptyInstructions(try repair(data))
+        withoutDeclaration(withoutEmptyInstructions(try repair(data)))
+    }
+
+    /// The document without what libxml2 reads before all else, a BOM and an XML declaration,
+    /// either of which may name an encoding for it to switch to: the document is UTF-8, and the
+    /// checks before saw it as UTF-8. The last step, as the repair can bring a declaration to the
+    /// start (by dropping NUL bytes before it, found by fuzzing), and one may be too long for
+    /// ``utf8(_:)`` to read. Removed through its first `>`, where libxml2 stops reading a broken
+    /// one too, and again while another follows. A slice: nothing is copied.
+    static func withoutDeclaration(_ data: Data) -> Data {
+        var start = data.startIndex
+        while true {
+            let rest = data[start...]
+            if rest.starts(with: [0xEF, 0xBB, 0xBF]) {
+                start += 3
+            } else if rest.starts(with: [0x3C, 0x3F, 0x78, 0x6D, 0x6C]), rest.count > 5,  // `<?xml`, then a blank
+                [0x20, 0x09, 0x0A, 0x0D].contains(rest[start + 5])
+            {
+                start = rest.firstIndex(of: 0x3E).map { $0 + 1 } ?? data.endIndex  // `>`
+            } else {
+                return start == data.startIndex ? data : data[start...]
+            }
+        }
     }
 
     /// Every `<?target?>` (no data) anywhere, not only where the scan meets markup: XMLParser
@@ -87,23 +109,24 @@ enum XMLRepair {
         return transcoded || valid == nil ? Data(text.utf8) : data
     }
 
-    /// The document in UTF-8, with nothing left that would make libxml2 read it otherwise (a
-    /// BOM, a declared encoding), and whether that changed it. Every check here must see the
-    /// characters libxml2 will see: left to decode a declared encoding itself, libxml2 read
-    /// UTF-7's `+ADw-?a?+AD4-` as an instruction without data that no byte check could find,
-    /// and XMLParser crashed the process; a DOCTYPE or an ENTITY could hide the same way.
+    /// The document decoded as its BOM or declaration says, in UTF-8, and whether that changed
+    /// it. libxml2 must decode nothing itself, as every check here must see the characters it
+    /// will see: left to decode a declared encoding, libxml2 read UTF-7's `+ADw-?a?+AD4-` as an
+    /// instruction without data that no byte check could find, and XMLParser crashed the
+    /// process; a DOCTYPE or an ENTITY could hide the same way. What would tell libxml2 to
+    /// decode, a BOM or a declaration, goes last (``withoutDeclaration(_:)``).
     static func utf8(_ data: Data) -> (bytes: Data, transcoded: Bool) {
         if let bigEndian = utf16ByteOrder(data) {
-            return (Data(withoutDeclaration(transcodeUTF16([UInt8](data), bigEndian: bigEndian))), true)
+            return (Data(transcodeUTF16([UInt8](data), bigEndian: bigEndian)), true)
         }
+        // After a BOM, the document is UTF-8 whatever it declares.
         let hasBOM = data.starts(with: [0xEF, 0xBB, 0xBF])
         let source = hasBOM ? data.dropFirst(3) : data
         let head = [UInt8](source.prefix(512))
-        guard let end = declarationEnd(head), let encoding = declaredEncoding(head[0..<end]),
+        guard !hasBOM, let end = declarationEnd(head), let encoding = declaredEncoding(head[0..<end]),
             encoding != "utf-8", encoding != "utf8"
         else { return (source, hasBOM) }
         let body = [UInt8](source.dropFirst(end))
-        if hasBOM { return (Data(body), true) }  // The BOM says UTF-8, whatever the declaration says.
         if singleByteEncodings.contains(encoding) { return (Data(transcodeWindows1252(body)), true) }
         // A declaration that does not read as itself in its encoding (UTF-16 without a BOM,
         // UTF-32, EBCDIC) is a label on bytes that are not in it: they are read as UTF-8, as
@@ -232,11 +255,6 @@ enum XMLRepair {
         return nil
     }
 
-    /// After transcoding, the declaration names the old encoding; without one, XML means UTF-8.
-    static func withoutDeclaration(_ bytes: [UInt8]) -> [UInt8] {
-        guard let end = declarationEnd(bytes) else { return bytes }
-        return Array(bytes[end...])
-    }
 }
 
 extension XMLRepair {

@@ -108,7 +108,8 @@ import Testing
     /// `<?` with no target hid a `<?xm?>` from the repair, which XMLParser's strlen(NULL) met.
     @Test func garbledEncodingNameWithBytesThatAreNotUTF8() throws {
         for seed in ["crash-garbled-utf8-declaration.xml", "crash-garbled-encoding-name.xml", "crash-instruction-inside-no-instruction.xml",
-                     "crash-instruction-inside-declaration.xml", "crash-instruction-after-dropped-byte.xml", "crash-utf7-instruction.xml"] {
+                     "crash-instruction-inside-declaration.xml", "crash-instruction-after-dropped-byte.xml", "crash-utf7-instruction.xml",
+                     "crash-declaration-behind-nul-bytes.xml"] {
             let found = try Data(contentsOf: Self.seeds.appendingPathComponent(seed))
             _ = try? FeedParser.parse(found, url: nil)
             _ = try? OPML.parse(found)

@@ -139,6 +139,22 @@ import Testing
         #expect(try FeedParser.parse(Data(bom + Array((declaration + body).utf8)), url: nil).title == "Café +ADw-b")
     }
 
+    /// What libxml2 reads before the document, a BOM and an XML declaration, never reaches it,
+    /// however it got to the start: it could name an encoding libxml2 would then decode (a UTF-7
+    /// declaration behind NUL bytes, which the repair drops, was found by fuzzing).
+    @Test(arguments: [
+        ("\u{0}\u{0}<?xml version=\"1.0\" encoding=\"UTF-7\"?><rss>+ADw-?a?+AD4-</rss>", "<rss>+ADw-?a?+AD4-</rss>"),
+        ("<?xml version=\"1.0\"" + String(repeating: " ", count: 600) + "encoding=\"UTF-7\"?><rss/>", "<rss/>"),
+        ("<?xml version=\"1.0\"?>\u{FEFF}<?xml encoding=\"UTF-7\"?>\n<rss/>", "\n<rss/>"),
+        ("<?a?><?xml\tencoding='UTF-7'><rss/>", "<rss/>"),  // a broken one: through its first `>`
+        ("<?xml version=\"1.0\"", ""),
+        ("<?xml-stylesheet href=\"s.xsl\"?><rss/>", "<?xml-stylesheet href=\"s.xsl\"?><rss/>"),
+        ("<rss/><?xml version=\"1.0\"?>", "<rss/><?xml version=\"1.0\"?>"),
+    ])
+    func leadingDeclarationsAreRemoved(_ input: String, _ output: String) throws {
+        #expect(try Self.repaired(input) == output)
+    }
+
     /// What iconv cannot read becomes U+FFFD: a byte that starts nothing, and a sequence cut off
     /// by the end; a stateful encoding's last sequence is ended.
     @Test func transcodingReplacesWhatItCannotRead() throws {
