@@ -7,9 +7,10 @@ import NIOCore
 /// watermarks are 1 and 1): the event loop reads up to 64 KiB, wakes the consumer, and reads
 /// again only when the consumer asks. With the consumer on Swift's cooperative threads every
 /// buffer costs two cross-thread wake-ups (a futex and an eventfd); on the loop's own thread
-/// it is a local enqueue. AsyncHTTPClient opens the connection on the loop it is called
-/// from (`EventLoopGroup.any()` prefers the current loop), so the request is made under the
-/// same preference.
+/// it is a local enqueue. The request is made under the same preference: AsyncHTTPClient asks
+/// its group for `any()` loop, which is the current one, and opens a new connection there (an
+/// idle connection it reuses may be on another loop; the hand-over then crosses threads as
+/// before, and nothing else changes).
 final class EventLoopExecutor: TaskExecutor {
     let loop: any EventLoop
 
