@@ -110,8 +110,11 @@ public enum RFC822Date {
         return (values[0], values[1], values.count == 3 ? values[2] : 0, fraction)
     }
 
-    /// The value of a run of ASCII digits.
+    /// The value of a run of ASCII digits; `Int.max`, which no date's part accepts, for a run too
+    /// long to fit: a feed's `Mon, 1666…6 Jul` overflowed, and Swift traps on overflow, killing
+    /// the process (found by tests/torture/fuzz).
     static func number(_ digits: ArraySlice<UInt8>) -> Int {
+        guard digits.count <= 18 else { return .max }
         var value = 0
         var index = digits.startIndex
         while index < digits.endIndex {
