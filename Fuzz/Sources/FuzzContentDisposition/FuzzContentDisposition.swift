@@ -8,7 +8,9 @@ func fuzzContentDisposition(_ input: UnsafeRawBufferPointer) -> CInt {
     guard let raw = ContentDisposition.fileName(text) else { return 0 }
     precondition(!raw.isEmpty, "empty name returned")
     if let name = FileNamer.sanitize(raw) {
-        precondition(!name.isEmpty && !name.hasPrefix(".") && !name.contains("/"), "unsafe name \(name.debugDescription)")
+        // Bytes, not Characters: a mark can join a `/` or a dot into a larger Character.
+        let unsafe = name.isEmpty || name.utf8.first == 0x2E || name.utf8.contains(0x2F) || name.utf8.contains(0x5C)  // `.` `/` `\`
+        precondition(!unsafe, "unsafe name \(name.debugDescription)")
         precondition(name.utf8.count <= FileNamer.maxBytes, "name too long")
     }
     return 0
