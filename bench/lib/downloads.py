@@ -39,6 +39,14 @@ def fsync_seconds(path):
     return timed(["sync", str(path)])
 
 
+def ferry_daemons(ctx, folder, **options):
+    """The ferry under test and each --variant build, a daemon of its own each, by tool name."""
+    daemons = {"ferry get": FerryDaemon(ctx.work / folder, ctx.ferry, **options).start()}
+    for i, (name, binary) in enumerate(ctx.variants.items()):
+        daemons[f"ferry get ({name})"] = FerryDaemon(ctx.work / f"{folder}-{i}", binary, **options).start()
+    return daemons
+
+
 # MARK: - Scenario 1 and 2: one large file
 
 
@@ -47,10 +55,7 @@ def single_large(ctx):
     and aria2c's peak RSS on the way (scenario 2)."""
     url = ctx.nginx.url(ctx.big.name)
     out = ctx.work / "out-single"
-    # The ferry under test, and any --variant builds, each with a daemon of its own.
-    daemons = {"ferry get": FerryDaemon(ctx.work / "ferry-single", ctx.ferry).start()}
-    for i, (name, binary) in enumerate(ctx.variants.items()):
-        daemons[f"ferry get ({name})"] = FerryDaemon(ctx.work / f"ferry-single-{i}", binary).start()
+    daemons = ferry_daemons(ctx, "ferry-single")
     daemon = daemons["ferry get"]
     expected = ctx.big_sha256
     results = {}
@@ -161,10 +166,7 @@ def many_small(ctx):
     out = ctx.work / "out-many"
     listing = ctx.work / "many-urls.txt"
     listing.write_text("\n".join(urls) + "\n")
-    # The ferry under test, and any --variant builds, each with a daemon of its own.
-    daemons = {"ferry get": FerryDaemon(ctx.work / "ferry-many", ctx.ferry, max_concurrent=16).start()}
-    for i, (name, binary) in enumerate(ctx.variants.items()):
-        daemons[f"ferry get ({name})"] = FerryDaemon(ctx.work / f"ferry-many-{i}", binary, max_concurrent=16).start()
+    daemons = ferry_daemons(ctx, "ferry-many", max_concurrent=16)
     results = {}
 
     def ferry_get(daemon):
