@@ -205,6 +205,37 @@ import Testing
         }
     }
 
+    /// A pause answers once the worker has let go: what it reports is on disk and durable, and
+    /// a resume right after it starts at once. A cancel answers with the part file gone.
+    @Test func pauseAndCancelAnswerOnceTheWorkerHasStopped() async throws {
+        try await Origin.run { origin, base in
+            let fileA = Origin.File(data: Origin.bytes(4_000_000), etag: "\"a\"", bytesPerSecond: 2_000_000)
+            origin.serve("/a", fileA)
+            origin.serve("/b", .init(data: Origin.bytes(4_000_000, seed: 2), bytesPerSecond: 2_000_000))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let a = try await h.get(base.appendingPathComponent("a"))
+                    try await h.wait(a.id, bytes: 300_000)
+                    let paused = try await h.engine.pause(a.id)
+                    #expect(!h.engine.isHeld(a.id))
+                    let journaled = try await h.journal.transfer(id: a.id)!.durableBytes
+                    let onDisk = try FileManager.default.attributesOfItem(atPath: h.library.partURL(for: a.id).path)[.size] as? Int64
+                    #expect(paused.bytesReceived == journaled)
+                    #expect(paused.bytesReceived == onDisk)
+                    _ = try await h.engine.resume(a.id)
+                    #expect(h.engine.isHeld(a.id))  // Taken by the scheduler within the resume.
+
+                    let b = try await h.get(base.appendingPathComponent("b"))
+                    try await h.wait(b.id, bytes: 300_000)
+                    _ = try await h.engine.cancel(b.id)
+                    #expect(!h.engine.isHeld(b.id))
+                    #expect(!h.partFileExists(b.id))
+                    #expect(try await h.wait(a.id, for: .completed).sha256 == fileA.sha256)
+                }
+            }
+        }
+    }
+
     @Test func pauseResumeAndCancelRacesLeaveAConsistentState() async throws {
         try await Origin.run { origin, base in
             var files: [Origin.File] = []

@@ -148,7 +148,7 @@ extension TransferEngine {
             let url = library.absolute(relative)
             if library.contains(url) { try? FileManager.default.removeItem(at: url) }
         }
-        holders.withLock { $0[id] }?.fire()
+        holders.withLock { $0[id] }?.stop.fire()
         try? FileManager.default.removeItem(at: library.partURL(for: id))
     }
 
@@ -224,15 +224,21 @@ extension TransferEngine {
     // MARK: - Commands
 
     /// Applies a person's command: journal first (one transaction, through the lifecycle), then
-    /// the effects.
+    /// the effects. A stopped worker is waited for (up to `stopWait`), so that when a pause
+    /// returns its bytes are durable and counted, a resume right after it starts at once, and a
+    /// cancel has deleted the part file.
     private func command(
         _ command: TransferLifecycle.Command, _ id: Int64,
         change: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
     ) async throws -> Transfer {
-        let (record, transition) = try await store.apply(command, to: id, change: change)
+        var (record, transition) = try await store.apply(command, to: id, change: change)
         for effect in transition.effects {
             switch effect {
-            case .stopWorker: holders.withLock { $0[id] }?.fire()
+            case .stopWorker:
+                guard let holder = holders.withLock({ $0[id] }) else { continue }
+                holder.stop.fire()
+                _ = try? await holder.released.race { try await Task.sleep(for: Self.stopWait) }
+                record = try await journal.transfer(id: id) ?? record
             case .deletePartFile:
                 if holders.withLock({ $0[id] == nil }), !record.keepsPartFile {
                     try? FileManager.default.removeItem(at: library.partURL(for: id))
@@ -242,4 +248,8 @@ extension TransferEngine {
         }
         return model(record)
     }
+
+    /// How long a command waits for a stopped worker before answering anyway (a disk that
+    /// hangs in fsync must not hang the API).
+    static let stopWait = Duration.seconds(5)
 }

@@ -76,8 +76,15 @@ public actor TransferEngine: Service {
     nonisolated let logger: Logger
 
     private enum Job: Sendable {
-        case download(Int64, StopSignal)
-        case retryTimer(Int64, after: Duration, StopSignal)
+        case download(Int64, Holder)
+        case retryTimer(Int64, after: Duration, Holder)
+    }
+
+    /// The task (a download or a retry timer) holding a transfer: `stop` asks it to let go,
+    /// `released` fires once it has (the part file checkpointed and closed).
+    final class Holder: Sendable {
+        let stop = StopSignal()
+        let released = StopSignal()
     }
 
     private nonisolated let jobs: AsyncStream<Job>
@@ -85,7 +92,7 @@ public actor TransferEngine: Service {
     /// Fired at graceful shutdown.
     private nonisolated let shutdown = StopSignal()
     /// The task (download or retry timer) holding each transfer, by id.
-    nonisolated let holders = Mutex<[Int64: StopSignal]>([:])
+    nonisolated let holders = Mutex<[Int64: Holder]>([:])
     /// Transfers whose holder is running them (not a timer), with their sessions: these use
     /// the slots.
     private var running: [Int64: String] = [:]
@@ -154,7 +161,7 @@ public actor TransferEngine: Service {
                 self.shutdown.fire()
                 Task { await self.cancelWake() }
                 self.jobsContinuation.finish()
-                for signal in self.holders.withLock({ Array($0.values) }) { signal.fire() }
+                for holder in self.holders.withLock({ Array($0.values) }) { holder.stop.fire() }
             }
         }
         hub.close()
@@ -168,12 +175,12 @@ public actor TransferEngine: Service {
 
     private nonisolated func perform(_ job: Job) async {
         switch job {
-        case .download(let id, let signal):
-            let outcome = await worker.run(id: id, signal: signal)
-            await downloadEnded(id, signal: signal, outcome: outcome)
-        case .retryTimer(let id, let delay, let signal):
-            let elapsed = await signal.sleep(for: delay, clock: clock)
-            await retryTimerEnded(id, signal: signal, elapsed: elapsed)
+        case .download(let id, let holder):
+            let outcome = await worker.run(id: id, signal: holder.stop)
+            await downloadEnded(id, holder: holder, outcome: outcome)
+        case .retryTimer(let id, let delay, let holder):
+            let elapsed = await holder.stop.sleep(for: delay, clock: clock)
+            await retryTimerEnded(id, holder: holder, elapsed: elapsed)
         }
     }
 
@@ -222,16 +229,16 @@ public actor TransferEngine: Service {
                 let id = record.transferId
                 guard !shutdown.isFired, running.count < daemonLimit else { break }
                 if let limit = sessionLimits[record.session], perSession[record.session, default: 0] >= limit { continue }
-                let signal = StopSignal()
+                let holder = Holder()
                 let taken = holders.withLock { holders -> Bool in
                     guard holders[id] == nil else { return false }
-                    holders[id] = signal
+                    holders[id] = holder
                     return true
                 }
                 guard taken else { continue }
                 running[id] = record.session
                 perSession[record.session, default: 0] += 1
-                jobsContinuation.yield(.download(id, signal))
+                jobsContinuation.yield(.download(id, holder))
             }
         }
         await wakeForNextScheduledStart(after: now)
@@ -263,14 +270,15 @@ public actor TransferEngine: Service {
         await schedule()
     }
 
-    private func release(_ id: Int64, _ signal: StopSignal) {
+    private func release(_ id: Int64, _ holder: Holder) {
         holders.withLock { holders in
-            if holders[id] === signal { holders[id] = nil }
+            if holders[id] === holder { holders[id] = nil }
         }
+        holder.released.fire()
     }
 
-    private func downloadEnded(_ id: Int64, signal: StopSignal, outcome: TransferWorker.Outcome) async {
-        release(id, signal)
+    private func downloadEnded(_ id: Int64, holder: Holder, outcome: TransferWorker.Outcome) async {
+        release(id, holder)
         running[id] = nil
         if case .retry(let delay) = outcome, !shutdown.isFired {
             startRetryTimer(id, after: delay)
@@ -280,17 +288,17 @@ public actor TransferEngine: Service {
     }
 
     private func startRetryTimer(_ id: Int64, after delay: Duration) {
-        let signal = StopSignal()
+        let holder = Holder()
         let taken = holders.withLock { holders -> Bool in
             guard holders[id] == nil else { return false }
-            holders[id] = signal
+            holders[id] = holder
             return true
         }
-        if taken { jobsContinuation.yield(.retryTimer(id, after: delay, signal)) }
+        if taken { jobsContinuation.yield(.retryTimer(id, after: delay, holder)) }
     }
 
-    private func retryTimerEnded(_ id: Int64, signal: StopSignal, elapsed: Bool) async {
-        release(id, signal)
+    private func retryTimerEnded(_ id: Int64, holder: Holder, elapsed: Bool) async {
+        release(id, holder)
         if elapsed {
             // Back into the queue; its id keeps its place among the others.
             _ = try? await store.apply(.resume, to: id)
