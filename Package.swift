@@ -1,6 +1,32 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the `ferry` binary is linked on Linux. With the Swift runtime and every library linked in
+/// statically it holds ~140,000 relative relocations and exports ~46,000 symbols, and each
+/// process pays for both: the loader applies the relocations from a 3.3 MiB table that then
+/// stays resident, and the runtime's start-up `dladdr` walks the symbols. Nothing looks symbols
+/// up in it, so it exports none; and where glibc can load packed relocations (DT_RELR, glibc
+/// 2.36) they are packed, which takes lld (shipped with Swift toolchains). Measured in
+/// docs/PERFORMANCE.md ("Start-up and resident size").
+let ferryLinkerFlags: [String] = {
+    #if canImport(Glibc)
+    var flags = ["-Xlinker", "--no-export-dynamic"]
+    var name = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+    _ = confstr(Int32(_CS_GNU_LIBC_VERSION), &name, name.count)
+    let version = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+    if !version.lexicographicallyPrecedes([2, 36]) {
+        flags += ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+    }
+    return flags
+    #else
+    return []
+    #endif
+}()
+
 let package = Package(
     name: "Ferry",
     platforms: [.macOS(.v15)],
@@ -57,7 +83,8 @@ let package = Package(
                 "FerryCore",
                 "FerryKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: [.unsafeFlags(ferryLinkerFlags)]
         ),
         .executableTarget(name: "PodcastFetcher", dependencies: ["FerryKit"], path: "Examples/PodcastFetcher"),
         .target(

@@ -8,6 +8,7 @@ import subprocess
 import time
 import urllib.request
 
+from downloads import rotate
 from harness import FerryDaemon, free_port, log, summary, wait_for
 
 
@@ -27,33 +28,44 @@ def populate(ctx):
 
 
 def start_latency(ctx, daemon, runs):
-    """Seconds from exec of `ferry serve` until GET /v1/status answers 200, `runs` times."""
-    times = []
-    for _ in range(runs):
-        daemon.stop()
-        port = free_port()
-        env = {**daemon.env, "FERRY_PORT": str(port)}
-        url = f"http://127.0.0.1:{port}/v1/status"
-        token = daemon.token
-        start = time.perf_counter()
-        process = subprocess.Popen([str(daemon.binary), "serve", "--log-level", "warning"], env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-        def answers():
-            if process.poll() is not None:
-                raise RuntimeError("ferry serve exited")
-            try:
-                request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
-                with urllib.request.urlopen(request, timeout=1) as response:
-                    return response.status == 200
-            except OSError:
-                return False
-
-        wait_for(answers, 120, interval=0.002, what="the API")
-        times.append(time.perf_counter() - start)
-        process.send_signal(signal.SIGTERM)
-        process.wait(60)
+    """Seconds from exec of `ferry serve` until GET /v1/status answers 200, `runs` times for
+    the ferry under test and for each --variant build (interleaved, on the same journal), by
+    binary name ("ferry" for the one under test)."""
+    binaries = {"ferry": daemon.binary, **ctx.variants}
+    times = {name: [] for name in binaries}
+    daemon.stop()
+    for round_index in range(runs):
+        for name, binary in rotate(list(binaries.items()), round_index):
+            times[name].append(serve_until_answering(daemon, binary))
     return times
+
+
+def serve_until_answering(daemon, binary):
+    """Starts `binary serve` on the daemon's home, waits until its API answers and stops it:
+    the seconds until it answered."""
+    port = free_port()
+    env = {**daemon.env, "FERRY_PORT": str(port)}
+    url = f"http://127.0.0.1:{port}/v1/status"
+    token = daemon.token
+    start = time.perf_counter()
+    process = subprocess.Popen([str(binary), "serve", "--log-level", "warning"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def answers():
+        if process.poll() is not None:
+            raise RuntimeError("ferry serve exited")
+        try:
+            request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=1) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    wait_for(answers, 120, interval=0.002, what="the API")
+    seconds = time.perf_counter() - start
+    process.send_signal(signal.SIGTERM)
+    process.wait(60)
+    return seconds
 
 
 def daemon_start(ctx):
@@ -74,8 +86,8 @@ def daemon_start(ctx):
         "transfers": ctx.journal_count,
         "populate_seconds": populate_seconds,
         "journal_bytes": sum(sizes.values()),
-        "empty": {"seconds": empty_times, "summary": summary(empty_times)},
-        "loaded": {"seconds": loaded_times, "summary": summary(loaded_times)},
+        "empty": {name: {"seconds": t, "summary": summary(t)} for name, t in empty_times.items()},
+        "loaded": {name: {"seconds": t, "summary": summary(t)} for name, t in loaded_times.items()},
     }
 
 

@@ -218,8 +218,7 @@ def resume_cost(ctx):
     url = ctx.nginx.url(ctx.big.name)
     out = ctx.work / "out-resume"
     clear(out)
-    daemon = FerryDaemon(ctx.work / "ferry-resume", ctx.ferry)
-    daemon.start()
+    daemons = ferry_daemons(ctx, "ferry-resume")
     half = ctx.size // 2
     results = {}
 
@@ -229,7 +228,7 @@ def resume_cost(ctx):
         except FileNotFoundError:
             return 0
 
-    def ferry_variant(kill, api=False):
+    def ferry_variant(daemon, kill, api=False):
         """`ferry pause` / `ferry resume`, or kill -9 and a new daemon; with `api`, pause and
         resume through the HTTP API, as the web app and FerryKit do (no CLI process to start)."""
         def go():
@@ -281,10 +280,15 @@ def resume_cost(ctx):
 
     file = out / "big.bin"
     aria = [*ARIA2, "-x1", "-s1", "--file-allocation=none", "-d", out, "-o", "big.bin", url]
-    variants = [
-        ("ferry pause / resume", ferry_variant(kill=False)),
-        ("ferry API pause / resume", ferry_variant(kill=False, api=True)),
-        ("ferry kill -9 / restart daemon", ferry_variant(kill=True)),
+    variants = []
+    for tool, daemon in daemons.items():
+        suffix = tool.removeprefix("ferry get")  # "" or " (variant name)"
+        variants += [
+            (f"ferry pause / resume{suffix}", ferry_variant(daemon, kill=False)),
+            (f"ferry API pause / resume{suffix}", ferry_variant(daemon, kill=False, api=True)),
+            (f"ferry kill -9 / restart daemon{suffix}", ferry_variant(daemon, kill=True)),
+        ]
+    variants += [
         ("curl Ctrl-C / curl -C -", cli_variant(["curl", "-sS", "-o", file, url],
                                                 ["curl", "-sSf", "-C", "-", "-o", file, url], file, kill=False)),
         ("curl kill -9 / curl -C -", cli_variant(["curl", "-sS", "-o", file, url],
@@ -314,7 +318,8 @@ def resume_cost(ctx):
                 entry["requests"].append([(e["status"], e["range"], e["bytes"]) for e in entries])
             log(f"  resume: round {round_index + 1}/{ctx.runs} done")
     finally:
-        daemon.wipe()
+        for daemon in daemons.values():
+            daemon.wipe()
         clear(out)
     return {"size": ctx.size, "variants": {k: {**v, "refetched_summary": summary(v["refetched"]),
                                                "first_byte_summary": summary(v["first_byte"])}

@@ -151,9 +151,15 @@ def start(result):
         f"{secs(result['populate_seconds'])}). Time from exec of `ferry serve` until `GET /v1/status` answers:",
         "",
         "| journal | median | min – max |", "| --- | --- | --- |",
-        "| empty | %s | %s |" % span(result["empty"]["summary"]),
-        f"| {result['transfers']:,} transfers | %s | %s |" % span(result["loaded"]["summary"]),
+        *(f"| empty{named(name)} | %s | %s |" % span(entry["summary"]) for name, entry in result["empty"].items()),
+        *(f"| {result['transfers']:,} transfers{named(name)} | %s | %s |" % span(entry["summary"])
+          for name, entry in result["loaded"].items()),
     ])
+
+
+def named(binary):
+    """The ferry under test is unnamed in a row; a --variant build is named in brackets."""
+    return "" if binary == "ferry" else f" ({binary})"
 
 
 def api(result):
