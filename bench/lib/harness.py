@@ -160,6 +160,16 @@ def pid_alive(pid):
         return False
 
 
+def threads_alive(pid):
+    """Whether any thread of the process has not exited yet (zombies have)."""
+    try:
+        states = [(Path(f"/proc/{pid}/task") / tid / "stat").read_text().split(") ")[1][0]
+                  for tid in os.listdir(f"/proc/{pid}/task")]
+    except (FileNotFoundError, IndexError, ProcessLookupError):
+        return False
+    return any(state != "Z" for state in states)
+
+
 class FreePageReportingOff:
     """Holds off a virtual machine's free page reporting (virtio-balloon) while benchmarks run.
 
@@ -387,8 +397,10 @@ class FerryDaemon:
         self.pid = None
 
     def kill9(self):
+        """kill -9, then wait until every thread of the daemon has exited (as a supervisor
+        would): a zombie's last threads may still be finishing an fsync."""
         os.kill(self.pid, signal.SIGKILL)
-        wait_for(lambda: not pid_alive(self.pid), 10, what="the killed daemon to go")
+        wait_for(lambda: not threads_alive(self.pid), 30, what="the killed daemon to go")
         self.pid = None
 
     def wipe(self):
