@@ -238,7 +238,7 @@ def resume_cost(ctx):
             wait_for(lambda: part_size(part) >= half, 120, interval=0.002, what="50 %")
             stopped_at = part_size(part)
             if kill:
-                daemon.kill9()
+                daemon.kill9(all_threads=True)  # The same start for every build (see kill9).
                 restart_at = time.time()
                 daemon.start()
             else:

@@ -396,11 +396,14 @@ class FerryDaemon:
                 os.kill(self.pid, signal.SIGKILL)
         self.pid = None
 
-    def kill9(self):
-        """kill -9, then wait until every thread of the daemon has exited (as a supervisor
-        would): a zombie's last threads may still be finishing an fsync."""
+    def kill9(self, all_threads=False):
+        """kill -9, then wait until the daemon is dead (gone or a zombie), as a person at a shell
+        would see it; with `all_threads`, until every thread of it has exited too, as a
+        supervisor would wait (a killed thread may still be finishing an fsync, holding the
+        daemon lock: builds before a6b7a58 then failed to start)."""
         os.kill(self.pid, signal.SIGKILL)
-        wait_for(lambda: not threads_alive(self.pid), 30, what="the killed daemon to go")
+        alive = threads_alive if all_threads else pid_alive
+        wait_for(lambda: not alive(self.pid), 30, what="the killed daemon to go")
         self.pid = None
 
     def wipe(self):
