@@ -48,9 +48,7 @@ enum XMLRepair {
             let rest = data[start...]
             if rest.starts(with: [0xEF, 0xBB, 0xBF]) {
                 start += 3
-            } else if rest.starts(with: [0x3C, 0x3F, 0x78, 0x6D, 0x6C]), rest.count > 5,  // `<?xml`, then a blank
-                [0x20, 0x09, 0x0A, 0x0D].contains(rest[start + 5])
-            {
+            } else if startsWithDeclaration(rest) {
                 start = rest.firstIndex(of: 0x3E).map { $0 + 1 } ?? data.endIndex  // `>`
             } else {
                 return start == data.startIndex ? data : data[start...]
@@ -244,9 +242,15 @@ enum XMLRepair {
         return String(rest.dropFirst().prefix(while: { $0 != quote }))
     }
 
-    /// The index just past `?>` of a leading `<?xml ...?>`.
+    /// Whether the bytes start with an XML declaration as libxml2 sees one: `<?xml` and a blank
+    /// (so not `<?xml-stylesheet …?>`).
+    static func startsWithDeclaration(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.starts(with: "<?xml".utf8) && bytes.dropFirst(5).first.map { [0x20, 0x09, 0x0A, 0x0D].contains($0) } == true
+    }
+
+    /// The index just past `?>` of a leading XML declaration.
     static func declarationEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.starts(with: Array("<?xml".utf8)) else { return nil }
+        guard startsWithDeclaration(bytes) else { return nil }
         var index = 5
         while index + 1 < min(bytes.count, 512) {
             if bytes[index] == 0x3F && bytes[index + 1] == 0x3E { return index + 2 }  // `?` `>`

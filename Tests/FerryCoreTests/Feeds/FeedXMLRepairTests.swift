@@ -82,6 +82,13 @@ import Testing
         #expect(try Self.repaired([0xEF, 0xBB, 0xBF] + Array("<rss/>".utf8)) == Array("<rss/>".utf8))
     }
 
+    /// Only an XML declaration (`<?xml` and a blank) names the encoding: a stylesheet instruction
+    /// at the start does not, whatever pseudo-attributes it carries.
+    @Test func aLeadingStylesheetInstructionNamesNoEncoding() throws {
+        let text = #"<?xml-stylesheet type="text/xsl" href="s.xsl" encoding="ISO-8859-1"?><t>café</t>"#
+        #expect(try Self.repaired(text) == text)
+    }
+
     @Test func latin1AndWindows1252AreTranscoded() throws {
         let latin1: [UInt8] = Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><t>caf"#.utf8) + [0xE9, 0x20, 0x93, 0x71, 0x94]
             + Array("</t>".utf8)
