@@ -237,8 +237,10 @@ def resume_cost(ctx):
             part = daemon.library / ".partial" / f"{tid}.part"
             wait_for(lambda: part_size(part) >= half, 120, interval=0.002, what="50 %")
             stopped_at = part_size(part)
+            stop_started = time.perf_counter()
             if kill:
                 daemon.kill9(all_threads=True)  # The same start for every build (see kill9).
+                stop_seconds = time.perf_counter() - stop_started
                 restart_at = time.time()
                 daemon.start()
             else:
@@ -246,6 +248,7 @@ def resume_cost(ctx):
                     daemon.api("POST", f"/v1/transfers/{tid}/pause")
                 else:
                     daemon.cli("pause", tid)
+                stop_seconds = time.perf_counter() - stop_started
                 wait_for(lambda: not any(t["id"] == tid and t["state"] == "running" for t in daemon.transfers()), 30,
                          what="pause")
                 restart_at = time.time()
@@ -257,7 +260,7 @@ def resume_cost(ctx):
             done = done[0] if isinstance(done, list) else done
             assert done["sha256"] == ctx.big_sha256, done
             clear(daemon.library / "Downloads")
-            return stopped_at, restart_at
+            return stopped_at, restart_at, stop_seconds
         return go
 
     def cli_variant(start_command, resume_command, target, kill):
@@ -269,13 +272,15 @@ def resume_cost(ctx):
             process = subprocess.Popen(start_command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             wait_for(lambda: part_size(target) >= half, 120, interval=0.002, what="50 %")
             stopped_at = part_size(target)
+            stop_started = time.perf_counter()
             process.send_signal(signal.SIGKILL if kill else signal.SIGINT)
             process.wait()
+            stop_seconds = time.perf_counter() - stop_started
             restart_at = time.time()
             run(resume_command)
             assert sha256(target) == ctx.big_sha256, f"{resume_command[0]} produced a wrong file"
             target.unlink()
-            return stopped_at, restart_at
+            return stopped_at, restart_at, stop_seconds
         return go
 
     file = out / "big.bin"
@@ -305,13 +310,15 @@ def resume_cost(ctx):
             for name, go in rotate(variants, round_index):
                 settle()
                 ctx.nginx.clear_log()
-                stopped_at, restart_at = go()
+                stopped_at, restart_at, stop_seconds = go()
                 time.sleep(0.2)  # nginx logs a request when it ends
                 entries = [e for e in ctx.nginx.log_entries() if ctx.big.name in e["request"]]
                 fetched = sum(e["bytes"] for e in entries)
                 resumed = [e for e in entries if e["end"] - e["duration"] >= restart_at - 0.002]
                 first = min((e["end"] - e["duration"] for e in resumed), default=None)
-                entry = results.setdefault(name, {"refetched": [], "first_byte": [], "stopped_at": [], "requests": []})
+                entry = results.setdefault(name, {"refetched": [], "first_byte": [], "stop": [], "stopped_at": [],
+                                                  "requests": []})
+                entry["stop"].append(stop_seconds)
                 entry["refetched"].append(fetched - ctx.size)
                 entry["first_byte"].append(None if first is None else max(0.0, first - restart_at))
                 entry["stopped_at"].append(stopped_at)
@@ -322,5 +329,6 @@ def resume_cost(ctx):
             daemon.wipe()
         clear(out)
     return {"size": ctx.size, "variants": {k: {**v, "refetched_summary": summary(v["refetched"]),
-                                               "first_byte_summary": summary(v["first_byte"])}
+                                               "first_byte_summary": summary(v["first_byte"]),
+                                               "stop_summary": summary(v["stop"])}
                                            for k, v in results.items()}}

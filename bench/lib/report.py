@@ -128,15 +128,18 @@ def resume(result):
     lines = [
         f"File: {mib(result['size'])}, stopped at 50 %. *Re-fetched* = bytes nginx sent for the file in all "
         "requests minus the file's size. *First resumed byte* = from the restart command (`ferry resume`, "
-        "`ferry serve --detach` after kill -9, or the tool run again) to nginx receiving the ranged request.",
+        "`ferry serve --detach` after kill -9, or the tool run again) to nginx receiving the ranged request. "
+        "*Stop* = until the stop returned: `ferry pause` (or the API's) answered, or the stopped process "
+        "exited (after kill -9 of Ferry's daemon: until every thread of it had).",
         "",
-        "| case | re-fetched median | min – max | first resumed byte median | min – max |",
-        "| --- | --- | --- | --- | --- |",
+        "| case | re-fetched median | min – max | first resumed byte median | min – max | stop median | min – max |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, entry in result["variants"].items():
         refetched, rng = span(entry["refetched_summary"], mib_signed)
         first, frng = span(entry["first_byte_summary"])
-        lines.append(f"| {name} | {refetched} | {rng} | {first} | {frng} |")
+        stop, srng = span(entry["stop_summary"]) if "stop_summary" in entry else ("—", "—")
+        lines.append(f"| {name} | {refetched} | {rng} | {first} | {frng} | {stop} | {srng} |")
     return "\n".join(lines)
 
 
