@@ -9,22 +9,23 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness import FerryDaemon, log, sha256, wait_for
+from harness import FerryDaemon, log, sha256, threads_alive, wait_for
 
 KNOWN_STATE_FILES = {"journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm", "token", "daemon.json",
                      "daemon.lock", "daemon.log", "last-search.json"}
 
 
-def make_pool(folder, count, rng, largest):
-    """`count` files of log-uniform random sizes (1 KiB .. largest), with their SHA-256."""
+def make_pool(folder, count, rng, largest, smallest=1024):
+    """`count` files of log-uniform random sizes (smallest .. largest), with their SHA-256."""
     folder.mkdir(parents=True, exist_ok=True)
     pool = {}
     for i in range(count):
-        size = int(1024 * (largest / 1024) ** rng.random())
+        size = int(smallest * (largest / smallest) ** rng.random())
         path = folder / f"file-{i:03d}-{size}.bin"
-        if not path.exists():
+        if not path.exists() or path.stat().st_size != size:
             with open(path, "wb") as f:
-                f.write(rng.randbytes(size))
+                for start in range(0, size, 16 << 20):  # randbytes takes at most 2^31 bits
+                    f.write(rng.randbytes(min(16 << 20, size - start)))
         pool[path.name] = (size, sha256(path))
     return pool
 
@@ -80,6 +81,50 @@ def kill_rounds(label, home, binary, base_url, pool, rounds, rng, per_round=20, 
         "bytes": sum(expected[t["url"]][0] for t in completed if t["url"] in expected),
         "seconds": round(seconds, 1), "problems": problems,
     }
+    if not problems:
+        daemon.wipe()
+    return result
+
+
+def restart_rounds(home, binary, url, size, digest, rounds, rng):
+    """Rounds of: one large download, kill -9 of the daemon while it writes (at 20–80 % of the
+    file), and `ferry serve --detach` at once, while the killed daemon's last threads may still be
+    finishing an fsync and holding the daemon lock. Every start must succeed, and every download
+    must complete with the right SHA-256."""
+    daemon = FerryDaemon(home, binary)
+    daemon.wipe()
+    daemon.start()
+    problems, failed_starts, verified = [], 0, 0
+    began = time.monotonic()
+    for round_index in range(rounds):
+        transfer = daemon.get([url], session="restarts")[0]
+        part = daemon.library / ".partial" / f"{transfer['id']}.part"
+        at = int(size * rng.uniform(0.2, 0.8))
+        wait_for(lambda: part.exists() and part.stat().st_size >= at, 120, interval=0.002, what=f"{at} bytes")
+        pid = daemon.pid
+        daemon.kill9()  # returns once the process is dead, as a person at a shell would see it
+        started = daemon.cli("serve", "--detach", "--max-concurrent", daemon.max_concurrent,
+                             "--log-level", "warning", check=False)
+        if started.returncode != 0:
+            failed_starts += 1
+            problems.append(f"round {round_index + 1}: no daemon right after kill -9: {started.stderr.strip()[:300]}")
+            wait_for(lambda: not threads_alive(pid), 30, what="the killed daemon's threads")
+            daemon.start()
+        else:
+            daemon.read_address()
+        done = json.loads(daemon.cli("wait", "--json", transfer["id"], timeout=600).stdout)
+        done = done[0] if isinstance(done, list) else done
+        if done.get("sha256") == digest:
+            verified += 1
+            Path(done["path"]).unlink()  # 256 MiB a round
+        else:
+            problems.append(f"round {round_index + 1}: transfer {transfer['id']} ended {done.get('state')} "
+                            f"with SHA-256 {done.get('sha256')}")
+        if round_index + 1 in (rounds, 10, 20, 50):
+            log(f"  restarts: round {round_index + 1}/{rounds}")
+    daemon.stop()
+    result = {"rounds": rounds, "kills": rounds, "transfers": rounds, "completed": verified, "bytes": size * verified,
+              "failed_starts": failed_starts, "seconds": round(time.monotonic() - began, 1), "problems": problems}
     if not problems:
         daemon.wipe()
     return result
