@@ -10,12 +10,34 @@
 import Foundation
 import PackageDescription
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// SwiftPM names a path dependency after its folder, so the main package's identity is the
 /// name of the folder this one sits in (`main`, `ferry`, ... whatever the clone is called).
 let ferry = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .lastPathComponent.lowercased()
 
 let core: Target.Dependency = .product(name: "FerryCore", package: ferry)
+
+/// FeedBench measures the parser as the daemon runs it, so it is linked as `ferry` is: a copy of
+/// `ferryLinkerFlags` in ../Package.swift (a manifest cannot import another), which says why.
+/// Linked otherwise, the process starts 5 MiB larger (docs/PERFORMANCE.md, scenario 7).
+let ferryLinkerFlags: [String] = {
+    #if canImport(Glibc)
+    var flags = ["-Xlinker", "--no-export-dynamic"]
+    var name = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+    _ = confstr(Int32(_CS_GNU_LIBC_VERSION), &name, name.count)
+    let version = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+    if !version.lexicographicallyPrecedes([2, 36]) {
+        flags += ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+    }
+    return flags
+    #else
+    return []
+    #endif
+}()
 
 let package = Package(
     name: "FerryFuzz",
@@ -30,6 +52,6 @@ let package = Package(
         .executableTarget(name: "FuzzFileNamer", dependencies: [core, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzContentRange", dependencies: [core, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzContentDisposition", dependencies: [core, "LibFuzzerDriver"]),
-        .executableTarget(name: "FeedBench", dependencies: [core]),
+        .executableTarget(name: "FeedBench", dependencies: [core], linkerSettings: [.unsafeFlags(ferryLinkerFlags)]),
     ]
 )

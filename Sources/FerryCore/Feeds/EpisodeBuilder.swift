@@ -9,7 +9,7 @@ struct EpisodeBuilder {
     var itunesTitle: FeedText?
     var dcTitle: FeedText?
     var guid: String?
-    var link: URL?
+    var link: String?
     /// The link as written, for a substitute guid.
     var writtenLink: String?
     var pubDate: String?
@@ -38,9 +38,9 @@ struct EpisodeBuilder {
     var season: String?
     var episodeNumber: String?
     var episodeType: String?
-    var itunesImage: URL?
-    var mediaThumbnail: URL?
-    var chaptersURL: URL?
+    var itunesImage: String?
+    var mediaThumbnail: String?
+    var chaptersURL: String?
     var transcripts: [FeedEpisode.Transcript] = []
 
     func build() -> FeedEpisode {

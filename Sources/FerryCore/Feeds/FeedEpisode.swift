@@ -1,6 +1,10 @@
 import Foundation
 
 /// One item of a feed: an RSS `<item>` or an Atom `<entry>`.
+///
+/// Its URLs are absolute, resolved and checked while parsing, and kept as text: a Foundation
+/// `URL` costs about 280 bytes more on Linux (16 MiB of a 20,000-episode feed's three per
+/// episode, heaptrack), and everything downstream stores text anyway.
 public struct FeedEpisode: Codable, Sendable, Hashable {
     /// The feed's `guid` (Atom `id`), verbatim apart from surrounding whitespace. When the item has
     /// none, a stable substitute: `ferry-sha256:` and the hex SHA-256 of the enclosure URL as the
@@ -26,11 +30,11 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
     /// `itunes:explicit`; nil when the item does not say (the show's setting then applies).
     public var explicit: Bool?
     /// The episode's web page.
-    public var link: URL?
+    public var link: String?
     /// `itunes:image`, else `media:thumbnail`.
-    public var artworkURL: URL?
+    public var artworkURL: String?
     /// `podcast:chapters`: a JSON chapters file.
-    public var chaptersURL: URL?
+    public var chaptersURL: String?
     /// `podcast:transcript` elements, in document order.
     public var transcripts: [Transcript]
     /// `itunes:author`, else the RSS `author`, Atom author or `dc:creator`.
@@ -40,7 +44,7 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
         guid: String, title: String = "", published: Date? = nil, duration: Double? = nil,
         enclosures: [Enclosure] = [], descriptionHTML: String = "", descriptionText: String = "",
         season: Int? = nil, episodeNumber: Int? = nil, episodeType: EpisodeType = .full, explicit: Bool? = nil,
-        link: URL? = nil, artworkURL: URL? = nil, chaptersURL: URL? = nil, transcripts: [Transcript] = [],
+        link: String? = nil, artworkURL: String? = nil, chaptersURL: String? = nil, transcripts: [Transcript] = [],
         author: String? = nil
     ) {
         self.guid = guid
@@ -73,13 +77,13 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
 
     /// An RSS `<enclosure>`, Atom `rel="enclosure"` link or (when there are neither) `media:content`.
     public struct Enclosure: Codable, Sendable, Hashable {
-        public var url: URL
+        public var url: String
         /// Bytes, as the feed claims; often 0 or wrong, so only a hint.
         public var length: Int64?
         /// The MIME type, as the feed claims.
         public var type: String?
 
-        public init(url: URL, length: Int64? = nil, type: String? = nil) {
+        public init(url: String, length: Int64? = nil, type: String? = nil) {
             self.url = url
             self.length = length
             self.type = type
@@ -94,12 +98,12 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
 
     /// A `podcast:transcript`.
     public struct Transcript: Codable, Sendable, Hashable {
-        public var url: URL
+        public var url: String
         /// `text/vtt`, `application/x-subrip`, `application/json`, `text/html`, ...
         public var type: String?
         public var language: String?
 
-        public init(url: URL, type: String? = nil, language: String? = nil) {
+        public init(url: String, type: String? = nil, language: String? = nil) {
             self.url = url
             self.type = type
             self.language = language

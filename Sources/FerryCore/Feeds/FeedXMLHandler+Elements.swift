@@ -145,7 +145,7 @@ extension FeedXMLHandler {
         case (.itunes, "episode"): capture(.episodeNumber)
         case (.itunes, "episodeType"): capture(.episodeType)
         case (.itunes, "image"):
-            if episode?.itunesImage == nil { episode?.itunesImage = href(attributes["href"], base) }
+            if episode?.itunesImage == nil { episode?.itunesImage = href(attributes["href"], base)?.absoluteString }
         case (.content, "encoded"): capture(.contentEncoded)
         case (.dublinCore, "creator"): capture(.dcCreator)
         case (.dublinCore, "date"): capture(.dcDate)
@@ -154,11 +154,11 @@ extension FeedXMLHandler {
         case (.media, "group"): return .episode
         case (.media, "content"): addMediaContent(attributes, base: base)
         case (.media, "thumbnail"):
-            if episode?.mediaThumbnail == nil { episode?.mediaThumbnail = href(attributes["url"], base) }
+            if episode?.mediaThumbnail == nil { episode?.mediaThumbnail = href(attributes["url"], base)?.absoluteString }
         case (.podcast, "chapters"):
-            if episode?.chaptersURL == nil { episode?.chaptersURL = href(attributes["url"], base) }
+            if episode?.chaptersURL == nil { episode?.chaptersURL = href(attributes["url"], base)?.absoluteString }
         case (.podcast, "transcript"):
-            if let url = href(attributes["url"], base) {
+            if let url = href(attributes["url"], base)?.absoluteString {
                 episode?.transcripts.append(
                     FeedEpisode.Transcript(
                         url: url, type: FeedText.nonEmpty(attributes["type"]),
@@ -199,7 +199,7 @@ extension FeedXMLHandler {
     }
 
     private func addEnclosure(_ written: String?, length: String?, type: String?, base: URL?) {
-        guard let written = FeedText.nonEmpty(written), let url = FeedText.url(written, base: base) else { return }
+        guard let written = FeedText.nonEmpty(written), let url = href(written, base)?.absoluteString else { return }
         if episode?.writtenEnclosure == nil { episode?.writtenEnclosure = written }
         episode?.enclosures.append(
             FeedEpisode.Enclosure(
@@ -212,7 +212,7 @@ extension FeedXMLHandler {
         let type = FeedText.nonEmpty(attributes["type"])
         let medium = attributes["medium"]?.lowercased()
         let enclosure = href(attributes["url"], base).map {
-            FeedEpisode.Enclosure(url: $0, length: attributes["fileSize"].flatMap { Int64($0) }, type: type)
+            FeedEpisode.Enclosure(url: $0.absoluteString, length: attributes["fileSize"].flatMap { Int64($0) }, type: type)
         }
         guard let enclosure, enclosure.isMedia || medium == "audio" || medium == "video" else { return }
         if episode?.writtenMediaContent == nil { episode?.writtenMediaContent = FeedText.nonEmpty(attributes["url"]) }

@@ -42,7 +42,7 @@ extension FeedXMLHandler {
         case .itunesTitle: Self.keep(&episode!.itunesTitle, text)
         case .dcTitle: Self.keep(&episode!.dcTitle, text)
         case .link:
-            guard episode!.link == nil, let url = text.url else { return }
+            guard episode!.link == nil, let url = text.url?.absoluteString else { return }
             episode!.link = url
             episode!.writtenLink = FeedText.nonEmpty(text.value)
         case .guid: Self.keep(&episode!.guid, text.value)

@@ -116,7 +116,7 @@ public struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
         published = episode.published
         duration = episode.duration
         let enclosure = episode.primaryEnclosure
-        enclosureURL = enclosure?.url.absoluteString
+        enclosureURL = enclosure?.url
         enclosureLength = enclosure?.length
         enclosureType = enclosure?.type
         descriptionHTML = episode.descriptionHTML.isEmpty ? nil : episode.descriptionHTML
@@ -125,10 +125,10 @@ public struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
         episodeNumber = episode.episodeNumber
         episodeType = episode.episodeType.rawValue
         explicit = episode.explicit
-        link = episode.link?.absoluteString
-        artworkURL = episode.artworkURL?.absoluteString
-        chaptersURL = episode.chaptersURL?.absoluteString
-        transcriptURL = episode.transcripts.first?.url.absoluteString
+        link = episode.link
+        artworkURL = episode.artworkURL
+        chaptersURL = episode.chaptersURL
+        transcriptURL = episode.transcripts.first?.url
     }
 
     /// The file name an episode gets: `2024-05-01 Title.mp3` (the extension from the enclosure's

@@ -128,7 +128,7 @@ import Testing
         let feed = try FeedParser.parse(data, url: Self.feedURL)
         #expect(feed.episodes.count == 20_000)
         #expect(feed.episodes[19_999].guid == "urn:ferry:test:19999")
-        #expect(feed.episodes[19_999].enclosures.first?.url.absoluteString == "https://cdn.example.com/show/19999.mp3")
+        #expect(feed.episodes[19_999].enclosures.first?.url == "https://cdn.example.com/show/19999.mp3")
         #expect(feed.episodes[0].descriptionText.hasPrefix("In this episode we talk about streaming parsers"))
     }
 
@@ -178,7 +178,7 @@ import Testing
     @Test func relativeEnclosuresResolveAgainstTheFeedURL() throws {
         let xml = #"<rss><channel><item><enclosure url="../../x" type="audio/mpeg"/></item></channel></rss>"#
         let feed = try FeedParser.parse(Data(xml.utf8), url: URL(string: "https://example.com/a/b/c/feed.xml")!)
-        #expect(feed.episodes.first?.enclosures.first?.url.absoluteString == "https://example.com/a/x")
+        #expect(feed.episodes.first?.enclosures.first?.url == "https://example.com/a/x")
         // Without a feed URL there is nothing to resolve against: no enclosure rather than a guess.
         let unanchored = try FeedParser.parse(Data(xml.utf8), url: nil)
         #expect(unanchored.episodes.first?.enclosures == [])

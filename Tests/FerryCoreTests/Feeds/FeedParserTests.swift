@@ -92,11 +92,11 @@ import Testing
         #expect(
             episode.enclosures == [
                 FeedEpisode.Enclosure(
-                    url: URL(string: "https://example.com/shows/media/ep2.mp3?x=1&y=2")!, length: 12_345_678,
+                    url: "https://example.com/shows/media/ep2.mp3?x=1&y=2", length: 12_345_678,
                     type: "audio/mpeg"),
-                FeedEpisode.Enclosure(url: URL(string: "https://example.com/media/ep2.pdf")!, length: 100, type: "application/pdf"),
+                FeedEpisode.Enclosure(url: "https://example.com/media/ep2.pdf", length: 100, type: "application/pdf"),
             ])
-        #expect(episode.primaryEnclosure?.url.absoluteString == "https://example.com/shows/media/ep2.mp3?x=1&y=2")
+        #expect(episode.primaryEnclosure?.url == "https://example.com/shows/media/ep2.mp3?x=1&y=2")
         #expect(
             episode.descriptionHTML
                 == #"<p>Long <a href="https://example.com/notes/2" rel="noopener noreferrer">notes</a> &amp; more.</p>"#)
@@ -105,13 +105,13 @@ import Testing
         #expect(episode.episodeNumber == 2)
         #expect(episode.episodeType == .full)
         #expect(episode.explicit == true)
-        #expect(episode.link?.absoluteString == "https://example.com/shows/ferry/episodes/2")
-        #expect(episode.artworkURL?.absoluteString == "https://example.com/art/ep2.jpg")
-        #expect(episode.chaptersURL?.absoluteString == "https://example.com/ep2/chapters.json")
+        #expect(episode.link == "https://example.com/shows/ferry/episodes/2")
+        #expect(episode.artworkURL == "https://example.com/art/ep2.jpg")
+        #expect(episode.chaptersURL == "https://example.com/ep2/chapters.json")
         #expect(
             episode.transcripts == [
-                FeedEpisode.Transcript(url: URL(string: "https://example.com/ep2.vtt")!, type: "text/vtt", language: "en"),
-                FeedEpisode.Transcript(url: URL(string: "https://example.com/ep2.srt")!, type: "application/x-subrip"),
+                FeedEpisode.Transcript(url: "https://example.com/ep2.vtt", type: "text/vtt", language: "en"),
+                FeedEpisode.Transcript(url: "https://example.com/ep2.srt", type: "application/x-subrip"),
             ])
         #expect(episode.author == "Guest Host")
     }
@@ -203,8 +203,8 @@ import Testing
         let entry = try #require(feed.episodes.first)
         #expect(entry.guid == "tag:example.org,2024:1")
         #expect(entry.published == FeedFixtures.date("2024-05-01T08:00:00Z"))
-        #expect(entry.link?.absoluteString == "https://example.org/podcast/episodes/1")
-        #expect(entry.enclosures.map(\.url.absoluteString) == ["https://example.org/podcast/media/1.ogg", "https://cdn.example.org/1.mp3"])
+        #expect(entry.link == "https://example.org/podcast/episodes/1")
+        #expect(entry.enclosures.map(\.url) == ["https://example.org/podcast/media/1.ogg", "https://cdn.example.org/1.mp3"])
         #expect(entry.enclosures.first?.length == 42)
         #expect(entry.descriptionHTML == "<p>Le <em>contenu</em></p>")
         #expect(entry.descriptionText == "Le contenu")
@@ -248,11 +248,11 @@ import Testing
         let episode = try #require(try Self.parse(xml).episodes.first)
         #expect(
             episode.enclosures == [
-                .init(url: URL(string: "https://example.com/v.mp4")!, length: 99, type: "video/mp4"),
-                .init(url: URL(string: "https://example.com/v.m4a")!),
+                .init(url: "https://example.com/v.mp4", length: 99, type: "video/mp4"),
+                .init(url: "https://example.com/v.m4a"),
             ])
         #expect(episode.duration == 61)
-        #expect(episode.artworkURL?.absoluteString == "https://example.com/thumb.jpg")
+        #expect(episode.artworkURL == "https://example.com/thumb.jpg")
         #expect(episode.descriptionText == "From media")
     }
 
@@ -279,8 +279,8 @@ import Testing
         let xml = #"<rss><channel><item><enclosure url="ep1.mp3" type="audio/mpeg"/></item></channel></rss>"#
         let here = try Self.parse(xml, url: URL(string: "https://a.example/feed.xml")!)
         let there = try Self.parse(xml, url: URL(string: "https://b.example/podcast/rss")!)
-        #expect(here.episodes[0].enclosures[0].url.absoluteString == "https://a.example/ep1.mp3")
-        #expect(there.episodes[0].enclosures[0].url.absoluteString == "https://b.example/podcast/ep1.mp3")
+        #expect(here.episodes[0].enclosures[0].url == "https://a.example/ep1.mp3")
+        #expect(there.episodes[0].enclosures[0].url == "https://b.example/podcast/ep1.mp3")
         #expect(here.episodes[0].guid == there.episodes[0].guid)
     }
 }
