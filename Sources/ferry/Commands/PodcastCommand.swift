@@ -34,7 +34,7 @@ struct PodcastCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Subscribe by feed URL, Apple Podcasts page URL, or a number from `ferry podcast search`.")
+            commandName: "add", abstract: "Subscribe by feed URL, Apple Podcasts page URL, or a number from `ferry podcast search`.")
 
         @Argument(help: "A feed URL, an Apple Podcasts URL (…/id123456789), or a search result number.")
         var feed: String
@@ -59,7 +59,7 @@ struct PodcastCommand: AsyncParsableCommand {
     }
 
     struct Search: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Search the catalog for podcasts (same as `ferry search --podcasts`).")
+        static let configuration = CommandConfiguration(commandName: "search", abstract: "Search the catalog for podcasts (same as `ferry search --podcasts`).")
 
         @Argument(help: "What to search for.")
         var term: [String]
@@ -100,7 +100,7 @@ struct PodcastCommand: AsyncParsableCommand {
     }
 
     struct Episodes: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a podcast's episodes, newest first, with their state.")
+        static let configuration = CommandConfiguration(commandName: "episodes", abstract: "List a podcast's episodes, newest first, with their state.")
 
         @Argument(help: "The podcast (number or part of its title).")
         var podcast: String
@@ -134,7 +134,7 @@ struct PodcastCommand: AsyncParsableCommand {
 
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Download episodes (numbers from `ferry podcast episodes`), or the newest with --latest.")
+            commandName: "download", abstract: "Download episodes (numbers from `ferry podcast episodes`), or the newest with --latest.")
 
         @Argument(help: "The podcast (number or part of its title).")
         var podcast: String
@@ -173,7 +173,7 @@ struct PodcastCommand: AsyncParsableCommand {
     }
 
     struct Refresh: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Fetch feeds now (all, or one podcast).")
+        static let configuration = CommandConfiguration(commandName: "refresh", abstract: "Fetch feeds now (all, or one podcast).")
 
         @Argument(help: "The podcast (number or part of its title); all when absent.")
         var podcast: String?
@@ -229,7 +229,7 @@ struct PodcastCommand: AsyncParsableCommand {
     }
 
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Subscribe to every feed of an OPML file.")
+        static let configuration = CommandConfiguration(commandName: "import", abstract: "Subscribe to every feed of an OPML file.")
 
         @Argument(help: "The OPML file.")
         var file: String
@@ -246,7 +246,7 @@ struct PodcastCommand: AsyncParsableCommand {
     }
 
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print every subscription as OPML.")
+        static let configuration = CommandConfiguration(commandName: "export", abstract: "Print every subscription as OPML.")
 
         func run() async throws {
             FileHandle.standardOutput.write(Data(try await CLIConnection.connect().exportOPML().utf8))
