@@ -9,6 +9,12 @@ func fuzzFeedParser(_ input: UnsafeRawBufferPointer) -> CInt {
     if let feed = try? FeedParser.parse(data, url: URL(string: "https://example.com/podcast/feed.xml")) {
         for episode in feed.episodes {
             precondition(!episode.guid.isEmpty, "an episode without a guid")
+            // Episodes keep URLs as text (FeedEpisode): each must read back as an absolute URL.
+            let urls = episode.enclosures.map(\.url) + episode.transcripts.map(\.url)
+                + [episode.link, episode.artworkURL, episode.chaptersURL].compactMap { $0 }
+            for url in urls {
+                precondition(URL(string: url)?.scheme != nil, "an episode URL that is not absolute: \(url)")
+            }
         }
     }
     _ = try? OPML.parse(data)
