@@ -55,6 +55,15 @@ public struct PodcastLibrary: Sendable {
     }
 
     public func subscribe(feedURL: URL, catalogId: Int64?) async throws -> PodcastDetail {
+        // In two steps so that the document and the parsed feed are freed before the detail is
+        // read: for a 20,000-episode feed they are 70 MiB (docs/PERFORMANCE.md, scenario 7).
+        let id = try await fetchAndRecord(feedURL: feedURL, catalogId: catalogId)
+        return try await detail(id)
+    }
+
+    /// Fetches and parses the feed, and records the subscription with its episodes.
+    /// - Returns: the podcast's id (an existing subscription's when it was one already).
+    private func fetchAndRecord(feedURL: URL, catalogId: Int64?) async throws -> Int64 {
         let (result, movedTo) = try await fetcher.fetch(feedURL, etag: nil, lastModified: nil)
         guard case .fetched(let data, let etag, let lastModified) = result else {
             throw FerryError(.feedUnavailable, "The feed at \(feedURL.absoluteString) answered 304 to a first request.")
@@ -75,7 +84,7 @@ public struct PodcastLibrary: Sendable {
             try await adoptFilesOnDisk(record.podcastId)
             logger.info("subscribed", metadata: ["podcast.id": "\(record.podcastId)", "podcast.feed": "\(record.feedURL)"])
         }
-        return try await detail(record.podcastId)
+        return record.podcastId
     }
 
     public func unsubscribe(_ id: Int64, deleteFiles: Bool) async throws {

@@ -12,6 +12,15 @@ func jsonResponse(_ list: TransferList, status: HTTPResponse.Status = .ok) throw
     )
 }
 
+/// A podcast with its episodes, written by ``PodcastDetailJSON`` (it can be thousands long).
+func jsonResponse(_ detail: PodcastDetail, status: HTTPResponse.Status = .ok) throws -> Response {
+    Response(
+        status: status,
+        headers: [.contentType: "application/json; charset=utf-8"],
+        body: .init(byteBuffer: try PodcastDetailJSON.encode(detail))
+    )
+}
+
 /// Encodes a value the way the whole API does (``FerryJSON``).
 func jsonResponse<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
     let data = try FerryJSON.encoder().encode(value)
