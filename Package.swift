@@ -65,9 +65,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "FerryServer",
             dependencies: [
+                "CMalloc",
                 "FerryCore",
                 "FerryKit",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -198,6 +198,24 @@ def feeds(result):
             lines.append(f"| {set_name} | {name} | {median} | {rng} | {compare} | "
                          f"{entry['rss']['median'] / 1024:.1f} MiB | {entry['feeds']} / {entry['refused']} | "
                          f"{entry['episodes']} |")
+    daemon = result.get("daemon")
+    if daemon:
+        lines += [
+            "",
+            "The daemon with the 20,000-episode feed: `ferry podcast add` (served by nginx), then "
+            "`ferry podcast episodes --json`, in a fresh daemon. Peak RSS = the daemon's VmHWM; "
+            f"anonymous = its RssAnon right after, and {daemon['settle_seconds']} s later.",
+            "",
+            "| daemon | peak RSS median | min – max | anonymous after | "
+            f"{daemon['settle_seconds']} s later | min – max |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for name, entry in daemon["binaries"].items():
+            peak, settled = entry["peak"], entry["settled"]
+            lines.append(f"| {name} | {peak['median'] / 1024:.1f} MiB | {peak['min'] / 1024:.1f} – "
+                         f"{peak['max'] / 1024:.1f} MiB | {entry['after']['median'] / 1024:.1f} MiB | "
+                         f"{settled['median'] / 1024:.1f} MiB | {settled['min'] / 1024:.1f} – "
+                         f"{settled['max'] / 1024:.1f} MiB |")
     return "\n".join(lines)
 
 

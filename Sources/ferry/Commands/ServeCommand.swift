@@ -51,6 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
             return
         }
         let lock = try DaemonLock(paths: paths)
+        Heap.configureForDaemon()
         let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -1,0 +1,3 @@
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
