@@ -80,3 +80,34 @@ import Glibc
         #expect(after.resident < after.pages / 4, "trimmed: \(after.resident) of \(after.pages) pages resident")
     }
 }
+
+/// The trimmer's rule, apart from the clock and /proc.
+@Suite struct HeapMarkTests {
+    @Test func trimsOnlyWhenMemoryRoseMoreThanTheSlack() {
+        var mark = HeapMark(level: 100, slack: 16)
+        let atSlack = mark.wantsTrim(at: 116)
+        let aboveSlack = mark.wantsTrim(at: 117)
+        #expect(!atSlack)
+        #expect(aboveSlack)
+    }
+
+    @Test func followsMemoryDownSoThatANewPileIsSeen() {
+        var mark = HeapMark(level: 100, slack: 16)
+        let low = mark.wantsTrim(at: 40)
+        #expect(!low)
+        #expect(mark.level == 40)
+        let risen = mark.wantsTrim(at: 60)
+        #expect(risen, "20 above the lowest level, though below the first")
+    }
+
+    @Test func aTrimThatLeftMemoryInUseSetsTheMark() {
+        var mark = HeapMark(level: 10, slack: 16)
+        let piled = mark.wantsTrim(at: 200)
+        #expect(piled)
+        mark.trimmed(to: 150)
+        let inUse = mark.wantsTrim(at: 160)
+        #expect(!inUse, "in use after the trim: no trim every interval")
+        let piledAgain = mark.wantsTrim(at: 170)
+        #expect(piledAgain)
+    }
+}
