@@ -351,9 +351,15 @@ class FerryDaemon:
 
     def start(self, extra=()):
         """`ferry serve --detach`: returns once the API answers."""
-        self.cli("serve", "--detach", "--max-concurrent", self.max_concurrent, "--log-level", "warning", *extra)
+        self.serve_detached(extra=extra)
         self.read_address()
         return self
+
+    def serve_detached(self, extra=(), check=True):
+        """Runs `ferry serve --detach` and returns its result; with check=False a refusal is
+        returned, not raised (the torture run's restarts count them)."""
+        return self.cli("serve", "--detach", "--max-concurrent", self.max_concurrent, "--log-level", "warning",
+                        *extra, check=check)
 
     def read_address(self):
         info = json.loads((self.state / "daemon.json").read_text())

@@ -103,8 +103,7 @@ def restart_rounds(home, binary, url, size, digest, rounds, rng):
         wait_for(lambda: part.exists() and part.stat().st_size >= at, 120, interval=0.002, what=f"{at} bytes")
         pid = daemon.pid
         daemon.kill9()  # returns once the process is dead, as a person at a shell would see it
-        started = daemon.cli("serve", "--detach", "--max-concurrent", daemon.max_concurrent,
-                             "--log-level", "warning", check=False)
+        started = daemon.serve_detached(check=False)
         if started.returncode != 0:
             failed_starts += 1
             problems.append(f"round {round_index + 1}: no daemon right after kill -9: {started.stderr.strip()[:300]}")

@@ -145,7 +145,7 @@ extension FeedXMLHandler {
         case (.itunes, "episode"): capture(.episodeNumber)
         case (.itunes, "episodeType"): capture(.episodeType)
         case (.itunes, "image"):
-            if episode?.itunesImage == nil { episode?.itunesImage = href(attributes["href"], base)?.absoluteString }
+            if episode?.itunesImage == nil { episode?.itunesImage = hrefText(attributes["href"], base) }
         case (.content, "encoded"): capture(.contentEncoded)
         case (.dublinCore, "creator"): capture(.dcCreator)
         case (.dublinCore, "date"): capture(.dcDate)
@@ -154,11 +154,11 @@ extension FeedXMLHandler {
         case (.media, "group"): return .episode
         case (.media, "content"): addMediaContent(attributes, base: base)
         case (.media, "thumbnail"):
-            if episode?.mediaThumbnail == nil { episode?.mediaThumbnail = href(attributes["url"], base)?.absoluteString }
+            if episode?.mediaThumbnail == nil { episode?.mediaThumbnail = hrefText(attributes["url"], base) }
         case (.podcast, "chapters"):
-            if episode?.chaptersURL == nil { episode?.chaptersURL = href(attributes["url"], base)?.absoluteString }
+            if episode?.chaptersURL == nil { episode?.chaptersURL = hrefText(attributes["url"], base) }
         case (.podcast, "transcript"):
-            if let url = href(attributes["url"], base)?.absoluteString {
+            if let url = hrefText(attributes["url"], base) {
                 episode?.transcripts.append(
                     FeedEpisode.Transcript(
                         url: url, type: FeedText.nonEmpty(attributes["type"]),
@@ -173,6 +173,11 @@ extension FeedXMLHandler {
 
     private func href(_ text: String?, _ base: URL?) -> URL? {
         text.flatMap { FeedText.url($0, base: base) }
+    }
+
+    /// An episode's URL attribute: episodes keep their URLs as text (see ``FeedEpisode``).
+    private func hrefText(_ text: String?, _ base: URL?) -> String? {
+        href(text, base)?.absoluteString
     }
 
     /// An RSS `link`: its text, or (in some RDF feeds) an `href`.
@@ -199,7 +204,7 @@ extension FeedXMLHandler {
     }
 
     private func addEnclosure(_ written: String?, length: String?, type: String?, base: URL?) {
-        guard let written = FeedText.nonEmpty(written), let url = href(written, base)?.absoluteString else { return }
+        guard let written = FeedText.nonEmpty(written), let url = hrefText(written, base) else { return }
         if episode?.writtenEnclosure == nil { episode?.writtenEnclosure = written }
         episode?.enclosures.append(
             FeedEpisode.Enclosure(
@@ -211,8 +216,8 @@ extension FeedXMLHandler {
     private func addMediaContent(_ attributes: [String: String], base: URL?) {
         let type = FeedText.nonEmpty(attributes["type"])
         let medium = attributes["medium"]?.lowercased()
-        let enclosure = href(attributes["url"], base).map {
-            FeedEpisode.Enclosure(url: $0.absoluteString, length: attributes["fileSize"].flatMap { Int64($0) }, type: type)
+        let enclosure = hrefText(attributes["url"], base).map {
+            FeedEpisode.Enclosure(url: $0, length: attributes["fileSize"].flatMap { Int64($0) }, type: type)
         }
         guard let enclosure, enclosure.isMedia || medium == "audio" || medium == "video" else { return }
         if episode?.writtenMediaContent == nil { episode?.writtenMediaContent = FeedText.nonEmpty(attributes["url"]) }

@@ -5,30 +5,21 @@ import Hummingbird
 
 /// A list of transfers, written by ``TransferListJSON`` (it can be thousands long).
 func jsonResponse(_ list: TransferList, status: HTTPResponse.Status = .ok) throws -> Response {
-    Response(
-        status: status,
-        headers: [.contentType: "application/json; charset=utf-8"],
-        body: .init(byteBuffer: try TransferListJSON.encode(list))
-    )
+    jsonResponse(body: try TransferListJSON.encode(list), status: status)
 }
 
 /// A podcast with its episodes, written by ``PodcastDetailJSON`` (it can be thousands long).
 func jsonResponse(_ detail: PodcastDetail, status: HTTPResponse.Status = .ok) throws -> Response {
-    Response(
-        status: status,
-        headers: [.contentType: "application/json; charset=utf-8"],
-        body: .init(byteBuffer: try PodcastDetailJSON.encode(detail))
-    )
+    jsonResponse(body: try PodcastDetailJSON.encode(detail), status: status)
 }
 
 /// Encodes a value the way the whole API does (``FerryJSON``).
 func jsonResponse<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
-    let data = try FerryJSON.encoder().encode(value)
-    return Response(
-        status: status,
-        headers: [.contentType: "application/json; charset=utf-8"],
-        body: .init(byteBuffer: ByteBuffer(bytes: data))
-    )
+    jsonResponse(body: ByteBuffer(bytes: try FerryJSON.encoder().encode(value)), status: status)
+}
+
+private func jsonResponse(body: ByteBuffer, status: HTTPResponse.Status) -> Response {
+    Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
 }
 
 extension Parameters {
