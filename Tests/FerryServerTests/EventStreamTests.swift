@@ -3,8 +3,8 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// Server-Sent Events with journal sequence numbers: replay after Last-Event-ID, acknowledgement,
-/// and session isolation.
+/// Server-Sent Events with journal sequence numbers: replay after Last-Event-ID, the mark at its
+/// end, acknowledgement, and session isolation.
 @Suite struct EventStreamTests {
     @Test func streamsAndReplaysEveryJournaledEventOfTheSession() async throws {
         let file = Origin.File(data: Origin.bytes(600_000), bytesPerSecond: 1_500_000)
@@ -62,6 +62,50 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theReplayEndsWithAMarkEvenWhenTheNewestEventIsAnotherSessions() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/a", .init(data: Origin.bytes(1000)))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    for session in ["one", "two"] {
+                        let id = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("a").absoluteString], session: session)).transfers[0].id
+                        try await eventually("\(session)'s download done") { try await d.client.transfer(id).state == .completed }
+                    }
+                    let journaled = try await d.daemon.engine.journal.events(session: "one", after: 0).compactMap(\.seq)
+                    let newest = try await d.daemon.engine.journal.lastEventSeq()
+                    #expect(try #require(journaled.max()) < newest, "the newest event is two's")
+
+                    // Everything one has not acknowledged, then the mark: nothing to wait for.
+                    let (replayed, end) = try await replayOf(d, session: "one", after: nil)
+                    #expect(replayed == journaled.map(String.init))
+                    #expect(end == ReplayEnd(through: journaled.max()!))
+
+                    // Nothing left to replay: the mark comes at once, through the starting point.
+                    let (none, endOfNone) = try await replayOf(d, session: "one", after: newest)
+                    #expect(none.isEmpty)
+                    #expect(endOfNone == ReplayEnd(through: newest))
+                }
+            }
+        }
+    }
+
+    /// The SSE ids of the events before the stream's `replayed` mark, and the mark.
+    private func replayOf(_ d: DaemonHarness, session: String, after: Int64?) async throws -> ([String], ReplayEnd) {
+        let response = try await d.client.openEventStream(session: session, after: after)
+        var parser = ServerSentEventParser()
+        var ids: [String] = []
+        for try await chunk in response.body {
+            for message in parser.feed(chunk.readableBytesView) {
+                guard message.event == ReplayEnd.eventName else {
+                    ids.append(message.id ?? "none")
+                    continue
+                }
+                return (ids, try FerryJSON.decoder().decode(ReplayEnd.self, from: Data(message.data.utf8)))
+            }
+        }
+        throw TestFailure("the stream ended without a replayed mark")
     }
 
     @Test func badLastEventIDIsRefused() async throws {

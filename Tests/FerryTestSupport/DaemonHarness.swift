@@ -63,6 +63,8 @@ public struct DaemonHarness: Sendable {
     }
 
     /// Reads the session's event stream (every session's when nil) until `stop` says so (or `timeout`).
+    /// Checks the stream's shape on the way: each journaled event's SSE id is its seq, and one
+    /// `replayed` mark ends the replay, after every replayed event and before any live one.
     public func collectEvents(
         session: String?, after: Int64?, timeout: Duration = .seconds(30), until stop: @escaping @Sendable ([TransferEvent]) -> Bool
     ) async throws -> [TransferEvent] {
@@ -71,12 +73,29 @@ public struct DaemonHarness: Sendable {
             group.addTask {
                 var parser = ServerSentEventParser()
                 var events: [TransferEvent] = []
+                var replayEnd: ReplayEnd?
                 for try await chunk in response.body {
                     for message in parser.feed(chunk.readableBytesView) {
+                        if message.event == ReplayEnd.eventName {
+                            let end = try FerryJSON.decoder().decode(ReplayEnd.self, from: Data(message.data.utf8))
+                            guard replayEnd == nil else { throw TestFailure("a second replayed mark: \(message.data)") }
+                            guard end.through == events.compactMap(\.seq).max() ?? after ?? end.through else {
+                                throw TestFailure("replayed through \(end.through) after events \(events.compactMap(\.seq))")
+                            }
+                            replayEnd = end
+                            continue
+                        }
                         let event = try FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))
                         // A journaled event's SSE id is its seq; live progress has none.
                         if let seq = event.seq, message.id != String(seq) {
                             throw TestFailure("SSE id \(message.id ?? "none") for event seq \(seq)")
+                        }
+                        if let replayEnd {
+                            if let seq = event.seq, seq <= replayEnd.through {
+                                throw TestFailure("event \(seq) after the replay through \(replayEnd.through)")
+                            }
+                        } else if event.seq == nil {
+                            throw TestFailure("a live event before the replayed mark")
                         }
                         events.append(event)
                         if stop(events) { return events }

@@ -77,6 +77,17 @@ public struct SessionInfo: Codable, Sendable {
     }
 }
 
+/// The data of the `replayed` event an event stream sends once it has replayed the journal, before
+/// any live event: a client reading what it missed knows it has all of it.
+public struct ReplayEnd: Codable, Sendable, Equatable {
+    /// The SSE event name.
+    public static let eventName = "replayed"
+    /// The sequence number of the last event replayed (the starting point when there was none).
+    public var through: Int64
+    /// Makes one from its field.
+    public init(through: Int64) { self.through = through }
+}
+
 /// `GET /v1/status`.
 public struct DaemonStatus: Codable, Sendable {
     /// The daemon's Ferry version.

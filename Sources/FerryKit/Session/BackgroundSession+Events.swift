@@ -124,60 +124,37 @@ extension BackgroundSession {
     /// Acknowledge them (``acknowledge(through:)``) once handled. A later iteration of
     /// ``events`` continues after them.
     ///
-    /// The daemon marks no end of its replay, so the end is the newest event at the time of the
-    /// call, the first live event, or else half a second without news. An event that comes
-    /// later than that is not lost: the next call or ``events`` delivers it.
+    /// The daemon marks the end of its replay, so the result is exactly the journaled events it
+    /// held for the session when the stream opened (and any journaled while it replayed).
     /// - Throws: ``FerryError`` `daemon_unreachable` when the daemon cannot be reached, or closes
     ///   the stream midway (nothing is delivered then; call again).
     public func missedEvents() async throws -> [DownloadEvent] {
         let (consumer, after) = beginConsumer()
-        let (info, body) = try await withDaemon { client in
+        let body = try await withDaemon { client -> HTTPClientResponse.Body? in
             let info = try await client.session(identifier)
-            // The newest event of any session: the replay cannot hold a newer one.
-            guard info.lastEventSeq > (after ?? info.acknowledgedSeq) else { return (info, nil as HTTPClientResponse.Body?) }
-            return (info, try await client.openEventStream(session: identifier, after: after).body)
+            // The newest event of any session: nothing newer than the cursor, nothing to replay.
+            guard info.lastEventSeq > (after ?? info.acknowledgedSeq) else { return nil }
+            return try await client.openEventStream(session: identifier, after: after).body
         }
         guard let body else { return [] }
-        let newest = info.lastEventSeq
-
-        let progress = ReplayProgress()
-        let quiet = Duration.milliseconds(500)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var parser = ServerSentEventParser()
-                for try await chunk in body {
-                    for event in BackgroundSession.events(in: chunk, parser: &parser) {
-                        // A live event or a newer one: the replay is over.
-                        guard let seq = event.seq, seq <= newest else { return }
-                        progress.state.withLock { $0.events.append(event) }
-                        if seq == newest { return }
-                    }
-                    progress.state.withLock { $0.lastNews = .now }
-                }
-                throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
-            }
-            group.addTask {
-                while progress.state.withLock({ ContinuousClock.now - $0.lastNews }) < quiet {
-                    try await Task.sleep(for: quiet / 5)
-                }
-            }
-            try await group.next()
-            group.cancelAll()
-        }
-        let events = progress.state.withLock { $0.events }
+        let events = try await Self.replay(from: body)
         guard deliver(events, consumer: consumer) else {
             throw FerryError.invalidState("A newer consumer of the session's events took over while missedEvents() was reading.")
         }
         return events
     }
 
-    /// What ``missedEvents()`` has read so far, shared by its reader and its watchdog.
-    private final class ReplayProgress: Sendable {
-        struct State {
-            var events: [DownloadEvent] = []
-            var lastNews = ContinuousClock.now
+    /// The journaled events at the start of a stream, up to its `replayed` event.
+    static func replay(from body: HTTPClientResponse.Body) async throws -> [DownloadEvent] {
+        var parser = ServerSentEventParser()
+        var events: [DownloadEvent] = []
+        for try await chunk in body {
+            for message in parser.feed(chunk.readableBytesView) {
+                if message.event == ReplayEnd.eventName { return events }
+                if let event = decode(message), event.seq != nil { events.append(event) }
+            }
         }
-        let state = Mutex(State())
+        throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
     }
 
     // MARK: Delivery bookkeeping
@@ -210,8 +187,12 @@ extension BackgroundSession {
 
     /// The events a chunk of the stream completes (undecodable ones skipped).
     static func events(in chunk: ByteBuffer, parser: inout ServerSentEventParser) -> [DownloadEvent] {
-        parser.feed(chunk.readableBytesView).compactMap { message in
-            (try? FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))).flatMap(DownloadEvent.init)
-        }
+        parser.feed(chunk.readableBytesView).compactMap(decode)
+    }
+
+    /// The download event a message carries; nil for anything else (the `replayed` mark, or an
+    /// event this version does not know).
+    private static func decode(_ message: ServerSentEventParser.Message) -> DownloadEvent? {
+        (try? FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))).flatMap(DownloadEvent.init)
     }
 }

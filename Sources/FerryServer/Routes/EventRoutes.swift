@@ -7,9 +7,9 @@ import ServiceLifecycle
 /// `/v1/sessions/{session}`: the session's Server-Sent Events stream and acknowledgements.
 ///
 /// The stream first replays the journal after the client's `Last-Event-ID` (or `?after=`, or
-/// else the session's last acknowledged event), then sends live events. Journaled events carry
-/// their sequence number as the SSE `id`; live progress has no id, so a reconnect never
-/// replays it.
+/// else the session's last acknowledged event), marks the end of that replay with a `replayed`
+/// event, then sends live events. Journaled events carry their sequence number as the SSE `id`;
+/// live progress has no id, so a reconnect never replays it.
 struct EventRoutes {
     let engine: TransferEngine
 
@@ -68,6 +68,7 @@ struct EventRoutes {
             var last = after
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             last = try await replay(journal, session: session, after: last, to: &writer)
+            try await writer.write(ServerSentEvent.encode(ReplayEnd(through: last)))
             for await message in subscription.cancelOnGracefulShutdown() {
                 if subscription.takeLag() {
                     last = try await replay(journal, session: session, after: last, to: &writer)
@@ -121,5 +122,10 @@ enum ServerSentEvent {
         let json = (try? encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         text += "data: \(json)\n\n"
         return ByteBuffer(string: text)
+    }
+
+    static func encode(_ end: ReplayEnd) -> ByteBuffer {
+        let json = (try? encoder.encode(end)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return ByteBuffer(string: "event: \(ReplayEnd.eventName)\ndata: \(json)\n\n")
     }
 }
