@@ -50,6 +50,30 @@ import Testing
         }
     }
 
+    @Test func aPauseKeepsEveryByteReceivedBeforeItOnDisk() async throws {
+        let file = Origin.File(data: Origin.bytes(1_000_000), etag: "\"abc\"", bytesPerSecond: 1_000_000)
+        try await Origin.run { origin, base in
+            origin.serve("/file", file)
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("file"))
+                    try await h.wait(t.id, bytes: 200_000)
+                    _ = try await h.engine.pause(t.id)
+                    try await h.waitUntilReleased(t.id)
+                    // Progress showed 200,000 bytes: all of them are in the part file, and the
+                    // journal calls durable no byte that is not.
+                    let durable = try #require(try await h.journal.transfer(id: t.id)).durableBytes
+                    let onDisk = try FileManager.default.attributesOfItem(atPath: h.library.partURL(for: t.id).path)[.size] as! Int
+                    #expect(durable >= 200_000)
+                    #expect(Int64(onDisk) >= durable, "journaled \(durable) durable, \(onDisk) on disk")
+                    _ = try await h.engine.resume(t.id)
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                }
+            }
+        }
+    }
+
     @Test func fallsBackToLastModifiedWhenTheETagIsWeak() async throws {
         let file = Origin.File(data: Origin.bytes(1_000_000), etag: "W/\"weak\"", lastModified: "Tue, 15 Nov 1994 12:45:26 GMT", bytesPerSecond: 1_000_000)
         try await pauseAndResume(file) { origin, _, done, durable, _ in

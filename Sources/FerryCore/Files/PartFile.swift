@@ -41,15 +41,37 @@ final class PartFile {
 
     /// Writes all of `bytes` at the end.
     func append(_ bytes: UnsafeRawBufferPointer) throws(FerryError) {
-        var written = 0
-        while written < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(length))
+        try append([bytes])
+    }
+
+    /// IOV_MAX on Linux (which Swift does not import).
+    static let maxPieces = 1024
+
+    /// Writes all of `pieces` at the end, in order, with as few system calls as the kernel allows
+    /// (one `pwritev` for up to `IOV_MAX` pieces).
+    func append(_ pieces: [UnsafeRawBufferPointer]) throws(FerryError) {
+        var vectors = pieces.filter { $0.count > 0 }.map {
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+        }
+        var first = 0
+        while first < vectors.count {
+            let count = min(vectors.count - first, Self.maxPieces)
+            let n = vectors[first...].withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32(count), off_t(length)) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw PartFile.error(errno, "write", url)
             }
-            written += n
             length += Int64(n)
+            // Skip what was written; a short write leaves the rest of a piece for the next call.
+            var left = n
+            while first < vectors.count, left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                vectors[first].iov_base = vectors[first].iov_base! + left
+                vectors[first].iov_len -= left
+            }
         }
     }
 

@@ -187,6 +187,7 @@ struct TransferWorker: Sendable {
                     sinceCheckpoint >= configuration.checkpointBytes || elapsed >= configuration.checkpointMaxInterval
                 {
                     try await checkpointing?.value
+                    try await sink.flush()
                     let durable = sink.length
                     checkpointing = Task { try await checkpoint(id, sink, durable: durable) }
                     sinceCheckpoint = 0
@@ -194,18 +195,23 @@ struct TransferWorker: Sendable {
                 }
             }
         } catch {
+            // What arrived before the failure or the stop is kept (a resume need not fetch it again).
+            try? await sink.flush()
             _ = try? await checkpointing?.value
             throw error
         }
+        try await sink.flush()
         try await checkpointing?.value
     }
 
-    /// fsync, then journal the durable length (with a journaled progress event).
+    /// Write what is gathered, fsync, then journal the durable length (with a journaled progress
+    /// event). Only where no stream is appending.
     private func checkpoint(_ id: Int64, _ sink: DownloadSink) async throws {
+        try await sink.flush()
         try await checkpoint(id, sink, durable: sink.length)
     }
 
-    /// fsync, then journal `durable`: bytes the sink held before the fsync began.
+    /// fsync, then journal `durable`: bytes written (flushed) before the fsync began.
     private func checkpoint(_ id: Int64, _ sink: DownloadSink, durable: Int64) async throws {
         try await sink.sync()
         try await store.update(id: id) { record in
@@ -242,6 +248,7 @@ struct TransferWorker: Sendable {
     /// Verified length, fsync, SHA-256, atomic move into the library, then `completed`.
     private func complete(_ record: TransferRecord, _ sink: DownloadSink) async throws {
         let id = record.transferId
+        try await sink.flush()
         try await sink.sync()
         let sha256 = try await sink.sha256()
         let length = sink.length
