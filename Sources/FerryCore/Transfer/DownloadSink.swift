@@ -10,7 +10,9 @@ import NIOCore
 /// Network reads are at most 64 KiB; the sink writes them in batches of about 1 MiB with one
 /// `pwritev` each, a system call (and an update of the file's times) per batch instead of per read.
 final class DownloadSink: @unchecked Sendable {
+    /// A batch is written once it holds this many bytes…
     static let writeBatchBytes = 1 << 20
+    /// …or this many buffers (a chunked body may come in small pieces).
     static let writeBatchCount = 64
 
     private let part: PartFile
