@@ -39,11 +39,6 @@ final class PartFile {
         length = size
     }
 
-    /// Writes all of `bytes` at the end.
-    func append(_ bytes: UnsafeRawBufferPointer) throws(FerryError) {
-        try append([bytes])
-    }
-
     /// IOV_MAX on Linux (which Swift does not import).
     static let maxPieces = 1024
 
