@@ -224,7 +224,7 @@ extension TransferEngine {
     // MARK: - Commands
 
     /// Applies a person's command: journal first (one transaction, through the lifecycle), then
-    /// the effects. A stopped worker is waited for (up to `stopWait`), so that when a pause
+    /// the effects. A stopped worker is waited for (up to `Transfer.stopWait`), so that when a pause
     /// returns its bytes are durable and counted, a resume right after it starts at once, and a
     /// cancel has deleted the part file.
     private func command(
@@ -237,7 +237,7 @@ extension TransferEngine {
             case .stopWorker:
                 guard let holder = holders.withLock({ $0[id] }) else { continue }
                 holder.stop.fire()
-                _ = try? await holder.released.race { try await Task.sleep(for: Self.stopWait) }
+                _ = try? await holder.released.race { try await Task.sleep(for: Transfer.stopWait) }
                 record = try await journal.transfer(id: id) ?? record
             case .deletePartFile:
                 if holders.withLock({ $0[id] == nil }), !record.keepsPartFile {
@@ -248,8 +248,4 @@ extension TransferEngine {
         }
         return model(record)
     }
-
-    /// How long a command waits for a stopped worker before answering anyway (a disk that
-    /// hangs in fsync must not hang the API).
-    static let stopWait = Duration.seconds(5)
 }

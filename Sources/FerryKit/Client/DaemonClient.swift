@@ -87,7 +87,7 @@ public struct DaemonClient: Sendable {
     }
 
     /// Pauses a transfer, keeping its bytes on disk. Returns once the download has stopped and
-    /// its bytes are durable (the daemon waits up to 5 s for a slow disk).
+    /// its bytes are durable (the daemon waits up to ``Transfer/stopWait`` for a slow disk).
     /// - Returns: the transfer as it is now: `bytesReceived` is where a resume continues.
     /// - Throws: ``FerryError`` `invalid_state` for a completed, failed or cancelled transfer.
     public func pause(_ id: Int64) async throws -> Transfer {

@@ -179,3 +179,10 @@ public struct TransferErrorInfo: Codable, Sendable, Hashable {
         self.message = message
     }
 }
+
+extension Transfer {
+    /// How long the daemon waits for a paused or cancelled transfer's download to stop (its bytes
+    /// made durable, or its partial file deleted) before it answers anyway: a disk that hangs in
+    /// fsync must not hang the API.
+    public static let stopWait = Duration.seconds(5)
+}

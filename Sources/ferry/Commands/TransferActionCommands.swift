@@ -20,7 +20,7 @@ private func forEachTransfer(_ ids: [Int64], _ action: (DaemonClient, Int64) asy
 struct PauseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause", abstract: "Pause transfers; the bytes on disk are kept for `ferry resume`.",
-        discussion: "Each is reported once its download has stopped and its bytes are safe on disk (the daemon waits up to 5 seconds for a slow disk); the byte count shown is where `ferry resume` continues."
+        discussion: "Each is reported once its download has stopped and its bytes are safe on disk (the daemon waits up to \(Transfer.stopWait.components.seconds) seconds for a slow disk); the byte count shown is where `ferry resume` continues."
     )
     @OptionGroup var transferIDs: TransferIDs
 
@@ -50,7 +50,7 @@ struct ResumeCommand: AsyncParsableCommand {
 struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel", abstract: "Cancel transfers and delete their partial files.",
-        discussion: "Each is reported once its download has stopped and its partial file is gone (the daemon waits up to 5 seconds for a slow disk)."
+        discussion: "Each is reported once its download has stopped and its partial file is gone (the daemon waits up to \(Transfer.stopWait.components.seconds) seconds for a slow disk)."
     )
     @OptionGroup var transferIDs: TransferIDs
 
