@@ -126,8 +126,9 @@ extension BackgroundSession {
     ///
     /// The daemon marks the end of its replay, so the result is exactly the journaled events it
     /// held for the session when the stream opened (and any journaled while it replayed).
-    /// - Throws: ``FerryError`` `daemon_unreachable` when the daemon cannot be reached, or closes
-    ///   the stream midway (nothing is delivered then; call again).
+    /// - Throws: ``FerryError`` `daemon_unreachable` when the daemon cannot be reached, closes
+    ///   the stream midway, or sends nothing for ``Configuration/replayStallLimit`` before the end
+    ///   of its replay (nothing is delivered then; call again).
     public func missedEvents() async throws -> [DownloadEvent] {
         let (consumer, after) = beginConsumer()
         let body = try await withDaemon { client -> HTTPClientResponse.Body? in
@@ -137,24 +138,44 @@ extension BackgroundSession {
             return try await client.openEventStream(session: identifier, after: after).body
         }
         guard let body else { return [] }
-        let events = try await Self.replay(from: body)
+        let events = try await Self.replay(from: body, stallLimit: configuration.replayStallLimit)
         guard deliver(events, consumer: consumer) else {
             throw FerryError.invalidState("A newer consumer of the session's events took over while missedEvents() was reading.")
         }
         return events
     }
 
-    /// The journaled events at the start of a stream, up to its `replayed` event.
-    static func replay(from body: HTTPClientResponse.Body) async throws -> [DownloadEvent] {
-        var parser = ServerSentEventParser()
-        var events: [DownloadEvent] = []
-        for try await chunk in body {
-            for message in parser.feed(chunk.readableBytesView) {
-                if message.event == ReplayEnd.eventName { return events }
-                if let event = decode(message), event.seq != nil { events.append(event) }
+    /// The journaled events at the start of a stream, up to its `replayed` event; fails when no
+    /// bytes come for `stallLimit`.
+    static func replay(from body: HTTPClientResponse.Body, stallLimit: Duration) async throws -> [DownloadEvent] {
+        let lastNews = LastNews()
+        return try await withThrowingTaskGroup(of: [DownloadEvent].self) { group in
+            group.addTask {
+                var parser = ServerSentEventParser()
+                var events: [DownloadEvent] = []
+                for try await chunk in body {
+                    lastNews.time.withLock { $0 = .now }
+                    for message in parser.feed(chunk.readableBytesView) {
+                        if message.event == ReplayEnd.eventName { return events }
+                        if let event = decode(message), event.seq != nil { events.append(event) }
+                    }
+                }
+                throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
             }
+            group.addTask {
+                while ContinuousClock.now - lastNews.time.withLock({ $0 }) < stallLimit {
+                    try await Task.sleep(for: stallLimit / 10)
+                }
+                throw FerryError(.daemonUnreachable, "The daemon sent nothing for \(stallLimit) while replaying the session's events.")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
         }
-        throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
+    }
+
+    /// When the replay last brought bytes, shared by its reader and its watchdog.
+    private final class LastNews: Sendable {
+        let time = Mutex(ContinuousClock.now)
     }
 
     // MARK: Delivery bookkeeping

@@ -245,6 +245,10 @@ extension BackgroundSession {
         public var launcher: DaemonLauncher?
         /// The HTTP client for talking to the daemon. Default: `HTTPClient.shared`.
         public var httpClient: HTTPClient
+        /// How long ``BackgroundSession/missedEvents()`` waits for the next bytes of the daemon's
+        /// replay before it fails with `daemon_unreachable` (a daemon that stopped answering
+        /// without closing the connection). Default: 30 seconds.
+        public var replayStallLimit: Duration = .seconds(30)
 
         /// A configuration; the defaults find (and may start) the current user's daemon.
         /// - Parameters:
