@@ -124,8 +124,11 @@ import Testing
                     _ = try await h.wait(t.id, for: .completed)
                     #expect(receiver.completed.count == 1)
                     #expect(receiver.completed.first?.body == Self.data)
+                    // Bytes of the stopped request may still reach the server after the pause
+                    // returns: the resume asks where it stands and sends no byte twice.
                     let resumed = try await h.events().first { $0.kind == .resumed }
-                    #expect(resumed?.offset == Int64(atPause), "continued from what the server had")
+                    #expect((resumed?.offset ?? -1) >= Int64(atPause), "continued from what the server had")
+                    #expect(receiver.bytesReceived == Self.data.count, "no byte sent twice")
 
                     let second = try await Self.upload(h, try Self.file(in: home, name: "b.mp3"), to: base.appendingPathComponent("plain/b"), options: slow)
                     try await eventually("the second upload running") { try await h.engine.transfer(second.id).state == .running }
