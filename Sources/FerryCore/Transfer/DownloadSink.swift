@@ -60,7 +60,7 @@ final class DownloadSink: @unchecked Sendable {
     }
 
     /// Writes the bytes appended but not yet written, then hands them to the hasher. The worker
-    /// calls it before every ``sync()`` and whenever the stream ends, however it ends. Only
+    /// calls it before every ``sync()`` (each checkpoint, and the finish). Only
     /// written bytes are hashed: after a failed write (a full disk) the hash covers less than the
     /// file, and ``hashExisting()`` hashes the file again from disk.
     func flush() async throws(FerryError) {
@@ -69,7 +69,7 @@ final class DownloadSink: @unchecked Sendable {
         unwritten = []
         unwrittenBytes = 0
         try Self.withPieces(of: buffers[...]) { pieces throws(FerryError) in try part.append(pieces) }
-        for buffer in buffers { await hasher.update(buffer) }
+        await hasher.update(buffers)
         hashed = part.length
     }
 

@@ -19,21 +19,18 @@ import Synchronization
 /// the last one. Memory stays bounded whatever the file's size: once ``maxPendingBytes`` wait
 /// to be hashed, ``update(_:)`` waits until half of them are done.
 ///
-/// Chunks go to the queue in batches of about 1 MiB, not one job per network read (up to
-/// 64 KiB): the hashing thread is woken 16 times less often.
+/// Each ``update(_:)`` is one job: the ``DownloadSink`` hands over what it wrote in one batch
+/// (about 1 MiB), not each network read (up to 64 KiB), so the hashing thread is woken 16 times
+/// less often.
 ///
-/// `hasher` and `failure` are touched only on `queue`, `batch` only by the one owner calling
-/// these methods (a download's worker), hence `@unchecked Sendable`.
+/// `hasher` and `failure` are touched only on `queue`, hence `@unchecked Sendable`.
 final class StreamHasher: @unchecked Sendable {
     static let maxPendingBytes = 8 << 20
-    static let batchBytes = 1 << 20
 
     private let queue = DispatchQueue(label: "ferry.sha256")
     private var hasher = SHA256()
     private var failure: FerryError?
     private let pending = Mutex<Pending>(Pending())
-    private var batch: [ByteBuffer] = []
-    private var batchCount = 0
 
     private struct Pending {
         var bytes = 0
@@ -42,8 +39,6 @@ final class StreamHasher: @unchecked Sendable {
 
     /// Starts again from the hash of no bytes.
     func reset() {
-        batch = []
-        batchCount = 0
         queue.async { [self] in
             hasher = SHA256()
             failure = nil
@@ -53,7 +48,6 @@ final class StreamHasher: @unchecked Sendable {
     /// Hashes the first `count` bytes of a file (the part of a download already on disk), through
     /// its own descriptor: the caller may go on appending after them meanwhile.
     func hashFile(at url: URL, first count: Int64) {
-        submitBatch()
         queue.async { [self] in
             do throws(FerryError) {
                 let file = try PartFile(url: url, readOnly: true)
@@ -68,30 +62,11 @@ final class StreamHasher: @unchecked Sendable {
         }
     }
 
-    /// Queues a chunk; returns at once unless too many bytes already wait to be hashed.
-    func update(_ buffer: ByteBuffer) async {
-        batch.append(buffer)
-        batchCount += buffer.readableBytes
-        guard batchCount >= Self.batchBytes else { return }
-        submitBatch()
-        guard pending.withLock({ $0.bytes > Self.maxPendingBytes }) else { return }
-        await withCheckedContinuation { continuation in
-            let drained = pending.withLock { pending -> Bool in
-                guard pending.bytes > Self.maxPendingBytes / 2 else { return true }
-                pending.waiter = continuation
-                return false
-            }
-            if drained { continuation.resume() }
-        }
-    }
-
-    /// Hands the batch to the queue.
-    private func submitBatch() {
-        guard !batch.isEmpty else { return }
-        let buffers = batch
-        let count = batchCount
-        batch = []
-        batchCount = 0
+    /// Queues `buffers`, in order, as one job; returns at once unless too many bytes already wait
+    /// to be hashed.
+    func update(_ buffers: [ByteBuffer]) async {
+        let count = buffers.reduce(0) { $0 + $1.readableBytes }
+        guard count > 0 else { return }
         pending.withLock { $0.bytes += count }
         queue.async { [self] in
             for buffer in buffers {
@@ -105,11 +80,19 @@ final class StreamHasher: @unchecked Sendable {
             }
             waiter?.resume()
         }
+        guard pending.withLock({ $0.bytes > Self.maxPendingBytes }) else { return }
+        await withCheckedContinuation { continuation in
+            let drained = pending.withLock { pending -> Bool in
+                guard pending.bytes > Self.maxPendingBytes / 2 else { return true }
+                pending.waiter = continuation
+                return false
+            }
+            if drained { continuation.resume() }
+        }
     }
 
     /// Lower-case hex SHA-256 of every byte queued since the last reset, once they are hashed.
     func finalize() async throws(FerryError) -> String {
-        submitBatch()
         let result: Result<String, FerryError> = await withCheckedContinuation { continuation in
             queue.async { [self] in
                 if let failure {

@@ -195,17 +195,15 @@ struct TransferWorker: Sendable {
                 }
             }
         } catch {
-            // What arrived before the failure or the stop is kept (a resume need not fetch it again).
-            try? await sink.flush()
             _ = try? await checkpointing?.value
             throw error
         }
-        try await sink.flush()
         try await checkpointing?.value
     }
 
     /// Write what is gathered, fsync, then journal the durable length (with a journaled progress
-    /// event). Only where no stream is appending.
+    /// event). Only where no stream is appending: after a stop or a failure this is what keeps
+    /// the bytes that arrived before it.
     private func checkpoint(_ id: Int64, _ sink: DownloadSink) async throws {
         try await sink.flush()
         try await checkpoint(id, sink, durable: sink.length)

@@ -115,17 +115,20 @@ enum ServerSentEvent {
     static let encoder = FerryJSON.encoder()
 
     static func encode(_ event: TransferEvent) -> ByteBuffer {
-        var text = ""
-        if let seq = event.seq { text += "id: \(seq)\n" }
-        text += "event: \(event.kind.rawValue)\n"
-        // JSON never contains a raw newline, so one data line suffices.
-        let json = (try? encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        text += "data: \(json)\n\n"
-        return ByteBuffer(string: text)
+        message(id: event.seq, name: event.kind.rawValue, data: event)
     }
 
     static func encode(_ end: ReplayEnd) -> ByteBuffer {
-        let json = (try? encoder.encode(end)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return ByteBuffer(string: "event: \(ReplayEnd.eventName)\ndata: \(json)\n\n")
+        message(id: nil, name: ReplayEnd.eventName, data: end)
+    }
+
+    private static func message(id: Int64?, name: String, data: some Encodable) -> ByteBuffer {
+        var text = ""
+        if let id { text += "id: \(id)\n" }
+        text += "event: \(name)\n"
+        // JSON never contains a raw newline, so one data line suffices.
+        let json = (try? encoder.encode(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        text += "data: \(json)\n\n"
+        return ByteBuffer(string: text)
     }
 }
