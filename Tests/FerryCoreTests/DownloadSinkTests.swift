@@ -33,22 +33,22 @@ import Testing
             var offset = 0
             while offset < data.count {
                 let end = min(data.count, offset + 60_000)
-                try await sink.append(ByteBuffer(bytes: data[offset..<end]))
+                try sink.append(ByteBuffer(bytes: data[offset..<end]))
                 offset = end
                 #expect(sink.length == Int64(offset))
                 // Written in batches of about a MiB: never more than one batch behind.
                 let onDisk = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as! Int
                 #expect(onDisk <= offset && offset - onDisk < DownloadSink.writeBatchBytes)
             }
-            try await sink.flush()
+            try sink.flush()
             #expect(FileManager.default.contents(atPath: url.path) == data)
             #expect(try await sink.sha256() == data.sha256Hex)
 
             // A restart drops what was not written too.
-            try await sink.append(ByteBuffer(bytes: data[0..<1000]))
+            try sink.append(ByteBuffer(bytes: data[0..<1000]))
             try sink.restart()
             #expect(sink.length == 0)
-            try await sink.flush()
+            try sink.flush()
             #expect(FileManager.default.contents(atPath: url.path)?.count == 0)
             sink.close()
         }

@@ -2,8 +2,8 @@ import FerryKit
 import Foundation
 import NIOCore
 
-/// The part file and the SHA-256 of its bytes, computed as they stream in (no second pass over
-/// a large file) by a ``StreamHasher`` on another core. Owned by one worker at a time: it lends
+/// The part file and the SHA-256 of its bytes, computed as they are written (no second pass over
+/// a large file) by a ``FileHasher`` on another core. Owned by one worker at a time: it lends
 /// the sink to the download task it races against its stop signal, and uses it again only after
 /// that task has ended.
 ///
@@ -16,9 +16,7 @@ final class DownloadSink: @unchecked Sendable {
     static let writeBatchCount = 64
 
     private let part: PartFile
-    private let hasher = StreamHasher()
-    /// Bytes `0..<hashed` are in `hasher` (or queued for it).
-    private var hashed: Int64 = 0
+    private let hasher: FileHasher
     /// Appended, not yet written: after `part.length`.
     private var unwritten: [ByteBuffer] = []
     private var unwrittenBytes = 0
@@ -27,6 +25,7 @@ final class DownloadSink: @unchecked Sendable {
     init(url: URL, durableBytes: Int64) throws(FerryError) {
         part = try PartFile(url: url)
         try part.truncate(to: durableBytes)
+        hasher = FileHasher(url: url)
     }
 
     var url: URL { part.url }
@@ -39,38 +38,33 @@ final class DownloadSink: @unchecked Sendable {
         unwrittenBytes = 0
         try part.truncate(to: 0)
         hasher.reset()
-        hashed = 0
     }
 
-    /// Hashes the bytes already on disk, once, before new bytes are appended after them. The
-    /// hashing happens on the hasher's queue, so a resumed download streams on meanwhile.
+    /// Hashes the bytes already on disk (a resumed download's), on the hasher's queue, so the
+    /// download streams on meanwhile.
     func hashExisting() {
-        guard hashed < part.length else { return }
-        hasher.reset()
-        hasher.hashFile(at: part.url, first: part.length)
-        hashed = part.length
+        hasher.hash(through: part.length)
     }
 
-    func append(_ buffer: ByteBuffer) async throws {
+    func append(_ buffer: ByteBuffer) throws(FerryError) {
         unwritten.append(buffer)
         unwrittenBytes += buffer.readableBytes
         if unwrittenBytes >= Self.writeBatchBytes || unwritten.count >= Self.writeBatchCount {
-            try await flush()
+            try flush()
         }
     }
 
-    /// Writes the bytes appended but not yet written, then hands them to the hasher. The worker
-    /// calls it before every ``sync()`` (each checkpoint, and the finish). Only
-    /// written bytes are hashed: after a failed write (a full disk) the hash covers less than the
-    /// file, and ``hashExisting()`` hashes the file again from disk.
-    func flush() async throws(FerryError) {
+    /// Writes the bytes appended but not yet written, then tells the hasher the file grew. The
+    /// worker calls it before every ``sync()`` (each checkpoint, and the finish). After a failed
+    /// write (a full disk) the hasher catches up at the next flush or ``sha256()``: it reads
+    /// whatever the file holds.
+    func flush() throws(FerryError) {
         guard !unwritten.isEmpty else { return }
         let buffers = unwritten
         unwritten = []
         unwrittenBytes = 0
         try Self.withPieces(of: buffers[...]) { pieces throws(FerryError) in try part.append(pieces) }
-        await hasher.update(buffers)
-        hashed = part.length
+        hasher.hash(through: part.length)
     }
 
     /// The readable bytes of `buffers`, valid for the duration of `body`.
@@ -94,11 +88,12 @@ final class DownloadSink: @unchecked Sendable {
 
     /// Lower-case hex SHA-256 of the whole file.
     func sha256() async throws(FerryError) -> String {
-        hashExisting()
-        return try await hasher.finalize()
+        hasher.hash(through: part.length)
+        return try await hasher.finalize(length: part.length)
     }
 
     func close() {
+        hasher.close()
         part.close()
     }
 }

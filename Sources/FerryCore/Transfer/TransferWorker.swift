@@ -174,7 +174,7 @@ struct TransferWorker: Sendable {
         var checkpointing: Task<Void, any Error>?
         do {
             for try await buffer in body {
-                try await sink.append(buffer)
+                try sink.append(buffer)
                 progress.add(id, bytes: buffer.readableBytes)
                 // Waiting before the next read holds the server back (the client applies back-pressure).
                 try await pace(buffer.readableBytes)
@@ -187,7 +187,7 @@ struct TransferWorker: Sendable {
                     sinceCheckpoint >= configuration.checkpointBytes || elapsed >= configuration.checkpointMaxInterval
                 {
                     try await checkpointing?.value
-                    try await sink.flush()
+                    try sink.flush()
                     let durable = sink.length
                     checkpointing = Task { try await checkpoint(id, sink, durable: durable) }
                     sinceCheckpoint = 0
@@ -205,7 +205,7 @@ struct TransferWorker: Sendable {
     /// event). Only where no stream is appending: after a stop or a failure this is what keeps
     /// the bytes that arrived before it.
     private func checkpoint(_ id: Int64, _ sink: DownloadSink) async throws {
-        try await sink.flush()
+        try sink.flush()
         try await checkpoint(id, sink, durable: sink.length)
     }
 
@@ -246,7 +246,7 @@ struct TransferWorker: Sendable {
     /// Verified length, fsync, SHA-256, atomic move into the library, then `completed`.
     private func complete(_ record: TransferRecord, _ sink: DownloadSink) async throws {
         let id = record.transferId
-        try await sink.flush()
+        try sink.flush()
         try await sink.sync()
         let sha256 = try await sink.sha256()
         let length = sink.length
