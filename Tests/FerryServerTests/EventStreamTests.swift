@@ -94,15 +94,15 @@ import Testing
     /// The SSE ids of the events before the stream's `replayed` mark, and the mark.
     private func replayOf(_ d: DaemonHarness, session: String, after: Int64?) async throws -> ([String], ReplayEnd) {
         let response = try await d.client.openEventStream(session: session, after: after)
-        var parser = ServerSentEventParser()
+        var decoder = EventStreamDecoder()
         var ids: [String] = []
         for try await chunk in response.body {
-            for message in parser.feed(chunk.readableBytesView) {
-                guard message.event == ReplayEnd.eventName else {
-                    ids.append(message.id ?? "none")
-                    continue
+            for item in decoder.feed(chunk) {
+                switch item {
+                case .event(_, let id): ids.append(id ?? "none")
+                case .replayed(let end): return (ids, end)
+                case .unknown(let message): throw TestFailure("an undecodable \(message.event) message: \(message.data)")
                 }
-                return (ids, try FerryJSON.decoder().decode(ReplayEnd.self, from: Data(message.data.utf8)))
             }
         }
         throw TestFailure("the stream ended without a replayed mark")

@@ -42,6 +42,14 @@ import Testing
         }
     }
 
+    /// The document is static text: its pause and cancel descriptions name the wait by number.
+    @Test func pauseAndCancelDescribeTheDaemonsStopWait() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let document = try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+        let phrase = "or after \(Transfer.stopWait.components.seconds) seconds if"
+        #expect(document.components(separatedBy: phrase).count - 1 == 2, "pause and cancel should say \"\(phrase)\"")
+    }
+
     @Test func theRepositoryCopyIsTheServedOne() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let docs = try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)

@@ -71,24 +71,28 @@ public struct DaemonHarness: Sendable {
         let response = try await client.openEventStream(session: session, after: after)
         return try await withThrowingTaskGroup(of: [TransferEvent]?.self) { group in
             group.addTask {
-                var parser = ServerSentEventParser()
+                var decoder = EventStreamDecoder()
                 var events: [TransferEvent] = []
                 var replayEnd: ReplayEnd?
                 for try await chunk in response.body {
-                    for message in parser.feed(chunk.readableBytesView) {
-                        if message.event == ReplayEnd.eventName {
-                            let end = try FerryJSON.decoder().decode(ReplayEnd.self, from: Data(message.data.utf8))
-                            guard replayEnd == nil else { throw TestFailure("a second replayed mark: \(message.data)") }
+                    for item in decoder.feed(chunk) {
+                        let event: TransferEvent
+                        switch item {
+                        case .unknown(let message):
+                            throw TestFailure("an undecodable \(message.event) message: \(message.data)")
+                        case .replayed(let end):
+                            guard replayEnd == nil else { throw TestFailure("a second replayed mark through \(end.through)") }
                             guard end.through == events.compactMap(\.seq).max() ?? after ?? end.through else {
                                 throw TestFailure("replayed through \(end.through) after events \(events.compactMap(\.seq))")
                             }
                             replayEnd = end
                             continue
-                        }
-                        let event = try FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))
-                        // A journaled event's SSE id is its seq; live progress has none.
-                        if let seq = event.seq, message.id != String(seq) {
-                            throw TestFailure("SSE id \(message.id ?? "none") for event seq \(seq)")
+                        case .event(let decoded, let id):
+                            event = decoded
+                            // A journaled event's SSE id is its seq; live progress has none.
+                            if let seq = event.seq, id != String(seq) {
+                                throw TestFailure("SSE id \(id ?? "none") for event seq \(seq)")
+                            }
                         }
                         if let replayEnd {
                             if let seq = event.seq, seq <= replayEnd.through {

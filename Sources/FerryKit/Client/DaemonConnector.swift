@@ -78,11 +78,9 @@ public struct DaemonConnector: Sendable {
                         let response = try await client.openEventStream(session: session, after: last)
                         continuation.yield(.connected)
                         delay = .milliseconds(100)
-                        var parser = ServerSentEventParser()
+                        var decoder = EventStreamDecoder()
                         for try await chunk in response.body {
-                            for message in parser.feed(chunk.readableBytesView) {
-                                guard let event = try? FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))
-                                else { continue }
+                            for event in decoder.events(in: chunk) {
                                 if let seq = event.seq { last = seq }
                                 continuation.yield(.event(event))
                             }

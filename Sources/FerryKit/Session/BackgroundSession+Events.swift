@@ -47,7 +47,7 @@ extension BackgroundSession {
             let session: BackgroundSession
             private var consumer: Int?
             private var body: HTTPClientResponse.Body.AsyncIterator?
-            private var parser = ServerSentEventParser()
+            private var decoder = EventStreamDecoder()
             private var pending: [DownloadEvent] = []
             /// The newest journaled event received: where a reconnection continues.
             private var received: Int64?
@@ -78,13 +78,13 @@ extension BackgroundSession {
                     do {
                         if body == nil {
                             body = try await session.openEventStream(after: received).makeAsyncIterator()
-                            parser = ServerSentEventParser()
+                            decoder = EventStreamDecoder()
                             retryDelay = .milliseconds(100)
                         }
                         guard let chunk = try await body?.next() else {
                             throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
                         }
-                        for event in BackgroundSession.events(in: chunk, parser: &parser) {
+                        for event in decoder.events(in: chunk).compactMap(DownloadEvent.init) {
                             if let seq = event.seq {
                                 if let received, seq <= received { continue }
                                 received = seq
@@ -151,13 +151,16 @@ extension BackgroundSession {
         let lastNews = LastNews()
         return try await withThrowingTaskGroup(of: [DownloadEvent].self) { group in
             group.addTask {
-                var parser = ServerSentEventParser()
+                var decoder = EventStreamDecoder()
                 var events: [DownloadEvent] = []
                 for try await chunk in body {
                     lastNews.time.withLock { $0 = .now }
-                    for message in parser.feed(chunk.readableBytesView) {
-                        if message.event == ReplayEnd.eventName { return events }
-                        if let event = decode(message), event.seq != nil { events.append(event) }
+                    for item in decoder.feed(chunk) {
+                        switch item {
+                        case .replayed: return events
+                        case .event(let event, _): if event.seq != nil, let event = DownloadEvent(event) { events.append(event) }
+                        case .unknown: continue
+                        }
                     }
                 }
                 throw FerryError(.daemonUnreachable, "The daemon closed the event stream.")
@@ -204,16 +207,5 @@ extension BackgroundSession {
 
     func openEventStream(after: Int64?) async throws -> HTTPClientResponse.Body {
         try await withDaemon { try await $0.openEventStream(session: identifier, after: after).body }
-    }
-
-    /// The events a chunk of the stream completes (undecodable ones skipped).
-    static func events(in chunk: ByteBuffer, parser: inout ServerSentEventParser) -> [DownloadEvent] {
-        parser.feed(chunk.readableBytesView).compactMap(decode)
-    }
-
-    /// The download event a message carries; nil for anything else (the `replayed` mark, or an
-    /// event this version does not know).
-    private static func decode(_ message: ServerSentEventParser.Message) -> DownloadEvent? {
-        (try? FerryJSON.decoder().decode(TransferEvent.self, from: Data(message.data.utf8))).flatMap(DownloadEvent.init)
     }
 }
