@@ -3,9 +3,10 @@ import FerryKit
 import Foundation
 import NIOCore
 
-/// The DownloadSink before StreamHasher (SHA-256 of each chunk inline, in `append`), with the
-/// current interface, for bench/run --variant: `bench/build-variant` builds ferry with it in
-/// place of Sources/FerryCore/Transfer/DownloadSink.swift, to measure what StreamHasher buys.
+/// The DownloadSink before FileHasher and write batches (SHA-256 and a `pwrite` of each network
+/// read inline, in `append`), with the current interface, for bench/run --variant:
+/// `bench/build-variant` builds ferry with it in place of
+/// Sources/FerryCore/Transfer/DownloadSink.swift, to measure what hashing on another core buys.
 final class DownloadSink: @unchecked Sendable {
     private let part: PartFile
     private var hasher = SHA256()
@@ -40,15 +41,19 @@ final class DownloadSink: @unchecked Sendable {
         hashed = part.length
     }
 
-    func append(_ buffer: ByteBuffer) async throws {
-        try buffer.withUnsafeReadableBytes { bytes in
-            try part.append(bytes)
-            hasher.update(bufferPointer: bytes)
+    func append(_ buffer: ByteBuffer) throws(FerryError) {
+        let result: Result<Void, FerryError> = buffer.withUnsafeReadableBytes { bytes in
+            Result { () throws(FerryError) in try part.append([bytes]) }
         }
+        try result.get()
+        buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
         hashed = part.length
     }
 
-    func sync() throws(FerryError) {
+    /// Nothing waits to be written: each append wrote its buffer.
+    func flush() throws(FerryError) {}
+
+    func sync() async throws(FerryError) {
         try part.sync()
     }
 
