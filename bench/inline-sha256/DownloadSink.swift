@@ -32,11 +32,15 @@ final class DownloadSink: @unchecked Sendable {
     func hashExisting() {
         guard hashed < part.length else { return }
         var hasher = SHA256()
-        do throws(FerryError) {
-            try part.read(first: part.length) { hasher.update(bufferPointer: $0) }
-        } catch {
-            failure = error
+        var left = part.length
+        if let file = FileHandle(forReadingAtPath: part.url.path) {
+            while left > 0, let data = try? file.read(upToCount: Int(min(left, 1 << 20))), !data.isEmpty {
+                hasher.update(data: data)
+                left -= Int64(data.count)
+            }
+            try? file.close()
         }
+        if left > 0 { failure = FerryError(.fileSystem, "Could not read \(part.url.path) to hash it.") }
         self.hasher = hasher
         hashed = part.length
     }

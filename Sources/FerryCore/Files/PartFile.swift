@@ -14,10 +14,10 @@ final class PartFile {
     /// Bytes in the file (written, not necessarily durable).
     private(set) var length: Int64
 
-    /// Opens or creates the part file; `readOnly` opens an existing one to read it.
-    init(url: URL, readOnly: Bool = false) throws(FerryError) {
+    /// Opens or creates the part file.
+    init(url: URL) throws(FerryError) {
         self.url = url
-        fd = Glibc.open(url.path, readOnly ? O_RDONLY | O_CLOEXEC : O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        fd = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw PartFile.error(errno, "open", url) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -73,24 +73,6 @@ final class PartFile {
     /// Makes every byte written so far durable.
     func sync() throws(FerryError) {
         guard fsync(fd) == 0 else { throw PartFile.error(errno, "fsync", url) }
-    }
-
-    /// Reads the first `count` bytes in chunks (to hash what is already on disk).
-    func read(first count: Int64, chunk: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void) throws(FerryError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset: Int64 = 0
-        while offset < count {
-            let want = Int(min(Int64(chunk), count - offset))
-            let n = pread(fd, buffer.baseAddress!, want, off_t(offset))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PartFile.error(errno, "read", url)
-            }
-            if n == 0 { break }
-            body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            offset += Int64(n)
-        }
     }
 
     func close() {
