@@ -40,8 +40,8 @@ final class DownloadSink: @unchecked Sendable {
         hasher.reset()
     }
 
-    /// Hashes the bytes already on disk (a resumed download's), on the hasher's queue, so the
-    /// download streams on meanwhile.
+    /// Hashes whatever the file holds and is not hashed yet (a resumed download's bytes, or what
+    /// a failed write left), on the hasher's queue, so the download streams on meanwhile.
     func hashExisting() {
         hasher.hash(through: part.length)
     }
@@ -88,7 +88,7 @@ final class DownloadSink: @unchecked Sendable {
 
     /// Lower-case hex SHA-256 of the whole file.
     func sha256() async throws(FerryError) -> String {
-        hasher.hash(through: part.length)
+        hashExisting()
         return try await hasher.finalize(length: part.length)
     }
 

@@ -28,7 +28,7 @@ final class FileHasher: @unchecked Sendable {
     /// it back to the system when freed).
     static let readBytes = 64 << 10
 
-    let url: URL
+    private let url: URL
     private let queue = DispatchQueue(label: "ferry.sha256")
     private var hasher = SHA256()
     /// Bytes `0..<hashed` of the file are in `hasher`.

@@ -183,7 +183,7 @@ struct UploadAttempt: Sendable {
         defer { try? handle.close() }
         var hasher = SHA256()
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
-        return hasher.finalize().map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        return FileHasher.hex(hasher.finalize())
     }
 }
 
