@@ -83,9 +83,11 @@ import Testing
     }
 
     @Test func twoSessionsNeverSeeEachOthersEvents() async throws {
-        // Throttled, so both run at once and send live progress.
-        let a = Origin.File(data: Origin.bytes(300_000, seed: 1), bytesPerSecond: 600_000)
-        let b = Origin.File(data: Origin.bytes(300_000, seed: 2), bytesPerSecond: 600_000)
+        // Throttled, so both run at once and send live progress, for 2 s: the event streams open
+        // only once the tasks exist, and under CI's load that once took longer than the 0.5 s
+        // these downloads used to last (no live progress reached session one).
+        let a = Origin.File(data: Origin.bytes(300_000, seed: 1), bytesPerSecond: 150_000)
+        let b = Origin.File(data: Origin.bytes(300_000, seed: 2), bytesPerSecond: 150_000)
         try await Origin.run { origin, base in
             origin.serve("/a", a)
             origin.serve("/b", b)
