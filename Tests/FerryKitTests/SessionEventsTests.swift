@@ -83,22 +83,28 @@ import Testing
     }
 
     @Test func twoSessionsNeverSeeEachOthersEvents() async throws {
-        // Throttled, so both run at once and send live progress, for 2 s: the event streams open
-        // only once the tasks exist, and under CI's load that once took longer than the 0.5 s
-        // these downloads used to last (no live progress reached session one).
-        let a = Origin.File(data: Origin.bytes(300_000, seed: 1), bytesPerSecond: 150_000)
-        let b = Origin.File(data: Origin.bytes(300_000, seed: 2), bytesPerSecond: 150_000)
+        // Both downloads wait at 100,000 bytes until both event streams are open (each has
+        // replayed its session's didCreate), then finish throttled, sending live progress.
+        let a = Origin.File(data: Origin.bytes(300_000, seed: 1), bytesPerSecond: 400_000)
+        let b = Origin.File(data: Origin.bytes(300_000, seed: 2), bytesPerSecond: 400_000)
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
             origin.serve("/a", a)
             origin.serve("/b", b)
+            origin.script("/a", [.holdAfter(100_000, gate)])
+            origin.script("/b", [.holdAfter(100_000, gate)])
+            defer { gate.open() }  // never leave a response held, whatever fails
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let one = try await d.session("one")
                     let two = try await d.session("two")
                     let taskOne = try await one.downloadTask(with: base.appendingPathComponent("a"))
                     let taskTwo = try await two.downloadTask(with: base.appendingPathComponent("b"))
-                    async let eventsOne = collect(one) { $0.finished[taskOne.taskIdentifier] != nil }
-                    async let eventsTwo = collect(two) { $0.finished[taskTwo.taskIdentifier] != nil }
+                    let (logOne, logTwo) = (EventLog(), EventLog())
+                    async let eventsOne = collect(one, log: logOne) { $0.finished[taskOne.taskIdentifier] != nil }
+                    async let eventsTwo = collect(two, log: logTwo) { $0.finished[taskTwo.taskIdentifier] != nil }
+                    try await eventually("both event streams to open") { !logOne.events.isEmpty && !logTwo.events.isEmpty }
+                    gate.open()
                     let (seenByOne, seenByTwo) = try await (eventsOne, eventsTwo)
 
                     #expect(seenByOne.allSatisfy { $0.taskIdentifier == taskOne.taskIdentifier }, "\(seenByOne.summary)")

@@ -18,11 +18,12 @@ final class EventLog: Sendable {
     func append(_ event: DownloadEvent) { storage.withLock { $0.append(event) } }
 }
 
-/// Iterates `session.events` until `stop` holds, failing after `timeout` with what came so far.
+/// Iterates `session.events` until `stop` holds, failing after `timeout` with what came so far;
+/// `log` shows the events as they come.
 func collect(
-    _ session: BackgroundSession, timeout: Duration = .seconds(30), until stop: @escaping @Sendable ([DownloadEvent]) -> Bool
+    _ session: BackgroundSession, timeout: Duration = .seconds(30), log: EventLog = EventLog(),
+    until stop: @escaping @Sendable ([DownloadEvent]) -> Bool
 ) async throws -> [DownloadEvent] {
-    let log = EventLog()
     return try await withThrowingTaskGroup(of: [DownloadEvent]?.self) { group in
         group.addTask {
             var events: [DownloadEvent] = []

@@ -54,6 +54,30 @@ public final class Origin: Sendable {
         case contentLengthExtra(Int)
         /// Answer a range request with a 206 that starts at the wrong offset.
         case wrongRangeStart
+        /// Send this many body bytes, then wait until the test opens the gate.
+        case holdAfter(Int, Gate)
+    }
+
+    /// Holds responses (``Fault/holdAfter(_:_:)``) until the test opens it, so a test can act
+    /// while a download is certainly under way instead of racing its length.
+    public final class Gate: Sendable {
+        private let waiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
+
+        public init() {}
+
+        public func open() {
+            for waiter in waiters.withLock({ waiters in defer { waiters = nil }; return waiters ?? [] }) { waiter.resume() }
+        }
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let isOpen = waiters.withLock { waiters in
+                    waiters?.append(continuation)
+                    return waiters == nil
+                }
+                if isOpen { continuation.resume() }
+            }
+        }
     }
 
     /// A request as the origin saw it.
@@ -217,6 +241,14 @@ public final class Origin: Sendable {
                 sent += end - index
                 index = end
                 try await Task.sleep(for: duration)
+                continue
+            case .holdAfter(let limit, let gate) where sent < limit && sent + (end - index) >= limit:
+                end = index + (limit - sent)
+                try await writer.write(ByteBuffer(bytes: body[index..<end]))
+                count(end - index, path, request)
+                sent += end - index
+                index = end
+                await gate.wait()
                 continue
             default:
                 break
