@@ -27,12 +27,7 @@ public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async thr
 /// An HTTP client as the daemon makes it, optionally trusting the test certificate and with
 /// short timeouts for fault tests.
 public func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false) throws -> HTTPClient {
-    var configuration = HTTPClient.Configuration(
-        redirectConfiguration: .disallow,
-        timeout: .init(connect: .seconds(5), read: .init(readTimeout)),
-        decompression: .disabled
-    )
-    configuration.connectionPool.retryConnectionEstablishment = false  // As the daemon's.
+    var configuration = TransferEngine.httpClientConfiguration(connectTimeout: .seconds(5), readTimeout: readTimeout)
     if trustTestCertificate { configuration.tlsConfiguration = try Origin.trustingClientTLS() }
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }
