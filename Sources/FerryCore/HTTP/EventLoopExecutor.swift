@@ -4,7 +4,8 @@ import NIOCore
 /// on the thread that reads its connection.
 ///
 /// AsyncHTTPClient hands a response body over one buffer at a time (its back-pressure
-/// watermarks are 1 and 1): the event loop reads up to 64 KiB, wakes the consumer, and reads
+/// watermarks are 1 and 1): the event loop reads (up to 256 KiB, see
+/// ``TransferEngine/connectionReadSize``), wakes the consumer, and reads
 /// again only when the consumer asks. With the consumer on Swift's cooperative threads every
 /// buffer costs two cross-thread wake-ups (a futex and an eventfd); on the loop's own thread
 /// it is a local enqueue. The request is made under the same preference: AsyncHTTPClient asks

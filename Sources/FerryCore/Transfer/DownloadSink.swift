@@ -7,8 +7,9 @@ import NIOCore
 /// the sink to the download task it races against its stop signal, and uses it again only after
 /// that task has ended.
 ///
-/// Network reads are at most 64 KiB; the sink writes them in batches of about 1 MiB with one
-/// `pwritev` each, a system call (and an update of the file's times) per batch instead of per read.
+/// Network reads are at most 256 KiB (``TransferEngine/connectionReadSize``); the sink writes
+/// them in batches of about 1 MiB with one `pwritev` each, a system call (and an update of the
+/// file's times) per batch instead of per read.
 final class DownloadSink: @unchecked Sendable {
     /// A batch is written once it holds this many bytes…
     static let writeBatchBytes = 1 << 20

@@ -166,6 +166,9 @@ struct TransferWorker: Sendable {
     /// Streams the body into the sink. A checkpoint runs beside the stream rather than in its way:
     /// its fsync waits for the disk while the next chunks arrive (at most one in flight; the
     /// loop waits for it before the next one and before it returns or throws).
+    /// How much of a read is counted, and waited for under a bandwidth limit, at a time.
+    static let paceStep = 64 * 1024
+
     private func stream(
         _ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?, pace: @Sendable (Int) async throws -> Void
     ) async throws {
@@ -175,9 +178,16 @@ struct TransferWorker: Sendable {
         do {
             for try await buffer in body {
                 try sink.append(buffer)
-                progress.add(id, bytes: buffer.readableBytes)
-                // Waiting before the next read holds the server back (the client applies back-pressure).
-                try await pace(buffer.readableBytes)
+                // Waiting before the next read holds the server back (the client applies
+                // back-pressure). A read is up to 256 KiB: progress and the limit move 64 KiB at
+                // a time, not a second's worth at once under a limit of 256 KiB/s.
+                var uncounted = buffer.readableBytes
+                while uncounted > 0 {
+                    let step = min(uncounted, Self.paceStep)
+                    progress.add(id, bytes: step)
+                    try await pace(step)
+                    uncounted -= step
+                }
                 sinceCheckpoint += Int64(buffer.readableBytes)
                 if let total, sink.length > total {
                     throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
