@@ -29,6 +29,68 @@ import Testing
         }
     }
 
+    /// Most https servers speak HTTP/2, which the client negotiates (ALPN): there a dropped
+    /// response is a reset stream, not a closed connection, and the retry is another stream.
+    @Test func overHTTP2ADroppedResponseIsRetriedFromTheBytesOnDisk() async throws {
+        let file = Origin.File(data: Origin.bytes(3_000_000, seed: 7))
+        try await Origin.run(http2: true) { origin, base in
+            origin.serve("/f", file)
+            origin.script("/f", [.dropAfter(1_200_000)])
+            try await withTemporaryDirectory { home in
+                try await withTestHTTPClient(trustTestCertificate: true) { client in
+                    try await EngineHarness.run(home: home, httpClient: client) { h in
+                        let t = try await h.get(base.appendingPathComponent("f"))
+                        let done = try await h.wait(t.id, for: .completed)
+                        #expect(done.sha256 == file.sha256)
+                        let requests = origin.requests(for: "/f")
+                        #expect(requests.count == 2)
+                        let overHTTP2 = requests.map(\.http2)
+                        #expect(overHTTP2 == [true, true])
+                        let offset = Int(requests.last?.range?.dropFirst(6).dropLast() ?? "") ?? 0
+                        let ranges = requests.map(\.range)
+                        #expect(offset > 0 && offset <= 1_200_000, "resumed from the bytes on disk: \(ranges)")
+                        let resent = origin.bytesSentPerRequest("/f").last
+                        #expect(resent == file.data.count - offset)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Downloads from one HTTP/2 host share its connection: pausing one ends only its stream.
+    @Test func overHTTP2PausingOneDownloadLeavesTheOthersOnTheConnection() async throws {
+        let files = (1...3).map { Origin.File(data: Origin.bytes(600_000, seed: UInt64($0)), bytesPerSecond: 600_000) }
+        try await Origin.run(http2: true) { origin, base in
+            for (n, file) in files.enumerated() { origin.serve("/f\(n)", file) }
+            try await withTemporaryDirectory { home in
+                try await withTestHTTPClient(trustTestCertificate: true) { client in
+                    try await EngineHarness.run(home: home, httpClient: client) { h in
+                        let transfers = try await h.get(files.indices.map { base.appendingPathComponent("f\($0)") })
+                        try await h.wait(transfers[0].id, bytes: 100_000)
+                        let paused = try await h.engine.pause(transfers[0].id)
+                        #expect(paused.state == .paused)
+                        for (t, file) in zip(transfers, files).dropFirst() {
+                            let done = try await h.wait(t.id, for: .completed)
+                            #expect(done.sha256 == file.sha256)
+                        }
+                        origin.update("/f0") { $0.bytesPerSecond = nil }
+                        _ = try await h.engine.resume(transfers[0].id)
+                        let resumed = try await h.wait(transfers[0].id, for: .completed)
+                        #expect(resumed.sha256 == files[0].sha256)
+                        let counts = files.indices.map { origin.requests(for: "/f\($0)").count }
+                        #expect(counts == [2, 1, 1], "the paused one asked again, the others once each")
+                        let overHTTP2 = origin.requests.map(\.http2)
+                        #expect(overHTTP2.allSatisfy { $0 })
+                        let connections = Set(origin.requests.prefix(3).map(\.connection))
+                        #expect(connections.count == 1, "the three downloads shared one connection")
+                        let range = origin.requests(for: "/f0").last?.range
+                        #expect(range?.hasPrefix("bytes=") == true && range != "bytes=0-")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aStalledResponseTimesOutAndIsRetried() async throws {
         let file = Origin.File(data: Origin.bytes(300_000))
         try await Origin.run { origin, base in

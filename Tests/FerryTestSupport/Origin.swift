@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -91,6 +92,25 @@ public final class Origin: Sendable {
         public var headers: [String: String]
         /// When the request arrived.
         public var date = Date()
+        /// Whether it came over HTTP/2 (a stream of a multiplexed connection).
+        public var http2 = false
+        /// Which connection it came on (unique among the connections open at once).
+        public var connection: ObjectIdentifier?
+    }
+
+    /// The request context: BasicRequestContext's, the connection, and whether it is HTTP/2.
+    struct Context: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        let http2: Bool
+        let connection: ObjectIdentifier
+
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            // An accepted connection's parent is the listening channel; an HTTP/2 stream's is
+            // its connection.
+            http2 = source.channel.parent?.parent != nil
+            connection = ObjectIdentifier(http2 ? source.channel.parent! : source.channel)
+        }
     }
 
     private struct State {
@@ -153,12 +173,13 @@ public final class Origin: Sendable {
 
     // MARK: Serving
 
-    func respond(_ request: Request) async throws -> Response {
+    func respond(_ request: Request, context: Context) async throws -> Response {
         let path = request.uri.path
         let seen = Seen(
             method: request.method.rawValue, path: path, range: request.headers[.range],
             ifRange: request.headers[.ifRange],
-            headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
+            headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a }),
+            http2: context.http2, connection: context.connection
         )
         let (file, fault, redirect, index) = state.withLock { state in
             let index = state.requests.count
@@ -301,16 +322,24 @@ public final class Origin: Sendable {
     // MARK: Running
 
     /// Runs a fresh origin on 127.0.0.1 (port 0) for the duration of `body`.
-    /// - Parameter tls: serve https with the test certificate (see ``Origin/trustingClientTLS``).
-    public static func run<T: Sendable>(tls: Bool = false, _ body: (Origin, URL) async throws -> T) async throws -> T {
+    /// - Parameters:
+    ///   - tls: serve https with the test certificate (see ``Origin/trustingClientTLS``).
+    ///   - http2: serve https offering HTTP/2 (ALPN `h2`, and HTTP/1.1 for clients without it).
+    public static func run<T: Sendable>(tls: Bool = false, http2: Bool = false, _ body: (Origin, URL) async throws -> T) async throws -> T {
         let origin = Origin()
-        let router = Router()
-        router.get("**") { request, _ in try await origin.respond(request) }
+        let router = Router(context: Context.self)
+        router.get("**") { request, context in try await origin.respond(request, context: context) }
+        let tls = tls || http2
         let port = Mutex<Int?>(nil)
         let logger = testLogger("origin")
         let onRunning: @Sendable (any Channel) async -> Void = { channel in port.withLock { $0 = channel.localAddress?.port } }
         let service: any Service
-        if tls {
+        if http2 {
+            service = Application(
+                router: router, server: try .http2Upgrade(tlsConfiguration: serverTLS()),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
+            )
+        } else if tls {
             service = Application(
                 router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS()),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
