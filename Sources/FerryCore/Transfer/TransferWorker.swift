@@ -163,12 +163,12 @@ struct TransferWorker: Sendable {
         }
     }
 
-    /// Streams the body into the sink. A checkpoint runs beside the stream rather than in its way:
-    /// its fsync waits for the disk while the next chunks arrive (at most one in flight; the
-    /// loop waits for it before the next one and before it returns or throws).
     /// How much of a read is counted, and waited for under a bandwidth limit, at a time.
     static let paceStep = 64 * 1024
 
+    /// Streams the body into the sink. A checkpoint runs beside the stream rather than in its way:
+    /// its fsync waits for the disk while the next chunks arrive (at most one in flight; the
+    /// loop waits for it before the next one and before it returns or throws).
     private func stream(
         _ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?, pace: @Sendable (Int) async throws -> Void
     ) async throws {
