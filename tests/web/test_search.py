@@ -34,12 +34,33 @@ def test_search_download_pause_resume_finish_and_play(daemon, pages, catalog, fi
     assert 0 < first < second < 1
     assert float(bar.get_attribute("aria-valuenow")) > 0
 
-    row.get_by_role("button", name="Pause download").click()
+    # Every text the label shows from here on, as the page renders it.
+    label.evaluate(
+        """node => {
+            window.labelTexts = [];
+            new MutationObserver(() => window.labelTexts.push(node.textContent))
+                .observe(node, {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+    with page.expect_response(lambda r: r.url.endswith("/pause") and r.request.method == "POST") as answer:
+        row.get_by_role("button", name="Pause download").click()
     expect(label).to_have_text(re.compile(r"^Paused · \d+\.\d% of 2\.1 MB$"))
     expect(row).to_have_attribute("data-state", "paused")
+    # The pause answers once the download has stopped, with the bytes it kept: the label comes
+    # to them and stays there.
+    paused = answer.value.json()
+    assert paused["state"] == "paused" and paused["bytesReceived"] > 0, paused
+    wait_until(lambda: abs(fraction_of(label.text_content()) - paused["bytesReceived"] / paused["totalBytes"]) < 0.0006,
+               message=f"the label to show the {paused['bytesReceived']} bytes kept")
     paused_at = label.text_content()
     time.sleep(1.0)
     assert label.text_content() == paused_at, "a paused download must not move"
+    web = next(t for t in daemon.transfers() if t["session"] == "web")
+    assert web["bytesReceived"] == paused["bytesReceived"], web
+    # Never backwards on the way: the pause is journaled before the last bytes are (it showed
+    # "Paused · 0.0%" for a moment when it came before the first checkpoint).
+    shown = [fraction_of(text) for text in page.evaluate("window.labelTexts") if "%" in text]
+    assert shown and min(shown) >= second, shown
     expect(row.get_by_role("button", name="Resume download")).to_be_visible()
 
     row.get_by_role("button", name="Resume download").click()
