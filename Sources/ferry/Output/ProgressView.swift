@@ -53,14 +53,24 @@ struct ProgressView {
         if event.seq == nil, transfer.state != .queued, transfer.state != .running { return }
         switch event.kind {
         case .created: break
-        case .started, .resumed, .restarted, .progress: transfer.state = .running
+        case .started, .resumed, .restarted: transfer.state = .running
+        // A journaled checkpoint may follow a pause or a failure: it does not make it run.
+        case .progress where transfer.state == .queued || transfer.state == .retrying: transfer.state = .running
+        case .progress: break
         case .paused: transfer.state = .paused
         case .retrying: transfer.state = .retrying
         case .completed: transfer.state = .completed
         case .failed: transfer.state = .failed
         case .cancelled, .removed: transfer.state = .cancelled
         }
-        if let bytes = event.bytesReceived { transfer.bytesReceived = bytes }
+        // A journaled event carries the bytes made durable, which can be behind the live count
+        // (a pause is journaled before the worker's last checkpoint): only a resume or a restart,
+        // from what is on disk, moves it back.
+        if let bytes = event.bytesReceived,
+            bytes >= transfer.bytesReceived || event.kind == .resumed || event.kind == .restarted || event.totalBytes != transfer.totalBytes
+        {
+            transfer.bytesReceived = bytes
+        }
         if let total = event.totalBytes { transfer.totalBytes = total }
         if event.kind == .progress, event.seq == nil {
             transfer.bytesPerSecond = event.bytesPerSecond
