@@ -28,8 +28,10 @@ public struct DownloadEvent: Sendable, Hashable {
         case didStart
         /// The file has grown. Live progress comes a few times a second while the task runs and
         /// has no ``DownloadEvent/seq``; the journaled kind comes at each checkpoint, when the
-        /// bytes so far are safely on disk.
-        /// - `totalBytesWritten`: bytes of the file received so far.
+        /// bytes so far are safely on disk. Its count is what is on disk, so it can be behind
+        /// live progress delivered just before it (bytes that arrived while the checkpoint's
+        /// fsync ran): keep the larger of the two if you show a progress bar.
+        /// - `totalBytesWritten`: bytes of the file received so far (journaled: on disk).
         /// - `totalBytesExpectedToWrite`: the file's size, nil until the server has said it.
         case didWriteData(totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?)
         /// The download continues from `offset` bytes already on disk: after a suspend, a daemon
