@@ -250,27 +250,17 @@ public final class Origin: Sendable {
         var index = body.startIndex
         while index < body.endIndex {
             var end = body.index(index, offsetBy: chunk, limitedBy: body.endIndex) ?? body.endIndex
+            // What a fault does once this piece is sent (instead of the throttle's pause).
+            var then: (@Sendable () async throws -> Void)?
             switch fault {
             case .dropAfter(let limit) where sent + (end - index) >= limit:
                 end = index + (limit - sent)
-                try await writer.write(ByteBuffer(bytes: body[index..<end]))
-                count(end - index, path, request)
-                throw TestFailure("origin dropped the connection on purpose")
+                then = { throw TestFailure("origin dropped the connection on purpose") }
             case .stallAfter(let limit, let duration) where sent < limit && sent + (end - index) >= limit:
-                try await writer.write(ByteBuffer(bytes: body[index..<end]))
-                count(end - index, path, request)
-                sent += end - index
-                index = end
-                try await Task.sleep(for: duration)
-                continue
+                then = { try await Task.sleep(for: duration) }
             case .holdAfter(let limit, let gate) where sent < limit && sent + (end - index) >= limit:
                 end = index + (limit - sent)
-                try await writer.write(ByteBuffer(bytes: body[index..<end]))
-                count(end - index, path, request)
-                sent += end - index
-                index = end
-                await gate.wait()
-                continue
+                then = { await gate.wait() }
             default:
                 break
             }
@@ -278,7 +268,9 @@ public final class Origin: Sendable {
             count(end - index, path, request)
             sent += end - index
             index = end
-            if let rate = file.bytesPerSecond {
+            if let then {
+                try await then()
+            } else if let rate = file.bytesPerSecond {
                 try await Task.sleep(for: .seconds(Double(chunk) / Double(rate)))
             }
         }

@@ -7,14 +7,15 @@ final class Bandwidth: Sendable {
     private static let daemonKey = "*"
     private let shared = Mutex<[String: RateLimiter]>([:])
 
-    /// Waits, before each chunk of a transfer with `settings`, as every applicable limit requires.
-    func pace(for session: String, _ settings: TransferSettings) -> @Sendable (Int) async throws -> Void {
+    /// Waits, before each chunk of a transfer with `settings`, as every applicable limit requires;
+    /// nil when no limit applies.
+    func pace(for session: String, _ settings: TransferSettings) -> (@Sendable (Int) async throws -> Void)? {
         let limiters = [
             limiter(Self.daemonKey, settings.daemon.bytesPerSecond),
             limiter(session, settings.session.bytesPerSecond),
             settings.own.bytesPerSecond.map { RateLimiter(bytesPerSecond: $0) },
         ].compactMap { $0 }
-        if limiters.isEmpty { return { _ in } }
+        if limiters.isEmpty { return nil }
         return { bytes in
             for limiter in limiters { try await limiter.consume(bytes) }
         }

@@ -91,7 +91,7 @@ struct TransferWorker: Sendable {
     // MARK: - Download
 
     private func download(
-        _ record: TransferRecord, into sink: DownloadSink, settings: TransferSettings, pace: @escaping @Sendable (Int) async throws -> Void
+        _ record: TransferRecord, into sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?
     ) async throws {
         let id = record.transferId
         var plan = ResumePlan(durableBytes: sink.length, knownTotal: record.totalBytes, validator: record.validator)
@@ -163,14 +163,11 @@ struct TransferWorker: Sendable {
         }
     }
 
-    /// How much of a read is counted, and waited for under a bandwidth limit, at a time.
-    static let paceStep = 64 * 1024
-
     /// Streams the body into the sink. A checkpoint runs beside the stream rather than in its way:
     /// its fsync waits for the disk while the next chunks arrive (at most one in flight; the
     /// loop waits for it before the next one and before it returns or throws).
     private func stream(
-        _ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?, pace: @Sendable (Int) async throws -> Void
+        _ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?, pace: (@Sendable (Int) async throws -> Void)?
     ) async throws {
         var sinceCheckpoint: Int64 = 0
         var lastCheckpoint = ContinuousClock.now
@@ -178,16 +175,7 @@ struct TransferWorker: Sendable {
         do {
             for try await buffer in body {
                 try sink.append(buffer)
-                // Waiting before the next read holds the server back (the client applies
-                // back-pressure). A read is up to 256 KiB: progress and the limit move 64 KiB at
-                // a time, not a second's worth at once under a limit of 256 KiB/s.
-                var uncounted = buffer.readableBytes
-                while uncounted > 0 {
-                    let step = min(uncounted, Self.paceStep)
-                    progress.add(id, bytes: step)
-                    try await pace(step)
-                    uncounted -= step
-                }
+                try await count(buffer.readableBytes, of: id, pace: pace)
                 sinceCheckpoint += Int64(buffer.readableBytes)
                 if let total, sink.length > total {
                     throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
@@ -209,6 +197,23 @@ struct TransferWorker: Sendable {
             throw error
         }
         try await checkpointing?.value
+    }
+
+    /// How much of a read is counted, and waited for under a bandwidth limit, at a time.
+    static let paceStep = 64 * 1024
+
+    /// Counts a read's bytes. Under a bandwidth limit it waits for them, which holds the server
+    /// back (the client reads again only when asked), 64 KiB at a time: a read is up to 256 KiB,
+    /// and progress and the limit should not move a second's worth at once at 256 KiB/s.
+    private func count(_ bytes: Int, of id: Int64, pace: (@Sendable (Int) async throws -> Void)?) async throws {
+        guard let pace else { return progress.add(id, bytes: bytes) }
+        var uncounted = bytes
+        while uncounted > 0 {
+            let step = min(uncounted, Self.paceStep)
+            progress.add(id, bytes: step)
+            try await pace(step)
+            uncounted -= step
+        }
     }
 
     /// Write what is gathered, fsync, then journal the durable length (with a journaled progress
@@ -302,7 +307,7 @@ struct TransferWorker: Sendable {
         defer { progress.end(id) }
         let attempt = UploadAttempt(
             http: fetcher.http, store: store, progress: progress, extraHeaders: settings.headers,
-            pace: bandwidth.pace(for: record.session, settings), headTimeout: settings.headTimeout ?? .seconds(30),
+            pace: bandwidth.pace(for: record.session, settings) ?? { _ in }, headTimeout: settings.headTimeout ?? .seconds(30),
             userAgent: configuration.userAgent, logger: logger
         )
         do {

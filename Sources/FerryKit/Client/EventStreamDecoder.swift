@@ -1,8 +1,9 @@
 import Foundation
 import NIOCore
 
-/// Reads the daemon's event stream (`GET /v1/sessions/{session}/events` or `/v1/events`): feed it the body's chunks as they
-/// arrive, get its messages out, decoded. One decoder for the whole stream.
+/// Reads the daemon's event stream (`GET /v1/sessions/{session}/events` or `/v1/events`): feed
+/// it the body's chunks as they arrive, get its messages out, decoded. One decoder for the whole
+/// stream.
 public struct EventStreamDecoder: Sendable {
     /// One message of the stream.
     public enum Item: Sendable {

@@ -111,9 +111,9 @@ export class TransferStore {
     // A journaled event carries the bytes made durable, which can be behind the live progress
     // shown (a pause is journaled before the worker's last checkpoint): only a resume or a
     // restart, which start again from what is on disk, moves the count back.
-    const back = typeof event.bytesReceived === "number" && event.bytesReceived < t.bytesReceived;
-    const movesBack = event.kind === "resumed" || event.kind === "restarted" || event.totalBytes !== t.totalBytes;
-    if (typeof event.bytesReceived === "number" && (!back || movesBack)) t.bytesReceived = event.bytesReceived;
+    const bytes = event.bytesReceived;
+    const fromDisk = event.kind === "resumed" || event.kind === "restarted" || event.totalBytes !== t.totalBytes;
+    if (typeof bytes === "number" && (!(bytes < t.bytesReceived) || fromDisk)) t.bytesReceived = bytes;
     if (typeof event.totalBytes === "number") t.totalBytes = event.totalBytes;
     switch (event.kind) {
       case "progress":
