@@ -236,6 +236,49 @@ import Testing
         }
     }
 
+    /// A pause or cancel is journaled after the worker's last checkpoint, so its event carries
+    /// every byte on disk: a paused event says where a resume starts. Checkpoints are rare here
+    /// (every 10 s), so only the stop's own checkpoint makes the held bytes durable.
+    @Test func pausedAndCancelledEventsCarryEveryByteOnDisk() async throws {
+        let held = 300_000
+        let gate = Origin.Gate()
+        try await Origin.run { origin, base in
+            let a = Origin.File(data: Origin.bytes(1_000_000, seed: 1), etag: "\"a\"")
+            origin.serve("/a", a)
+            origin.serve("/b", .init(data: Origin.bytes(1_000_000, seed: 2), etag: "\"b\""))
+            origin.script("/a", [.holdAfter(held, gate)])
+            origin.script("/b", [.holdAfter(held, gate)])
+            defer { gate.open() }  // never leave a response held, whatever fails
+            var configuration = TransferEngine.Configuration.fast
+            configuration.checkpointInterval = .seconds(10)
+            configuration.checkpointMaxInterval = .seconds(10)
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    let (ta, tb) = (try await h.get(base.appendingPathComponent("a")), try await h.get(base.appendingPathComponent("b")))
+                    try await h.wait(ta.id, bytes: Int64(held))
+                    try await h.wait(tb.id, bytes: Int64(held))
+                    let paused = try await h.engine.pause(ta.id)
+                    _ = try await h.engine.cancel(tb.id, keepingResumeData: true)
+                    #expect(paused.bytesReceived == Int64(held))
+
+                    let events = try await h.events()
+                    for (id, kind) in [(ta.id, TransferEvent.Kind.paused), (tb.id, .cancelled)] {
+                        let own = events.filter { $0.transferId == id }
+                        #expect(own.last?.kind == kind, "nothing journaled after the \(kind): \(own.map(\.kind))")
+                        #expect(own.last?.bytesReceived == Int64(held), "\(own.map { ($0.kind, $0.bytesReceived) })")
+                    }
+                    let resumeData = try await h.engine.resumeData(for: tb.id)
+                    #expect(resumeData.durableBytes == Int64(held))
+
+                    _ = try await h.engine.resume(ta.id)
+                    #expect(try await h.wait(ta.id, for: .completed).sha256 == a.sha256)
+                    let resumed = try await h.events().first { $0.transferId == ta.id && $0.kind == .resumed }
+                    #expect(resumed?.offset == Int64(held))
+                }
+            }
+        }
+    }
+
     @Test func pauseResumeAndCancelRacesLeaveAConsistentState() async throws {
         try await Origin.run { origin, base in
             var files: [Origin.File] = []

@@ -231,13 +231,31 @@ extension TransferEngine {
         _ command: TransferLifecycle.Command, _ id: Int64,
         change: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
     ) async throws -> Transfer {
-        var (record, transition) = try await store.apply(command, to: id, change: change)
+        // What holds the transfer lets go before the change is journaled: the worker's last
+        // checkpoint comes first, so the change's event (a pause's) carries every byte on disk,
+        // which is where a resume starts.
+        var stopped = false
+        if let current = try await journal.transfer(id: id),
+            try TransferLifecycle.transition(from: current.state, on: command, finishing: current.fileName != nil)
+                .effects.contains(.stopWorker)
+        {
+            await stopHolder(id)
+            stopped = true
+        }
+        var (record, transition): (TransferRecord, TransferLifecycle.Transition)
+        do {
+            (record, transition) = try await store.apply(command, to: id, change: change)
+        } catch {
+            // Not journaled (the journal failed, or another command came first): a transfer
+            // still running or waiting to retry must not be left without its worker or timer.
+            if stopped { await restoreHolder(id) }
+            throw error
+        }
         for effect in transition.effects {
             switch effect {
             case .stopWorker:
-                guard let holder = holders.withLock({ $0[id] }) else { continue }
-                holder.stop.fire()
-                _ = try? await holder.released.race { try await Task.sleep(for: Transfer.stopWait) }
+                // Stopped above, unless something took the transfer since.
+                await stopHolder(id)
                 record = try await journal.transfer(id: id) ?? record
             case .deletePartFile:
                 if holders.withLock({ $0[id] == nil }), !record.keepsPartFile {
@@ -247,5 +265,13 @@ extension TransferEngine {
             }
         }
         return model(record)
+    }
+
+    /// Asks the worker or retry timer holding the transfer to let go, and waits until it has (up
+    /// to ``Transfer/stopWait``, for a slow disk).
+    private func stopHolder(_ id: Int64) async {
+        guard let holder = holders.withLock({ $0[id] }) else { return }
+        holder.stop.fire()
+        _ = try? await holder.released.race { try await Task.sleep(for: Transfer.stopWait) }
     }
 }

@@ -54,7 +54,8 @@ struct ProgressView {
         switch event.kind {
         case .created: break
         case .started, .resumed, .restarted: transfer.state = .running
-        // A journaled checkpoint may follow a pause or a failure: it does not make it run.
+        // A worker's last checkpoint can follow a pause when a slow disk delays it past the
+        // pause's answer: it does not make the transfer run again.
         case .progress where transfer.state == .queued || transfer.state == .retrying: transfer.state = .running
         case .progress: break
         case .paused: transfer.state = .paused
@@ -63,9 +64,9 @@ struct ProgressView {
         case .failed: transfer.state = .failed
         case .cancelled, .removed: transfer.state = .cancelled
         }
-        // A journaled event carries the bytes made durable, which can be behind the live count
-        // (a pause is journaled before the worker's last checkpoint): only a resume or a restart,
-        // from what is on disk, moves it back.
+        // A journaled event carries the bytes made durable, which lag the live count (a
+        // checkpoint's fsync, or a last checkpoint delayed past a pause): only a resume or a
+        // restart, from what is on disk, moves it back.
         if let bytes = event.bytesReceived,
             bytes >= transfer.bytesReceived || event.kind == .resumed || event.kind == .restarted || event.totalBytes != transfer.totalBytes
         {

@@ -108,9 +108,9 @@ export class TransferStore {
       return;
     }
     const t = { ...known };
-    // A journaled event carries the bytes made durable, which can be behind the live progress
-    // shown (a pause is journaled before the worker's last checkpoint): only a resume or a
-    // restart, which start again from what is on disk, moves the count back.
+    // A journaled event carries the bytes made durable, which lag the live progress shown (a
+    // checkpoint's fsync, or a worker's last checkpoint that a slow disk delays past a pause):
+    // only a resume or a restart, which start again from what is on disk, moves the count back.
     const bytes = event.bytesReceived;
     const fromDisk = event.kind === "resumed" || event.kind === "restarted" || event.totalBytes !== t.totalBytes;
     if (typeof bytes === "number" && (!(bytes < t.bytesReceived) || fromDisk)) t.bytesReceived = bytes;
