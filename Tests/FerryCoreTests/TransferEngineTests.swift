@@ -173,8 +173,11 @@ import Testing
     }
 
     @Test func cancelStopsAndDeletesThePartFile() async throws {
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
-            origin.serve("/slow", .init(data: Origin.bytes(2_000_000), bytesPerSecond: 400_000))
+            origin.serve("/slow", .init(data: Origin.bytes(2_000_000)))
+            origin.script("/slow", [.holdAfter(100_000, gate)])  // until cancelled
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("slow"))
@@ -206,12 +209,17 @@ import Testing
     }
 
     /// A pause answers once the worker has let go: what it reports is on disk and durable, and
-    /// a resume right after it starts at once. A cancel answers with the part file gone.
+    /// a resume right after it starts at once. A cancel answers with the part file gone. (Each
+    /// response is held at 300,000 bytes until its command has answered.)
     @Test func pauseAndCancelAnswerOnceTheWorkerHasStopped() async throws {
+        let (gateA, gateB) = (Origin.Gate(), Origin.Gate())
         try await Origin.run { origin, base in
             let fileA = Origin.File(data: Origin.bytes(4_000_000), etag: "\"a\"", bytesPerSecond: 2_000_000)
             origin.serve("/a", fileA)
             origin.serve("/b", .init(data: Origin.bytes(4_000_000, seed: 2), bytesPerSecond: 2_000_000))
+            origin.script("/a", [.holdAfter(300_000, gateA)])
+            origin.script("/b", [.holdAfter(300_000, gateB)])
+            defer { gateA.open(); gateB.open() }
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let a = try await h.get(base.appendingPathComponent("a"))
@@ -222,6 +230,8 @@ import Testing
                     let onDisk = try FileManager.default.attributesOfItem(atPath: h.library.partURL(for: a.id).path)[.size] as? Int64
                     #expect(paused.bytesReceived == journaled)
                     #expect(paused.bytesReceived == onDisk)
+                    #expect(paused.bytesReceived == 300_000)
+                    gateA.open()
                     _ = try await h.engine.resume(a.id)
                     #expect(h.engine.isHeld(a.id))  // Taken by the scheduler within the resume.
 
@@ -230,6 +240,7 @@ import Testing
                     _ = try await h.engine.cancel(b.id)
                     #expect(!h.engine.isHeld(b.id))
                     #expect(!h.partFileExists(b.id))
+                    gateB.open()
                     #expect(try await h.wait(a.id, for: .completed).sha256 == fileA.sha256)
                 }
             }
