@@ -66,8 +66,11 @@ import Testing
     @Test func suspendAndResumeContinueFromTheBytesOnDiskWithProgress() async throws {
         let size = 600_000
         let file = Origin.File(data: Origin.bytes(size, seed: 6), bytesPerSecond: 300_000)
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
             origin.serve("/show.mp3", file)
+            origin.script("/show.mp3", [.holdAfter(size / 3, gate)])  // until suspended
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("app")
@@ -83,6 +86,7 @@ import Testing
 
                     try await task.suspend()
                     #expect(task.state == .paused)
+                    gate.open()
                     try await task.resume()
                     #expect([.queued, .running].contains(task.state))
 
@@ -91,7 +95,7 @@ import Testing
                     let progress = events.compactMap(\.written).filter { $0.total == Int64(size) && $0.bytes > 0 }
                     #expect(!progress.isEmpty, "\(events.summary)")
                     let offset = try #require(events.compactMap(\.resumeOffset).first, "\(events.summary)")
-                    #expect(offset > 0)
+                    #expect(offset == Int64(size / 3))
                     #expect(origin.requests(for: "/show.mp3").last?.range == "bytes=\(offset)-")
                     #expect(origin.bytesSentPerRequest("/show.mp3").last == size - Int(offset))
                     #expect(events.finished[task.taskIdentifier]?.sha256 == file.sha256)

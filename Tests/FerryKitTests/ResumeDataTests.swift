@@ -8,15 +8,22 @@ import Testing
 /// fails clearly once the daemon no longer has them.
 @Suite struct ResumeDataTests {
     static let size = 600_000
-    /// Two seconds for the whole file, so a cancel lands midway.
-    static let file = Origin.File(data: Origin.bytes(size, seed: 7), bytesPerSecond: 300_000)
-    /// Bytes the origin may send beyond the file itself: what was in flight when the task was
-    /// cancelled. Starting over instead would cost at least the 300 000 bytes already received.
-    static let slack = 100_000
+    static let file = Origin.File(data: Origin.bytes(size, seed: 7))
+    /// Where the origin holds the first response until the test opens the gate (or ends), so a
+    /// cancel lands midway however slow the machine.
+    static let half = size / 2
+
+    /// Serves the file, its first response held at ``half``.
+    static func serveHeldHalfway(_ origin: Origin, _ gate: Origin.Gate) {
+        origin.serve("/episode.mp3", file)
+        origin.script("/episode.mp3", [.holdAfter(half, gate)])
+    }
 
     @Test func cancellingWithResumeDataThenResumingInAnotherRunFetchesOnlyTheRemainingBytes() async throws {
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
-            origin.serve("/episode.mp3", Self.file)
+            Self.serveHeldHalfway(origin, gate)
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let url = base.appendingPathComponent("episode.mp3")
@@ -43,8 +50,10 @@ import Testing
     }
 
     @Test func resumeDataSurvivesADaemonRestart() async throws {
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
-            origin.serve("/episode.mp3", Self.file)
+            Self.serveHeldHalfway(origin, gate)
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 let (data, id) = try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("fetcher")
@@ -70,19 +79,20 @@ import Testing
     }
 
     @Test func staleResumeDataFailsClearlyAndTheCallerCanStartOver() async throws {
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
-            origin.serve("/episode.mp3", Self.file)
+            Self.serveHeldHalfway(origin, gate)
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("fetcher")
                     let task = try await session.downloadTask(with: base.appendingPathComponent("episode.mp3"))
-                    try await eventually("some bytes") {
-                        try await task.refresh()
-                        return task.countOfBytesReceived > 50_000
-                    }
+                    try await Self.waitForHalf(task)
                     let produced = try await task.cancelByProducingResumeData()
                     let data = try #require(produced)
-                    // Resumed, then cancelled for good: the daemon deletes the partial file.
+                    // Resumed (its response held too), then cancelled for good: the daemon
+                    // deletes the partial file.
+                    origin.script("/episode.mp3", [.holdAfter(50_000, gate)])
                     let resumed = try await session.downloadTask(withResumeData: data)
                     try await resumed.cancel()
                     #expect(resumed.state == .cancelled)
@@ -96,7 +106,6 @@ import Testing
                     #expect(error?.message.contains("start the download again") == true, "\(String(describing: error))")
 
                     // Starting over: a new task for the URL the blob names, from the first byte.
-                    origin.update("/episode.mp3") { $0.bytesPerSecond = nil }
                     let url = try #require(URL(string: try ResumeData(blob: data).url))
                     let fresh = try await session.downloadTask(with: url)
                     #expect(fresh.taskIdentifier != task.taskIdentifier)
@@ -109,8 +118,10 @@ import Testing
     }
 
     @Test func resumeDataThatIsNotThisSessionsIsRefused() async throws {
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
-            origin.serve("/episode.mp3", Self.file)
+            Self.serveHeldHalfway(origin, gate)
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let owner = try await d.session("owner")
@@ -138,7 +149,7 @@ import Testing
     static func waitForHalf(_ task: DownloadTask) async throws {
         try await eventually("half the file") {
             try await task.refresh()
-            return task.countOfBytesReceived >= Int64(size / 2)
+            return task.countOfBytesReceived == Int64(half)
         }
     }
 
@@ -149,7 +160,7 @@ import Testing
         #expect(finished.sha256 == file.sha256)
         #expect(FileManager.default.contents(atPath: finished.location.path) == file.data)
         let offset = try #require(events.compactMap(\.resumeOffset).max(), "\(events.summary)")
-        #expect(offset >= Int64(size / 2) - Int64(slack), "resumed from the bytes on disk")
+        #expect(offset == Int64(half), "resumed from every byte on disk")
         let requests = origin.requests(for: "/episode.mp3")
         #expect(requests.count == 2)
         #expect(requests.last?.range == "bytes=\(offset)-")

@@ -175,9 +175,14 @@ import Testing
     }
 
     @Test func aNewIterationEndsThePreviousOneAndNothingIsDeliveredTwice() async throws {
+        // Held at 200,000 bytes until the first iteration has ended, so the download finishes
+        // while the second one listens.
         let file = Origin.File(data: Origin.bytes(400_000, seed: 4), bytesPerSecond: 400_000)
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
             origin.serve("/a", file)
+            origin.script("/a", [.holdAfter(200_000, gate)])
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("app")
@@ -189,8 +194,10 @@ import Testing
                     }
                     try await eventually("the first iteration to receive events") { log.events.count >= 2 }
 
-                    let second = try await collect(session) { $0.finished[task.taskIdentifier] != nil }
+                    async let secondIteration = collect(session) { $0.finished[task.taskIdentifier] != nil }
                     let first = try await value(of: firstIteration, within: .seconds(20))
+                    gate.open()
+                    let second = try await secondIteration
 
                     #expect(Set(first.seqs).isDisjoint(with: second.seqs), "first: \(first.summary)\nsecond: \(second.summary)")
                     // Together they delivered every journaled event of the session, in order.

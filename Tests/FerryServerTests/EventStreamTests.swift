@@ -7,9 +7,13 @@ import Testing
 /// end, acknowledgement, and session isolation.
 @Suite struct EventStreamTests {
     @Test func streamsAndReplaysEveryJournaledEventOfTheSession() async throws {
-        let file = Origin.File(data: Origin.bytes(600_000), bytesPerSecond: 1_500_000)
+        // Held at 300,000 bytes until the stream is open, then a second's worth of live progress.
+        let file = Origin.File(data: Origin.bytes(600_000), bytesPerSecond: 300_000)
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
             origin.serve("/a", file)
+            origin.script("/a", [.holdAfter(300_000, gate)])
+            defer { gate.open() }
             origin.serve("/b", .init(data: Origin.bytes(1000, seed: 2)))
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
@@ -17,7 +21,8 @@ import Testing
                     _ = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("b").absoluteString], session: "two"))
                     let id = created.transfers[0].id
                     let live = try await d.collectEvents(session: "one", after: created.lastEventSeq) { events in
-                        events.contains { $0.kind == .completed }
+                        if !events.isEmpty { gate.open() }
+                        return events.contains { $0.kind == .completed }
                     }
                     #expect(live.allSatisfy { $0.session == "one" && $0.transferId == id })
                     #expect(live.first?.kind == .created)

@@ -67,9 +67,12 @@ import Testing
     }
 
     @Test func aTransferThroughTheAPI() async throws {
-        let file = Origin.File(data: Origin.bytes(2_000_000), bytesPerSecond: 2_000_000)
+        let file = Origin.File(data: Origin.bytes(2_000_000))
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
             origin.serve("/show/episode.mp3", file)
+            origin.script("/show/episode.mp3", [.holdAfter(200_000, gate)])  // until paused
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let url = base.appendingPathComponent("show/episode.mp3").absoluteString
@@ -81,6 +84,7 @@ import Testing
                     try await eventually("bytes") { try await d.client.transfer(id).bytesReceived > 100_000 }
                     let paused = try await d.client.pause(id)
                     #expect(paused.state == .paused)
+                    gate.open()
                     let resumeData = try ResumeData(blob: try await d.client.resumeData(id))
                     #expect(resumeData.url == url)
                     #expect(resumeData.session == "api")
@@ -93,7 +97,6 @@ import Testing
                     let got8 = try await d.client.transfers(states: [.running]).transfers
                     #expect(got8.isEmpty)
 
-                    origin.update("/show/episode.mp3") { $0.bytesPerSecond = nil }
                     _ = try await d.client.resume(id)
                     try await eventually("completed") { try await d.client.transfer(id).state == .completed }
                     let done = try await d.client.transfer(id)
@@ -124,18 +127,21 @@ import Testing
     }
 
     @Test func cancelKeepingResumeDataThenResumeFromItInAFreshRequest() async throws {
-        let file = Origin.File(data: Origin.bytes(1_500_000), bytesPerSecond: 1_500_000)
+        let file = Origin.File(data: Origin.bytes(1_500_000))
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
             origin.serve("/f", file)
+            origin.script("/f", [.holdAfter(300_000, gate)])  // until cancelled
+            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let id = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("f").absoluteString])).transfers[0].id
                     try await eventually("bytes") { try await d.client.transfer(id).bytesReceived > 200_000 }
                     let cancelled = try await d.client.cancel(id, keepResumeData: true)
                     #expect(cancelled.state == .cancelled)
-                    try await eventually("gotpoint") { (try? ResumeData(blob: try await d.client.resumeData(id)))?.durableBytes ?? 0 > 0 }
+                    gate.open()
                     let blob = try await d.client.resumeData(id)
-                    origin.update("/f") { $0.bytesPerSecond = nil }
+                    #expect(try ResumeData(blob: blob).durableBytes == 300_000, "the cancel answered once every byte was durable")
                     let resumed = try await d.client.createTransfers(.init(resumeData: blob.base64EncodedString(), session: "cli"))
                     #expect(resumed.transfers.map(\.id) == [id])
                     try await eventually("completed") { try await d.client.transfer(id).state == .completed }
