@@ -79,8 +79,11 @@ import Testing
     }
 
     @Test func waitTimesOutWith124AndTheTransferGoesOn() async throws {
+        let gate = Origin.Gate()
         try await Origin.run { origin, base in
-            origin.serve("/slow", .init(data: Origin.bytes(3_000_000), bytesPerSecond: 1_000_000))
+            origin.serve("/slow", .init(data: Origin.bytes(3_000_000)))
+            origin.script("/slow", [.holdAfter(1_000_000, gate)])  // until paused
+            defer { gate.open() }
             try await withHome { home in
                 let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", base.appendingPathComponent("slow").absoluteString], home: home)
                 let id = try transfers(queued)[0].id
@@ -91,8 +94,9 @@ import Testing
                 #expect(paused.status == 0)
                 let list = try transfers(try await CommandRunner.ferry(["ls", "--json"], home: home))
                 #expect(list.map(\.state) == [.paused])
+                #expect(list.map(\.bytesReceived) == [1_000_000])
+                gate.open()
                 _ = try await CommandRunner.ferry(["resume", String(id)], home: home)
-                origin.update("/slow") { $0.bytesPerSecond = nil }
                 let done = try await CommandRunner.ferry(["wait", String(id), "--json"], home: home)
                 #expect(done.status == 0, "\(done)")
                 #expect(try transfers(done)[0].sha256 == Origin.bytes(3_000_000).sha256Hex)

@@ -31,8 +31,8 @@ public final class UploadReceiver: Sendable {
         var completed: [Completed] = []
         var resources: [String: Resource] = [:]
         var nextID = 1
-        /// Fail the next body-carrying request after this many of its bytes.
-        var failAfter: Int?
+        /// Fail the next body-carrying request after this many of its bytes (once the gate opens).
+        var failAfter: (bytes: Int, gate: Origin.Gate?)?
         /// Body bytes received over all requests (for rates).
         var bytesIn = 0
         /// Every request: method and path.
@@ -49,7 +49,13 @@ public final class UploadReceiver: Sendable {
 
     /// The next request that carries a body gets a 500 after this many bytes of it (the bytes
     /// before are kept, as a real server keeps what reached it before the connection broke).
-    public func failNextBody(after bytes: Int) { state.withLock { $0.failAfter = bytes } }
+    public func failNextBody(after bytes: Int) { state.withLock { $0.failAfter = (bytes, nil) } }
+
+    /// The next request that carries a body stops reading after this many bytes until the test
+    /// opens `gate`, then fails as ``failNextBody(after:)`` does: the server keeps exactly these
+    /// bytes, so a test can act while an upload is certainly under way. Open it before the
+    /// receiver stops, which waits for the requests it holds.
+    public func holdNextBody(after bytes: Int, until gate: Origin.Gate) { state.withLock { $0.failAfter = (bytes, gate) } }
 
     public var completed: [Completed] { state.withLock { $0.completed } }
     public var bytesReceived: Int { state.withLock { $0.bytesIn } }
@@ -67,16 +73,17 @@ public final class UploadReceiver: Sendable {
         return headers
     }
 
-    /// Reads the body, handing each chunk to `keep`; fails as scripted.
+    /// Reads the body, handing each chunk to `keep`; holds and fails as scripted.
     private func read(_ request: Request, keep: (ByteBuffer) -> Void) async throws {
         var seen = 0
-        let failAfter = state.withLock { state -> Int? in
+        let failAfter = state.withLock { state in
             defer { state.failAfter = nil }
             return state.failAfter
         }
         for try await var chunk in request.body {
-            if let failAfter, seen + chunk.readableBytes > failAfter {
-                if let head = chunk.readSlice(length: failAfter - seen) { take(head, keep) }
+            if let failAfter, seen + chunk.readableBytes > failAfter.bytes {
+                if let head = chunk.readSlice(length: failAfter.bytes - seen) { take(head, keep) }
+                await failAfter.gate?.wait()
                 throw HTTPError(.internalServerError, message: "receiver failed part-way on purpose")
             }
             seen += chunk.readableBytes
