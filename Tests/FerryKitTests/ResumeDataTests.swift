@@ -94,6 +94,7 @@ import Testing
                     // deletes the partial file.
                     origin.script("/episode.mp3", [.holdAfter(50_000, gate)])
                     let resumed = try await session.downloadTask(withResumeData: data)
+                    try await eventually("the resumed request at the origin") { origin.requests(for: "/episode.mp3").count == 2 }
                     try await resumed.cancel()
                     #expect(resumed.state == .cancelled)
                     let nothing = try await resumed.cancelByProducingResumeData()
