@@ -254,8 +254,9 @@ extension TransferEngine {
         for effect in transition.effects {
             switch effect {
             case .stopWorker:
-                // Stopped above, unless something took the transfer since.
-                await stopHolder(id)
+                // Stopped above unless the transfer was in another state then (queued, and
+                // started since); nothing takes a running or waiting transfer in between.
+                if !stopped { await stopHolder(id) }
                 record = try await journal.transfer(id: id) ?? record
             case .deletePartFile:
                 if holders.withLock({ $0[id] == nil }), !record.keepsPartFile {
