@@ -108,7 +108,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryTestSupport"]
+            dependencies: ["FerryCore", "FerryTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "FerryServerTests",

@@ -1,4 +1,5 @@
 import FerryKit
+import GRDB
 import FerryTestSupport
 import Foundation
 import Testing
@@ -285,6 +286,38 @@ import Testing
                     #expect(try await h.wait(ta.id, for: .completed).sha256 == a.sha256)
                     let resumed = try await h.events().first { $0.transferId == ta.id && $0.kind == .resumed }
                     #expect(resumed?.offset == Int64(held))
+                }
+            }
+        }
+    }
+
+    /// A pause stops the worker first; when the journal then refuses the change, the transfer,
+    /// still running in the journal, goes back to the queue and continues from its bytes on
+    /// disk instead of standing still until the next daemon start. (A trigger on the journal's
+    /// connection refuses exactly that write.)
+    @Test func aPauseTheJournalRefusesLeavesTheTransferGoingOn() async throws {
+        let file = Origin.File(data: Origin.bytes(1_000_000))
+        let gate = Origin.Gate()
+        try await Origin.run { origin, base in
+            origin.serve("/a", file)
+            origin.script("/a", [.holdAfter(300_000, gate)])
+            defer { gate.open() }
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await h.get(base.appendingPathComponent("a"))
+                    try await h.wait(t.id, bytes: 300_000)
+                    try await h.journal.writer.writeWithoutTransaction { db in
+                        try db.execute(sql: """
+                            CREATE TEMP TRIGGER refusePause BEFORE UPDATE OF state ON transfer WHEN NEW.state = 'paused'
+                            BEGIN SELECT RAISE(ABORT, 'the journal refuses this pause'); END
+                            """)
+                    }
+                    await #expect(throws: (any Error).self) { try await h.engine.pause(t.id) }
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    let events = try await h.events()
+                    #expect(!events.contains { $0.kind == .paused })
+                    #expect(events.first { $0.kind == .resumed }?.offset == 300_000)
                 }
             }
         }

@@ -255,35 +255,37 @@ public actor TransferEngine: Service {
                 let id = record.transferId
                 guard !shutdown.isFired, running.count < daemonLimit else { break }
                 if let limit = sessionLimits[record.session], perSession[record.session, default: 0] >= limit { continue }
-                guard startWorker(id, session: record.session) else { continue }
+                let holder = Holder()
+                let taken = holders.withLock { holders -> Bool in
+                    guard holders[id] == nil else { return false }
+                    holders[id] = holder
+                    return true
+                }
+                guard taken else { continue }
+                running[id] = record.session
                 perSession[record.session, default: 0] += 1
+                jobsContinuation.yield(.download(id, holder))
             }
         }
         await wakeForNextScheduledStart(after: now)
     }
 
-    /// Hands the transfer to a worker, unless something holds it already.
-    private func startWorker(_ id: Int64, session: String) -> Bool {
-        let holder = Holder()
-        let taken = holders.withLock { holders -> Bool in
-            guard holders[id] == nil else { return false }
-            holders[id] = holder
-            return true
-        }
-        guard taken else { return false }
-        running[id] = session
-        jobsContinuation.yield(.download(id, holder))
-        return true
-    }
-
-    /// Gives a transfer that is still running or waiting to retry in the journal its worker or
-    /// timer back: after a command stopped it and then could not journal its change.
+    /// After a command stopped the transfer's worker or timer and then could not journal its
+    /// change: a transfer still waiting to retry gets its timer back, and one still running goes
+    /// back to the queue, as recovery would put it at the next start, instead of standing still.
     func restoreHolder(_ id: Int64) async {
-        guard !shutdown.isFired, let record = try? await journal.transfer(id: id) else { return }
+        guard !shutdown.isFired, holders.withLock({ $0[id] == nil }), let record = try? await journal.transfer(id: id) else { return }
         switch record.state {
-        case .running: _ = startWorker(id, session: record.session)
-        case .retrying: startRetryTimer(id, after: .seconds(max(0, record.retryAt?.timeIntervalSinceNow ?? 0)))
-        default: break
+        case .running:
+            let requeued = try? await store.update(id: id) { record in
+                if record.state == .running { record.state = .queued }
+                return nil
+            }
+            if requeued?.state == .queued { await schedule() }
+        case .retrying:
+            startRetryTimer(id, after: .seconds(max(0, record.retryAt?.timeIntervalSinceNow ?? 0)))
+        default:
+            break
         }
     }
 
