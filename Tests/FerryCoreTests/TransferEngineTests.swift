@@ -293,8 +293,7 @@ import Testing
 
     /// A pause stops the worker first; when the journal then refuses the change, the transfer,
     /// still running in the journal, goes back to the queue and continues from its bytes on
-    /// disk instead of standing still until the next daemon start. (A trigger on the journal's
-    /// connection refuses exactly that write.)
+    /// disk instead of standing still until the next daemon start.
     @Test func aPauseTheJournalRefusesLeavesTheTransferGoingOn() async throws {
         let file = Origin.File(data: Origin.bytes(1_000_000))
         let gate = Origin.Gate()
@@ -306,12 +305,7 @@ import Testing
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("a"))
                     try await h.wait(t.id, bytes: 300_000)
-                    try await h.journal.writer.writeWithoutTransaction { db in
-                        try db.execute(sql: """
-                            CREATE TEMP TRIGGER refusePause BEFORE UPDATE OF state ON transfer WHEN NEW.state = 'paused'
-                            BEGIN SELECT RAISE(ABORT, 'the journal refuses this pause'); END
-                            """)
-                    }
+                    try await Self.refusePauses(h)
                     await #expect(throws: (any Error).self) { try await h.engine.pause(t.id) }
                     let done = try await h.wait(t.id, for: .completed)
                     #expect(done.sha256 == file.sha256)
@@ -320,6 +314,39 @@ import Testing
                     #expect(events.first { $0.kind == .resumed }?.offset == 300_000)
                 }
             }
+        }
+    }
+
+    /// The same for a transfer waiting to retry: its retry timer is back, and it retries.
+    @Test func aPauseTheJournalRefusesLeavesARetryWaiting() async throws {
+        let file = Origin.File(data: Origin.bytes(10_000))
+        let clock = ManualClock()
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            origin.script("/f", [.status(503, retryAfter: "120")])
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home, clock: clock) { h in
+                    let t = try await h.get(base.appendingPathComponent("f"))
+                    try await h.wait(t.id, for: .retrying)
+                    try await clock.waitForSleepers()
+                    try await Self.refusePauses(h)
+                    await #expect(throws: (any Error).self) { try await h.engine.pause(t.id) }
+                    try #require(h.engine.isHeld(t.id), "its retry timer again")
+                    try await clock.waitForSleepers()
+                    clock.advance(by: .seconds(120))
+                    #expect(try await h.wait(t.id, for: .completed).sha256 == file.sha256)
+                }
+            }
+        }
+    }
+
+    /// A trigger on the journal's connection that refuses every pause, as a failing journal would.
+    private static func refusePauses(_ h: EngineHarness) async throws {
+        try await h.journal.writer.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                CREATE TEMP TRIGGER refusePause BEFORE UPDATE OF state ON transfer WHEN NEW.state = 'paused'
+                BEGIN SELECT RAISE(ABORT, 'the journal refuses this pause'); END
+                """)
         }
     }
 
