@@ -233,9 +233,9 @@ extension TransferEngine {
     ) async throws -> Transfer {
         // What holds the transfer lets go before the change is journaled: the worker's last
         // checkpoint comes first, so the change's event (a pause's) carries every byte on disk,
-        // which is where a resume starts.
+        // which is where a resume starts. (Nothing holding it: nothing to read or stop.)
         var stopped = false
-        if let current = try await journal.transfer(id: id),
+        if holders.withLock({ $0[id] != nil }), let current = try await journal.transfer(id: id),
             try TransferLifecycle.transition(from: current.state, on: command, finishing: current.fileName != nil)
                 .effects.contains(.stopWorker)
         {

@@ -283,7 +283,7 @@ public actor TransferEngine: Service {
             }
             if requeued?.state == .queued { await schedule() }
         case .retrying:
-            startRetryTimer(id, after: .seconds(max(0, record.retryAt?.timeIntervalSinceNow ?? 0)))
+            startRetryTimer(for: record)
         default:
             break
         }
@@ -342,6 +342,11 @@ public actor TransferEngine: Service {
         if taken { jobsContinuation.yield(.retryTimer(id, after: delay, holder)) }
     }
 
+    /// A retry timer for a transfer waiting to retry, due when the journal says.
+    private func startRetryTimer(for record: TransferRecord) {
+        startRetryTimer(record.transferId, after: .seconds(max(0, record.retryAt?.timeIntervalSinceNow ?? 0)))
+    }
+
     private func retryTimerEnded(_ id: Int64, holder: Holder, elapsed: Bool) async {
         release(id, holder)
         if elapsed {
@@ -371,8 +376,7 @@ public actor TransferEngine: Service {
             await finishInterruptedMove(record)
         }
         for record in try await journal.transfers(states: [.retrying]) {
-            let remaining = max(0, record.retryAt?.timeIntervalSinceNow ?? 0)
-            startRetryTimer(record.transferId, after: .seconds(remaining))
+            startRetryTimer(for: record)
         }
         try await deleteOrphanPartFiles()
         try await settlePartFileTails()
