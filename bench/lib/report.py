@@ -26,6 +26,9 @@ def machine():
                     " python3 -c 'import podcastparser; print(\"podcastparser\", podcastparser.__version__)')"
                     " | paste -sd ';' | sed 's/;/; /g'"),
         "load": sh("cut -d' ' -f1-3 /proc/loadavg"),
+        # The largest socket buffers the kernel grows to: a stopped download's re-fetched bytes
+        # (scenario 4) include what the sender's held (tcp_wmem) and the receiver's (tcp_rmem).
+        "tcp": sh("echo tcp_rmem $(cat /proc/sys/net/ipv4/tcp_rmem), tcp_wmem $(cat /proc/sys/net/ipv4/tcp_wmem)"),
     }
 
 
@@ -236,7 +239,7 @@ def markdown(results, command, started, finished, info):
         f"Date: {started} – {finished}  ",
         f"Machine: {info['cpus']} × {info['cpu']}, {info['memory']} RAM, disk {info['disk']}, Linux {info['kernel']} "
         f"({info['os']}), load average at start {info['load']}, free page reporting "
-        f"{info.get('page_reporting', 'not recorded')}  ",
+        f"{info.get('page_reporting', 'not recorded')}, {info.get('tcp', 'TCP buffers not recorded')}  ",
         f"Swift: {info['swift']}  ",
         f"Tools: {info['tools']}",
         "",
