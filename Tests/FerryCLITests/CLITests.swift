@@ -83,7 +83,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/slow", .init(data: Origin.bytes(3_000_000)))
             origin.script("/slow", [.holdAfter(1_000_000, gate)])  // until paused
-            defer { gate.open() }
             try await withHome { home in
                 let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", base.appendingPathComponent("slow").absoluteString], home: home)
                 let id = try transfers(queued)[0].id

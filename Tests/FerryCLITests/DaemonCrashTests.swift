@@ -20,7 +20,6 @@ import Testing
                 origin.serve("/big\(n).bin", file)
                 origin.script("/big\(n).bin", [.holdAfter(5_000_000, gate)])
             }
-            defer { gate.open() }
             try await CommandRunner.withHome { home in
                 let urls = files.indices.map { base.appendingPathComponent("big\($0).bin").absoluteString }
                 let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json"] + urls, home: home)
@@ -85,7 +84,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/f.bin", file)
             origin.script("/f.bin", [.holdAfter(1_000_000, gate)])  // until the daemon has stopped
-            defer { gate.open() }
             try await CommandRunner.withHome { home in
                 let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", base.appendingPathComponent("f.bin").absoluteString], home: home)
                 let id = try FerryJSON.decoder().decode([Transfer].self, from: Data(queued.stdout.utf8))[0].id

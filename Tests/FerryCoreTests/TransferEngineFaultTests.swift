@@ -67,7 +67,6 @@ import Testing
                 origin.serve("/f\(n)", file)
                 origin.script("/f\(n)", [.holdAfter(100_000, gate)])
             }
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await withTestHTTPClient(trustTestCertificate: true) { client in
                     try await EngineHarness.run(home: home, httpClient: client) { h in

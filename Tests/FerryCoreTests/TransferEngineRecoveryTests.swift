@@ -14,7 +14,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/f", file)
             origin.script("/f", [.holdAfter(300_000, gate)])  // until the first engine has stopped
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 let id = try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("f"))

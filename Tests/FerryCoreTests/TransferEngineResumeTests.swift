@@ -18,7 +18,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/file", file)
             origin.script("/file", [.holdAfter(200_000, gate)])
-            defer { gate.open() }  // never leave a response held, whatever fails
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("file"))
@@ -128,7 +127,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/file", file)
             origin.script("/file", [.holdAfter(200_000, gate)])
-            defer { gate.open() }  // never leave a response held, whatever fails
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("file"))
@@ -160,7 +158,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/file", .init(data: Origin.bytes(1_000_000)))
             origin.script("/file", [.holdAfter(100_000, gate)])
-            defer { gate.open() }  // never leave a response held, whatever fails
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("file"))

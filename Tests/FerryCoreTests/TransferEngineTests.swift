@@ -178,7 +178,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/slow", .init(data: Origin.bytes(2_000_000)))
             origin.script("/slow", [.holdAfter(100_000, gate)])  // until cancelled
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("slow"))
@@ -220,7 +219,6 @@ import Testing
             origin.serve("/b", .init(data: Origin.bytes(4_000_000, seed: 2), bytesPerSecond: 2_000_000))
             origin.script("/a", [.holdAfter(300_000, gateA)])
             origin.script("/b", [.holdAfter(300_000, gateB)])
-            defer { gateA.open(); gateB.open() }
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let a = try await h.get(base.appendingPathComponent("a"))
@@ -260,7 +258,6 @@ import Testing
             origin.serve("/b", .init(data: Origin.bytes(1_000_000, seed: 2), etag: "\"b\""))
             origin.script("/a", [.holdAfter(held, gate)])
             origin.script("/b", [.holdAfter(held, gate)])
-            defer { gate.open() }  // never leave a response held, whatever fails
             var configuration = TransferEngine.Configuration.fast
             configuration.checkpointInterval = .seconds(10)
             configuration.checkpointMaxInterval = .seconds(10)
@@ -300,7 +297,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/a", file)
             origin.script("/a", [.holdAfter(300_000, gate)])
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("a"))

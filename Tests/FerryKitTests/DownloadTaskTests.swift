@@ -70,7 +70,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/show.mp3", file)
             origin.script("/show.mp3", [.holdAfter(size / 3, gate)])  // until suspended
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("app")

@@ -23,7 +23,6 @@ import Testing
         let gate = Origin.Gate()
         try await Origin.run { origin, base in
             Self.serveHeldHalfway(origin, gate)
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let url = base.appendingPathComponent("episode.mp3")
@@ -53,7 +52,6 @@ import Testing
         let gate = Origin.Gate()
         try await Origin.run { origin, base in
             Self.serveHeldHalfway(origin, gate)
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 let (data, id) = try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("fetcher")
@@ -82,7 +80,6 @@ import Testing
         let gate = Origin.Gate()
         try await Origin.run { origin, base in
             Self.serveHeldHalfway(origin, gate)
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("fetcher")
@@ -122,7 +119,6 @@ import Testing
         let gate = Origin.Gate()
         try await Origin.run { origin, base in
             Self.serveHeldHalfway(origin, gate)
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let owner = try await d.session("owner")

@@ -93,7 +93,6 @@ import Testing
             origin.serve("/b", b)
             origin.script("/a", [.holdAfter(100_000, gate)])
             origin.script("/b", [.holdAfter(100_000, gate)])
-            defer { gate.open() }  // never leave a response held, whatever fails
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let one = try await d.session("one")
@@ -143,7 +142,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/big", file)
             origin.script("/big", [.holdAfter(held, gate)])
-            defer { gate.open() }  // never leave a response held, whatever fails
             try await withTemporaryDirectory { home in
                 // The first daemon: a download starts and a consumer listens.
                 let (listening, id) = try await DaemonHarness.run(home: home) { d in
@@ -182,7 +180,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/a", file)
             origin.script("/a", [.holdAfter(200_000, gate)])
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let session = try await d.session("app")

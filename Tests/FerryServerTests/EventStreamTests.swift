@@ -13,7 +13,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/a", file)
             origin.script("/a", [.holdAfter(300_000, gate)])
-            defer { gate.open() }
             origin.serve("/b", .init(data: Origin.bytes(1000, seed: 2)))
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in

@@ -72,7 +72,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/show/episode.mp3", file)
             origin.script("/show/episode.mp3", [.holdAfter(200_000, gate)])  // until paused
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let url = base.appendingPathComponent("show/episode.mp3").absoluteString
@@ -132,7 +131,6 @@ import Testing
         try await Origin.run { origin, base in
             origin.serve("/f", file)
             origin.script("/f", [.holdAfter(300_000, gate)])  // until cancelled
-            defer { gate.open() }
             try await withTemporaryDirectory { home in
                 try await DaemonHarness.run(home: home) { d in
                     let id = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("f").absoluteString])).transfers[0].id

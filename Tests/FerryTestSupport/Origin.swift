@@ -60,7 +60,8 @@ public final class Origin: Sendable {
     }
 
     /// Holds responses (``Fault/holdAfter(_:_:)``) until the test opens it, so a test can act
-    /// while a download is certainly under way instead of racing its length.
+    /// while a download is certainly under way instead of racing its length. The origin opens
+    /// every gate it was given when the test's body ends.
     public final class Gate: Sendable {
         private let waiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
@@ -123,6 +124,8 @@ public final class Origin: Sendable {
         var sentByRequest: [Int] = []
         var active = 0
         var peakActive = 0
+        /// The gates of `holdAfter` faults, opened when ``run(tls:http2:_:)``'s body ends.
+        var gates: [Gate] = []
     }
 
     private let state = Mutex(State())
@@ -147,7 +150,10 @@ public final class Origin: Sendable {
 
     /// Faults for the next requests of `path`, one per request, in order.
     public func script(_ path: String, _ faults: [Fault]) {
-        state.withLock { $0.faults[path, default: []].append(contentsOf: faults) }
+        state.withLock { state in
+            state.faults[path, default: []].append(contentsOf: faults)
+            for case .holdAfter(_, let gate) in faults { state.gates.append(gate) }
+        }
     }
 
     public func redirect(_ path: String, to location: String, status: Int = 302) {
@@ -348,6 +354,8 @@ public final class Origin: Sendable {
             defer { tasks.cancelAll() }
             try await eventually("the origin to listen") { port.withLock { $0 } != nil }
             let base = URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port.withLock { $0 }!)")!
+            // A response still held would keep the server from stopping, whatever the test did or threw.
+            defer { for gate in origin.state.withLock({ $0.gates }) { gate.open() } }
             let result = try await body(origin, base)
             await group.triggerGracefulShutdown()
             return result

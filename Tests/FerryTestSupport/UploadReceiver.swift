@@ -39,6 +39,8 @@ public final class UploadReceiver: Sendable {
         var requests: [(method: String, path: String)] = []
         /// Headers of every request, by lower-case name.
         var headers: [[String: String]] = []
+        /// The gates of ``holdNextBody(after:until:)``, opened when ``run(_:)``'s body ends.
+        var gates: [Origin.Gate] = []
     }
 
     private let state = Mutex(State())
@@ -53,9 +55,14 @@ public final class UploadReceiver: Sendable {
 
     /// The next request that carries a body stops reading after this many bytes until the test
     /// opens `gate`, then fails as ``failNextBody(after:)`` does: the server keeps exactly these
-    /// bytes, so a test can act while an upload is certainly under way. Open it before the
-    /// receiver stops, which waits for the requests it holds.
-    public func holdNextBody(after bytes: Int, until gate: Origin.Gate) { state.withLock { $0.failAfter = (bytes, gate) } }
+    /// bytes, so a test can act while an upload is certainly under way. The receiver opens it
+    /// when the test's body ends, if the test has not.
+    public func holdNextBody(after bytes: Int, until gate: Origin.Gate) {
+        state.withLock { state in
+            state.failAfter = (bytes, gate)
+            state.gates.append(gate)
+        }
+    }
 
     public var completed: [Completed] { state.withLock { $0.completed } }
     public var bytesReceived: Int { state.withLock { $0.bytesIn } }
@@ -211,6 +218,8 @@ public final class UploadReceiver: Sendable {
             tasks.addTask { try await group.run() }
             defer { tasks.cancelAll() }
             try await eventually("the receiver to listen") { port.withLock { $0 } != nil }
+            // A request still held would keep the server from stopping, whatever the test did or threw.
+            defer { for gate in receiver.state.withLock({ $0.gates }) { gate.open() } }
             let result = try await body(receiver, URL(string: "http://127.0.0.1:\(port.withLock { $0 }!)")!)
             await group.triggerGracefulShutdown()
             return result
