@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         .target(
@@ -73,11 +74,16 @@ let package = Package(
                 "FerryCore",
                 "FerryKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            resources: [.copy("Resources")]
+            exclude: ["Resources"],
+            plugins: ["EmbedResources"]
         ),
+        // Compiles FerryServer's Resources folder into the binary (no resource bundle at run time).
+        .plugin(name: "EmbedResources", capability: .buildTool(), dependencies: ["ResourceEmbedder"]),
+        .executableTarget(name: "ResourceEmbedder"),
         .executableTarget(
             name: "ferry",
             dependencies: [

@@ -5,13 +5,16 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Everything `ferry serve` runs: the transfer engine and the HTTP API on loopback.
 public struct DaemonConfiguration: Sendable {
     /// The interface to listen on; loopback by default.
     public var host: String = "127.0.0.1"
     /// 7447 by default; 0 picks a free port (tests).
-    public var port: Int = 7447
+    public var port: Int = Self.defaultPort
+    /// Where a daemon listens unless told otherwise (or unless another program holds it).
+    public static let defaultPort = 7447
     public var paths: FerryPaths
     public var engine = TransferEngine.Configuration()
     /// Write `daemon.json` so clients can find this daemon.
@@ -35,6 +38,8 @@ public struct FerryDaemon: Sendable {
     public let token: String
     /// The listening address, once the server runs.
     public let address: DaemonAddress
+    let onServerRunning: @Sendable (any Channel) async -> Void
+    let logger: Logger
 }
 
 /// Builds the daemon. `ferry serve` and the tests both call this; dependencies come in.
@@ -67,12 +72,8 @@ public func buildDaemon(
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: LoopbackGuardMiddleware())
-    // The web app's files: public (no secrets in them); the API they call needs a login.
-    if let web = Bundle.module.url(forResource: "web", withExtension: nil, subdirectory: "Resources") {
-        router.add(middleware: FileMiddleware(web.path, searchForIndexHtml: true, logger: logger))
-    } else {
-        logger.error("the web app's files are missing from this build")
-    }
+    // The web app's files, from the binary: public (no secrets in them); the API they call needs a login.
+    router.add(middleware: WebAppMiddleware())
     let web = WebRoutes(engine: engine, login: login, address: address)
     web.registerPublic(on: router)
     let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login))
@@ -88,28 +89,55 @@ public func buildDaemon(
     ).register(on: api)
 
     let publishes = configuration.publishesAddress
+    let onServerRunning: @Sendable (any Channel) async -> Void = { channel in
+        let port = channel.localAddress?.port ?? configuration.port
+        let host = channel.localAddress?.ipAddress ?? configuration.host
+        let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        address.set(url)
+        logger.info("listening", metadata: ["daemon.url": "\(url)", "daemon.library": "\(paths.library.path)"])
+        if publishes {
+            let info = DaemonInfo(url: url, pid: getpid(), version: FerryVersion.current, startedAt: startedAt)
+            do {
+                try DaemonInfoFile.write(info, paths: paths)
+            } catch {
+                logger.error("could not write daemon.json", metadata: ["error": "\(error)"])
+            }
+        }
+    }
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         services: [engine, refresher, HeapTrimmer(clock: clock, logger: logger)],
-        onServerRunning: { channel in
-            let port = channel.localAddress?.port ?? configuration.port
-            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            let url = "http://\(host):\(port)"
-            address.set(url)
-            logger.info("listening", metadata: ["daemon.url": "\(url)", "daemon.library": "\(paths.library.path)"])
-            if publishes {
-                let info = DaemonInfo(url: url, pid: getpid(), version: FerryVersion.current, startedAt: startedAt)
-                do {
-                    try DaemonInfoFile.write(info, paths: paths)
-                } catch {
-                    logger.error("could not write daemon.json", metadata: ["error": "\(error)"])
-                }
-            }
-        },
+        onServerRunning: onServerRunning,
         logger: logger
     )
     return FerryDaemon(
-        application: application, engine: engine, podcasts: podcasts, catalog: catalog, token: token, address: address
+        application: application, engine: engine, podcasts: podcasts, catalog: catalog, token: token, address: address,
+        onServerRunning: onServerRunning, logger: logger
     )
+}
+
+extension FerryDaemon {
+    /// The daemon's services serving on a socket that already listens (handed over by systemd,
+    /// or bound by `ferry serve`), for a service group; the HTTP server is last, so a graceful
+    /// shutdown stops it first, as ``application`` does.
+    /// - Parameters:
+    ///   - whenListening: called once the API answers (after `daemon.json` is written).
+    ///   - whenStopping: called when a graceful shutdown begins.
+    public func services(
+        listeningOn socket: ListeningSocket, whenListening: @escaping @Sendable () -> Void = {},
+        whenStopping: @escaping @Sendable () -> Void = {}
+    ) -> [any Service] {
+        let announce = onServerRunning
+        return application.services + [
+            SocketServer(
+                socket: socket, responder: application.responder,
+                onServerRunning: { channel in
+                    await announce(channel)
+                    whenListening()
+                },
+                onShutdown: whenStopping, logger: logger
+            )
+        ]
+    }
 }

@@ -31,7 +31,7 @@ struct Ferry: AsyncParsableCommand {
         subcommands: [
             GetCommand.self, PutCommand.self, ListCommand.self, WaitCommand.self, SearchCommand.self, PreviewCommand.self, PodcastCommand.self,
             PauseCommand.self, ResumeCommand.self, CancelCommand.self, RemoveCommand.self,
-            SessionCommand.self, StatusCommand.self, OpenCommand.self, ServeCommand.self, StopCommand.self,
+            SessionCommand.self, StatusCommand.self, OpenCommand.self, ServeCommand.self, StopCommand.self, ServiceCommand.self,
         ]
     )
 

@@ -27,6 +27,7 @@ public struct DaemonConnector: Sendable {
     /// A client for the running daemon, starting one first if needed and allowed.
     public func connect() async throws -> DaemonClient {
         if let client = await running() { return client }
+        if let client = await activated() { return client }
         guard let launcher else {
             throw FerryError(.daemonUnreachable, "The Ferry daemon is not running; start it with `ferry serve --detach`.")
         }
@@ -51,6 +52,36 @@ public struct DaemonConnector: Sendable {
         let client = DaemonClient(baseURL: info.url, token: token, httpClient: httpClient)
         guard (try? await client.status(timeout: .seconds(3))) != nil else { return nil }
         return client
+    }
+
+    /// The daemon systemd starts on demand (``ServiceAddress``), if one is installed: the first
+    /// connection starts it, and it answers once it has taken over the socket (the token may only
+    /// exist by then, on its very first start). Nil at once when nothing listens there.
+    public func activated() async -> DaemonClient? {
+        guard let url = ServiceAddress.read(paths: paths) else { return nil }
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            let token = try? DaemonToken.read(paths)
+            let client = DaemonClient(baseURL: url, token: token ?? "", httpClient: httpClient)
+            do {
+                _ = try await client.status(timeout: .seconds(5))
+                return client
+            } catch let error as FerryError where error.code == .unauthorized {
+                // Our daemon's first start writes the token after it answers: read it again.
+                // With a token that is refused, someone else answers there.
+                if token != nil, token == (try? DaemonToken.read(paths)) { return nil }
+            } catch {
+                if !(await Self.listens(url)) { return nil }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    /// True when something accepts connections at `url`'s host and port.
+    static func listens(_ url: String) async -> Bool {
+        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else { return false }
+        return TCPProbe.accepts(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
     }
 
     /// What an event stream delivers.

@@ -28,9 +28,9 @@ struct DaemonRoutes {
             return Response(status: .accepted)
         }
         api.get("openapi.yaml") { _, _ in
-            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources"),
-                let data = FileManager.default.contents(atPath: url.path)
-            else { throw FerryError(.internalError, "The OpenAPI document is missing from this build.") }
+            guard let data = EmbeddedResources.file("openapi.yaml") else {
+                throw FerryError(.internalError, "The OpenAPI document is missing from this build.")
+            }
             return Response(
                 status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: data))

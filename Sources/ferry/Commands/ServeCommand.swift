@@ -11,10 +11,14 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the Ferry daemon: the transfer engine and its API on loopback.",
         discussion: """
-            Listens on 127.0.0.1:7447 unless told otherwise (FERRY_PORT and FERRY_HOST also set \
-            the defaults). Writes its address to the state folder's daemon.json and requires the \
-            token in the state folder's `token` file on every API call. Only one daemon runs per \
-            state folder.
+            Listens on 127.0.0.1:7447. When another program (another user's Ferry, say) holds \
+            7447, it takes a free port instead; an address you name with --port or FERRY_PORT \
+            must be free. Clients find it through the state folder's daemon.json (`ferry status` \
+            prints it) and must send the token in the state folder's `token` file on every API \
+            call. Only one daemon runs per state folder.
+
+            Started by systemd with socket activation (`ferry service install`), it serves on the \
+            socket systemd hands over (LISTEN_FDS) and reports readiness (NOTIFY_SOCKET).
 
             SIGTERM or SIGINT stop it gracefully: running transfers are checkpointed and resume \
             when it starts again. --detach starts it in the background, logging to daemon.log.
@@ -24,8 +28,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Address to listen on. Keep it on loopback: the API is for this machine only.")
     var host = ProcessInfo.processInfo.environment["FERRY_HOST"] ?? "127.0.0.1"
 
-    @Option(name: .long, help: "Port to listen on; 0 picks a free one.")
-    var port = Int(ProcessInfo.processInfo.environment["FERRY_PORT"] ?? "") ?? 7447
+    @Option(name: .long, help: ArgumentHelp("Port to listen on (0: a free one). Default: 7447, or a free port when 7447 is taken.", valueName: "port"))
+    var port: Int?
 
     @Option(name: .long, help: "Transfers that download at once; the rest wait in order.")
     var maxConcurrent = 4
@@ -36,21 +40,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .info
 
+    /// The port the user named (flag, then FERRY_PORT); nil for the default.
+    var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
+
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535.") }
+        if port == nil, let text = ProcessInfo.processInfo.environment["FERRY_PORT"], !(Int(text).map { (0...65535).contains($0) } ?? false) {
+            throw ValidationError("FERRY_PORT must be a port number between 0 and 65535 ('\(text.prefix(20))' is not).")
+        }
         guard (1...256).contains(maxConcurrent) else { throw ValidationError("--max-concurrent must be between 1 and 256.") }
     }
 
     func run() async throws {
         let paths = FerryPaths.resolve()
         if detach {
-            try await Detach.start(
-                arguments: ["serve", "--host", host, "--port", String(port), "--max-concurrent", String(maxConcurrent), "--log-level", logLevel.rawValue],
-                paths: paths
-            )
+            var arguments = ["serve", "--host", host, "--max-concurrent", String(maxConcurrent), "--log-level", logLevel.rawValue]
+            if let port { arguments += ["--port", String(port)] }
+            try await Detach.start(arguments: arguments, paths: paths)
             return
         }
         let lock = try DaemonLock(paths: paths)
+        let socket = try ListeningSocket.inherited()
+            ?? ListeningSocket.bind(host: host, port: requestedPort ?? DaemonConfiguration.defaultPort, fallbackToFreePort: requestedPort == nil)
         Heap.configureForDaemon()
         let level = logLevel
         LoggingSystem.bootstrap { label in
@@ -60,8 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "ferry")
         var configuration = DaemonConfiguration(paths: paths)
-        configuration.host = host
-        configuration.port = port
+        configuration.host = socket.host ?? host
+        configuration.port = socket.port ?? 0
         configuration.engine.maxConcurrent = maxConcurrent
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         let httpClient = TransferEngine.makeHTTPClient()
@@ -69,28 +80,26 @@ struct ServeCommand: AsyncParsableCommand {
             // The same path as a signal: the service group shuts down gracefully.
             kill(getpid(), SIGTERM)
         }
+        let notifier = SystemdNotifier()
+        let services = daemon.services(
+            listeningOn: socket,
+            whenListening: { notifier.ready(status: "Serving on \(daemon.address.url ?? "its socket")") },
+            whenStopping: { notifier.stopping() }
+        )
         let group = ServiceGroup(
-            configuration: .init(services: [daemon.application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
         do {
             try await group.run()
         } catch {
             DaemonInfoFile.remove(paths: paths, pid: getpid())
             try? await httpClient.shutdown()
-            throw FerryError(.daemonStartFailed, Self.explain(error, host: host, port: port))
+            throw FerryError(.daemonStartFailed, "The daemon stopped with an error: \(error)")
         }
         DaemonInfoFile.remove(paths: paths, pid: getpid())
         try await httpClient.shutdown()
         withExtendedLifetime(lock) {}
         logger.info("stopped")
-    }
-
-    static func explain(_ error: any Error, host: String, port: Int) -> String {
-        let text = String(describing: error)
-        if text.contains("Address already in use") || text.contains("EADDRINUSE") {
-            return "Port \(port) on \(host) is already in use by another program; choose another with --port (or FERRY_PORT)."
-        }
-        return "The daemon stopped with an error: \(text)"
     }
 }
 
