@@ -49,6 +49,8 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let timeout = Code(rawValue: "timeout")
         /// A redirect was not followed: no or an invalid `Location`, or a target Ferry refuses.
         public static let redirectRefused = Code(rawValue: "redirect_refused")
+        /// The server's TLS certificate is not trusted, or not for its name.
+        public static let untrustedCertificate = Code(rawValue: "untrusted_certificate")
         /// A redirect loop, or more redirects than Ferry follows.
         public static let tooManyRedirects = Code(rawValue: "too_many_redirects")
         /// The body was shorter or longer than the server's `Content-Length`; retried.

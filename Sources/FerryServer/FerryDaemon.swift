@@ -107,7 +107,7 @@ public func buildDaemon(
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
-        services: [engine, refresher, HeapTrimmer(clock: clock, logger: logger)],
+        services: [engine, refresher, HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger)],
         onServerRunning: onServerRunning,
         logger: logger
     )

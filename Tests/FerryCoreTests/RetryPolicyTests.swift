@@ -5,10 +5,11 @@ import Testing
 @Suite struct RetryPolicyTests {
     @Test func defaults() {
         let policy = RetryPolicy()
-        #expect(policy.maxAttempts == 8)
+        #expect(policy.maxAttempts == nil, "waiting is ended by the resource timeout, not a count")
         #expect(policy.baseDelay == .seconds(1))
-        #expect(policy.maxDelay == .seconds(120))
+        #expect(policy.maxDelay == .seconds(60), "at most a minute between attempts")
         #expect(policy.maxRetryAfter == .seconds(3600))
+        #expect(policy.resourceTimeout == .seconds(7 * 86_400))
     }
 
     // MARK: - Statuses
@@ -36,14 +37,14 @@ import Testing
         (3, 0.75, .milliseconds(3500)),
         (4, 0.25, .seconds(5)),
         (6, 0.5, .seconds(24)),
-        (7, 0.0, .seconds(32)),
-        (7, 0.5, .seconds(48)),
+        (7, 0.0, .seconds(30)),  // 64 s capped to 60
+        (7, 0.5, .seconds(45)),
     ])
     func exponentialBackoffWithJitter(_ failures: Int, _ unit: Double, _ expected: Duration) {
         #expect(RetryPolicy().delay(afterFailures: failures, retryAfter: nil, unit: unit) == expected)
     }
 
-    @Test(arguments: 1...7, [0.0, 0.1, 0.5, 0.9, 0.999_999])
+    @Test(arguments: 1...6, [0.0, 0.1, 0.5, 0.9, 0.999_999])
     func delayStaysWithinHalfAndWholeStep(_ failures: Int, _ unit: Double) throws {
         let step = Duration.seconds(1 << (failures - 1))
         let delay = try #require(RetryPolicy().delay(afterFailures: failures, retryAfter: nil, unit: unit))
@@ -53,21 +54,21 @@ import Testing
 
     @Test func delayGrowsWithFailures() throws {
         let delays = try (1...7).map { try #require(RetryPolicy().delay(afterFailures: $0, retryAfter: nil, unit: 0.5)) }
-        #expect(delays == [0.75, 1.5, 3, 6, 12, 24, 48].map { Duration.milliseconds(Int64($0 * 1000)) })
+        #expect(delays == [0.75, 1.5, 3, 6, 12, 24, 45].map { Duration.milliseconds(Int64($0 * 1000)) })
     }
 
     @Test(arguments: [
-        (8, 0.0, Duration.seconds(60)),  // 128 s capped to 120
-        (8, 0.5, .seconds(90)),
-        (9, 0.0, .seconds(60)),
-        (31, 0.5, .seconds(90)),
-        (32, 0.5, .seconds(90)),  // the exponent stops at 30
-        (1000, 0.0, .seconds(60)),
-        (Int.max - 1, 0.5, .seconds(90)),
+        (7, 0.5, Duration.seconds(45)),  // 64 s capped to 60
+        (8, 0.0, .seconds(30)),
+        (8, 0.5, .seconds(45)),
+        (9, 0.999_999, .microseconds(59_999_970)),
+        (31, 0.5, .seconds(45)),
+        (32, 0.5, .seconds(45)),  // the exponent stops at 30
+        (1000, 0.0, .seconds(30)),
+        (Int.max - 1, 0.5, .seconds(45)),
     ])
     func delayIsCappedAtMaxDelay(_ failures: Int, _ unit: Double, _ expected: Duration) {
-        let policy = RetryPolicy(maxAttempts: .max)
-        #expect(policy.delay(afterFailures: failures, retryAfter: nil, unit: unit) == expected)
+        #expect(RetryPolicy().delay(afterFailures: failures, retryAfter: nil, unit: unit) == expected)
     }
 
     @Test func customBaseAndCap() {
@@ -90,10 +91,36 @@ import Testing
         #expect(policy.delay(afterFailures: maxAttempts + 1, retryAfter: .zero, unit: 0) == nil)
     }
 
-    @Test func defaultPolicyRetriesSevenTimes() {
+    @Test func defaultPolicyNeverCountsAttempts() {
         let policy = RetryPolicy()
-        #expect(policy.delay(afterFailures: 7, retryAfter: nil, unit: 0) == .seconds(32))
-        #expect(policy.delay(afterFailures: 8, retryAfter: nil, unit: 0) == nil)
+        for failures in [8, 100, 10_000] {
+            #expect(policy.delay(afterFailures: failures, retryAfter: nil, unit: 0) == .seconds(30))
+        }
+    }
+
+    // MARK: - Resource timeout
+
+    /// A next attempt that would start after the resource timeout is not made: the transfer fails.
+    static let week: Int64 = 7 * 86_400
+    static let waits: [(Duration, Duration?)] = [
+        (.zero, .seconds(30)),
+        (.seconds(week - 30), .seconds(30)),  // the last attempt lands exactly on the timeout
+        (.seconds(week - 29), nil),
+        (.seconds(week), nil),
+        (.seconds(30 * 86_400), nil),
+    ]
+
+    @Test(arguments: waits)
+    func waitingEndsAtTheResourceTimeout(_ waited: Duration, _ expected: Duration?) {
+        #expect(RetryPolicy().delay(afterFailures: 20, retryAfter: nil, unit: 0, waited: waited) == expected)
+    }
+
+    @Test func aShortResourceTimeoutAlsoBoundsRetryAfter() {
+        let policy = RetryPolicy(resourceTimeout: .seconds(60))
+        #expect(policy.delay(afterFailures: 1, retryAfter: .seconds(50), unit: 0, waited: .seconds(5)) == .seconds(50))
+        #expect(policy.delay(afterFailures: 1, retryAfter: .seconds(50), unit: 0, waited: .seconds(11)) == nil)
+        // The attempt limit, when set, still applies within the timeout.
+        #expect(RetryPolicy(maxAttempts: 2).delay(afterFailures: 2, retryAfter: nil, unit: 0, waited: .zero) == nil)
     }
 
     @Test func zeroMaxAttemptsNeverRetries() {

@@ -23,7 +23,7 @@ import Testing
                     #expect(requests.count == 2)
                     let offset = Int(requests[1].range?.dropFirst(6).dropLast() ?? "") ?? 0
                     #expect(offset > 0 && offset <= 200_000)
-                    #expect(try await h.events().contains { $0.kind == .retrying })
+                    #expect(try await h.events().contains { $0.kind == .waiting })
                 }
             }
         }
@@ -107,7 +107,7 @@ import Testing
                         let t = try await h.get(base.appendingPathComponent("f"))
                         let done = try await h.wait(t.id, for: .completed)
                         #expect(done.sha256 == file.sha256)
-                        let retry = try await h.events().first { $0.kind == .retrying }
+                        let retry = try await h.events().first { $0.kind == .waiting }
                         #expect(retry?.error?.code == "timeout")
                     }
                 }
@@ -124,7 +124,7 @@ import Testing
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home, clock: clock) { h in
                     let t = try await h.get(base.appendingPathComponent("f"))
-                    try await h.wait(t.id, for: .retrying)
+                    try await h.wait(t.id, for: .waiting)
                     try await clock.waitForSleepers()
                     #expect(clock.requestedSleeps.last == .seconds(120))
                     #expect(origin.requests(for: "/f").count == 1)
@@ -138,7 +138,7 @@ import Testing
                     clock.advance(by: .seconds(7))
                     let done = try await h.wait(t.id, for: .completed)
                     #expect(done.sha256 == file.sha256)
-                    let retries = try await h.events().filter { $0.kind == .retrying }
+                    let retries = try await h.events().filter { $0.kind == .waiting }
                     #expect(retries.map { $0.error?.message.contains("503") } == [true, false])
                     #expect(retries.count == 2)
                 }
@@ -200,7 +200,7 @@ import Testing
                     #expect(failed.error?.message.contains("\(status)") == true)
                     #expect(origin.requests(for: "/f").count == 1)
                     #expect(h.allFiles().filter { $0.hasPrefix("library/Downloads") }.isEmpty)
-                    #expect(try await h.events().contains { $0.kind == .retrying } == false)
+                    #expect(try await h.events().contains { $0.kind == .waiting } == false)
                 }
             }
         }
@@ -311,7 +311,7 @@ import Testing
                 let t = try await h.get(URL(string: "http://127.0.0.1:9/nothing")!)
                 let failed = try await h.wait(t.id, for: .failed)
                 #expect(failed.error?.code == "connection_failed")
-                #expect(failed.error?.message.hasSuffix("Last error: The connection failed: connection refused.") == true)
+                #expect(failed.error?.message.hasSuffix("Last error: 127.0.0.1 refused the connection.") == true)
                 #expect(failed.attempts == 4)
             }
         }

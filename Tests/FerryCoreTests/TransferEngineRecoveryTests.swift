@@ -174,7 +174,7 @@ import Testing
             try await withTemporaryDirectory { home in
                 let id = try await EngineHarness.run(home: home) { h in
                     let t = try await h.get(base.appendingPathComponent("f"))
-                    try await h.wait(t.id, for: .retrying)
+                    try await h.wait(t.id, for: .waiting)
                     return t.id
                 }
                 try await EngineHarness.run(home: home) { h in

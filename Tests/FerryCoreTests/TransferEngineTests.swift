@@ -323,7 +323,7 @@ import Testing
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home, clock: clock) { h in
                     let t = try await h.get(base.appendingPathComponent("f"))
-                    try await h.wait(t.id, for: .retrying)
+                    try await h.wait(t.id, for: .waiting)
                     try await clock.waitForSleepers()
                     try await Self.refusePauses(h)
                     await #expect(throws: (any Error).self) { try await h.engine.pause(t.id) }

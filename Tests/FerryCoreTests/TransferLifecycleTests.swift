@@ -12,7 +12,7 @@ import Testing
         case invalid
     }
 
-    static let commands: [Command] = [.start, .pause, .resume, .cancel, .retry, .fail, .complete]
+    static let commands: [Command] = [.start, .pause, .resume, .cancel, .wait, .fail, .complete]
 
     /// The whole table, written out: every state × every command.
     static let table: [TransferState: [Command: Expected]] = [
@@ -21,7 +21,7 @@ import Testing
             .pause: .to(.paused, []),
             .resume: .unchanged,
             .cancel: .to(.cancelled, [.deletePartFile]),
-            .retry: .invalid,
+            .wait: .invalid,
             .fail: .invalid,
             .complete: .invalid,
         ],
@@ -30,7 +30,7 @@ import Testing
             .pause: .to(.paused, [.stopWorker, .schedule]),
             .resume: .unchanged,
             .cancel: .to(.cancelled, [.stopWorker, .deletePartFile, .schedule]),
-            .retry: .to(.retrying, [.schedule]),
+            .wait: .to(.waiting, [.schedule]),
             .fail: .to(.failed, [.schedule]),
             .complete: .to(.completed, [.schedule]),
         ],
@@ -39,41 +39,41 @@ import Testing
             .pause: .unchanged,
             .resume: .to(.queued, [.schedule]),
             .cancel: .to(.cancelled, [.deletePartFile]),
-            .retry: .invalid,
+            .wait: .invalid,
             .fail: .invalid,
             .complete: .invalid,
         ],
-        .retrying: [
+        .waiting: [
             .start: .to(.running, []),
             .pause: .to(.paused, [.stopWorker, .schedule]),
             .resume: .to(.queued, [.stopWorker, .schedule]),
             .cancel: .to(.cancelled, [.stopWorker, .deletePartFile, .schedule]),
-            .retry: .invalid,
+            .wait: .invalid,
             .fail: .to(.failed, [.schedule]),
             .complete: .invalid,
         ],
         .completed: [
             .start: .invalid, .pause: .invalid, .resume: .invalid, .cancel: .invalid,
-            .retry: .invalid, .fail: .invalid, .complete: .invalid,
+            .wait: .invalid, .fail: .invalid, .complete: .invalid,
         ],
         .failed: [
             .start: .invalid,
             .pause: .invalid,
             .resume: .to(.queued, [.schedule]),
             .cancel: .to(.cancelled, [.deletePartFile]),
-            .retry: .invalid,
+            .wait: .invalid,
             .fail: .invalid,
             .complete: .invalid,
         ],
         .cancelled: [
             .start: .invalid, .pause: .invalid, .resume: .invalid, .cancel: .unchanged,
-            .retry: .invalid, .fail: .invalid, .complete: .invalid,
+            .wait: .invalid, .fail: .invalid, .complete: .invalid,
         ],
     ]
 
     static let verbs: [Command: String] = [
         .start: "start", .pause: "be paused", .resume: "be resumed", .cancel: "be cancelled",
-        .retry: "be retried", .fail: "fail", .complete: "complete",
+        .wait: "wait", .fail: "fail", .complete: "complete",
     ]
 
     static let finishingMessage = "The transfer is being moved into the library; it is about to complete."
@@ -142,7 +142,7 @@ import Testing
     }
 
     /// A late worker report (retry, fail, complete) never undoes a person's pause or cancel.
-    @Test(arguments: [TransferState.paused, .cancelled, .queued, .completed, .failed], [Command.retry, .fail, .complete])
+    @Test(arguments: [TransferState.paused, .cancelled, .queued, .completed, .failed], [Command.wait, .fail, .complete])
     func lateWorkerReportsAreRefused(_ state: TransferState, _ command: Command) {
         #expect(throws: FerryError.self) {
             try TransferLifecycle.transition(from: state, on: command)
@@ -150,6 +150,6 @@ import Testing
     }
 
     @Test func commandRawValues() {
-        #expect(Self.commands.map(\.rawValue) == ["start", "pause", "resume", "cancel", "retry", "fail", "complete"])
+        #expect(Self.commands.map(\.rawValue) == ["start", "pause", "resume", "cancel", "wait", "fail", "complete"])
     }
 }

@@ -98,7 +98,7 @@ import Testing
                     )[0]
                     let done = try await h.wait(t.id, for: .completed)
                     #expect(done.sha256 == file.sha256)
-                    let retry = try await h.events().first { $0.kind == .retrying }
+                    let retry = try await h.events().first { $0.kind == .waiting }
                     #expect(retry?.error?.code == "timeout")
                 }
             }

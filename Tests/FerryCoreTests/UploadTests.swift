@@ -80,7 +80,7 @@ import Testing
                     #expect(receiver.completed.count == 1)
                     #expect(receiver.completed.first?.body == Self.data)
                     #expect(receiver.requests.filter { $0.method == "PUT" }.count == 2)
-                    #expect(try await h.events().contains { $0.kind == .retrying })
+                    #expect(try await h.events().contains { $0.kind == .waiting })
                 }
             }
         }

@@ -14,6 +14,7 @@ import Testing
         id: 42, url: "https://example.com/a b/\"quoted\"?x=1&y=é", session: "s/1", state: .running,
         bytesReceived: 1_234_567, totalBytes: 9_876_543_210, path: "/lib/Downloads/a\\b\n.mp3",
         sha256: String(repeating: "ab", count: 32), error: TransferErrorInfo(code: "http_status", message: "Tab\there, bell\u{7}, NUL\u{0}, 🎧"),
+        waitReason: "cannot resolve \"ex\u{1}ample\".com",
         folder: "Podcasts/Ünïcode \u{1F}", taskDescription: "desc\r\n\u{8}\u{C}", bytesPerSecond: 1_048_576.5, etaSeconds: 12,
         attempts: 3, retryAt: created.addingTimeInterval(59.999), createdAt: created, updatedAt: created.addingTimeInterval(3600.2),
         completedAt: Date(timeIntervalSince1970: 0), kind: .upload, method: "PUT", sourcePath: "/tmp/x.bin",

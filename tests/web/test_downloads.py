@@ -33,11 +33,11 @@ def test_add_by_url_shows_the_daemons_message_for_a_bad_url(daemon, pages):
     expect(error).to_be_hidden()
     assert daemon.transfers() == []
 
-    # A server that cannot be reached: the daemon retries, and the row says why.
+    # A server that cannot be reached: the transfer waits, and the row says why.
     field.fill(f"http://127.0.0.1:{free_port()}/big.iso")
     field.press("Enter")
     status = page.locator("li.download", has_text="big.iso").locator(".download-status")
-    expect(status).to_have_text(re.compile(r"^(Retrying soon|Connecting again) · The connection failed: connection refused\."), timeout=30_000)
+    expect(status).to_have_text(re.compile(r"^(Waiting · 127\.0\.0\.1 refused the connection · next try \d\d:\d\d:\d\d|Connecting again · 127\.0\.0\.1 refused the connection\.)$"), timeout=30_000)
     expect(status).to_have_class(re.compile(r"\bis-error\b"))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def run_module(page, module: str, script: str):
     return page.evaluate(f"import('/js/{module}').then(m => {{ {script} }})")
@@ -45,21 +47,24 @@ def test_status_lines(daemon, pages):
         const fresh = {bytesReceived: 0, totalBytes: null};
         return {
             short: [t('running'), t('paused'), t('queued', {bytesReceived: 0}), t('running', fresh), t('running', {...fresh, error}),
-                    t('retrying', {error}), t('failed', {error}), t('completed', {bytesReceived: 1_200_000})].map(m.shortStatus),
+                    t('waiting', {error}), t('waiting', {error, waitReason: 'no network'}), t('failed', {error}), t('completed', {bytesReceived: 1_200_000})].map(m.shortStatus),
+            nextTry: m.shortStatus(t('waiting', {error, waitReason: 'no network', retryAt: '2026-11-25T14:05:10Z'})),
             long: [t('running', {bytesPerSecond: 312_400, etaSeconds: 2.2}), t('running', {...fresh, error}), t('paused')].map(m.longStatus),
-            troubled: [t('running'), t('running', {...fresh, error}), t('running', {error}), t('retrying', {error}), t('failed'), t('paused')].map(m.troubled),
+            troubled: [t('running'), t('running', {...fresh, error}), t('running', {error}), t('waiting', {error}), t('failed'), t('paused')].map(m.troubled),
         };""",
     )
     assert results["short"] == [
         "42.0% of 1.2 MB",
         "Paused · 42.0% of 1.2 MB",
-        "Waiting…",
+        "Queued…",
         "Connecting…",
         "Connecting again · The connection failed.",
-        "Retrying soon · The connection failed.",
+        "Waiting · The connection failed.",
+        "Waiting · no network",
         "Failed · The connection failed.",
         "1.2 MB",
     ]
+    assert re.fullmatch(r"Waiting · no network · next try \d\d:05:10", results["nextTry"]), results["nextTry"]
     assert results["long"] == ["504 kB of 1.2 MB · 42.0% · 312 kB/s · 3 s left", "Connecting again · The connection failed.", "Paused · 42.0% of 1.2 MB"]
     assert results["troubled"] == [False, True, False, True, True, False]
 

@@ -34,7 +34,7 @@ public struct CatalogLibrary: Sendable {
             let transfer = try? await engine.transfer(transferId)
         {
             switch transfer.state {
-            case .queued, .running, .retrying, .paused, .completed: return transfer
+            case .queued, .running, .waiting, .paused, .completed: return transfer
             case .failed: return try await engine.resume(transferId)
             case .cancelled: break
             }

@@ -4,7 +4,7 @@ import GRDB
 
 extension Journal {
     /// States in which a transfer of the same URL counts as "already asked for".
-    static let reusableStates: [TransferState] = [.queued, .running, .paused, .retrying, .completed]
+    static let reusableStates: [TransferState] = [.queued, .running, .paused, .waiting, .completed]
 
     /// Journals a new transfer with its `created` event, unless `reuseExisting` and the session
     /// already has the same URL queued, running, paused, retrying or completed.

@@ -179,6 +179,17 @@ public struct Journal: Sendable {
                 t.column("value", .text).notNull()
             }
         }
+        migrator.registerMigration("v5: retrying becomes waiting, with its reason and since when") { db in
+            try db.alter(table: "transfer") { t in
+                t.add(column: "waitReason", .text)
+                t.add(column: "waitingSince", .datetime)
+                t.add(column: "waitsForNetwork", .boolean).notNull().defaults(to: false)
+            }
+            try db.execute(sql: "UPDATE transfer SET state = 'waiting', waitingSince = updatedAt WHERE state = 'retrying'")
+            try db.execute(sql: """
+                UPDATE event SET kind = 'waiting', payload = json_set(payload, '$.kind', 'waiting') WHERE kind = 'retrying'
+                """)
+        }
         return migrator
     }
 }

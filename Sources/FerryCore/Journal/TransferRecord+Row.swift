@@ -12,6 +12,7 @@ extension TransferRecord {
         case durableBytes, totalBytes, validator, sha256, errorCode, errorMessage, attempts, failures, retryAt
         case keepsPartFile, createdAt, updatedAt, completedAt, kind, method, sourcePath, sourceIdentity, formField
         case uploadProtocol, uploadURL, responseStatus, responseHeaders, responseBody, options, startAfter
+        case waitReason, waitingSince, waitsForNetwork
     }
 
     public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
@@ -90,5 +91,8 @@ extension TransferRecord {
         responseBody = try nextIfPresent()
         options = try nextIfPresent()
         startAfter = try nextDateIfPresent()
+        waitReason = try nextIfPresent()
+        waitingSince = try nextDateIfPresent()
+        waitsForNetwork = try next()
     }
 }

@@ -61,6 +61,14 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public var options: String?
     /// Not started before this date.
     public var startAfter: Date?
+    /// Why a waiting transfer waits, in a few words ("no network").
+    public var waitReason: String?
+    /// When the transfer last moved a byte or first failed since: the resource timeout counts
+    /// from here. Nil while nothing has failed.
+    public var waitingSince: Date?
+    /// True when it waits for the network (not for a date a server named): it tries again as
+    /// soon as the machine's network changes.
+    public var waitsForNetwork: Bool = false
 
     public init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,

@@ -202,7 +202,7 @@ public struct PodcastLibrary: Sendable {
         }
         if let transferId = episode.transferId, let transfer = try? await engine.transfer(transferId) {
             switch transfer.state {
-            case .queued, .running, .retrying, .completed, .paused: return transfer
+            case .queued, .running, .waiting, .completed, .paused: return transfer
             case .failed: return try await engine.resume(transferId)
             case .cancelled: break
             }
@@ -279,7 +279,7 @@ public struct PodcastLibrary: Sendable {
             var state: EpisodeState = .notDownloaded
             var path: String?
             switch transfer?.state {
-            case .queued?, .running?, .retrying?: state = .downloading
+            case .queued?, .running?, .waiting?: state = .downloading
             case .paused?: state = .paused
             case .failed?: state = .failed
             case .completed?:

@@ -64,11 +64,16 @@ final class StopSignal: Sendable {
         }
     }
 
-    /// Sleeps on `clock`, waking early if the signal fires.
-    /// - Returns: true if the full time passed.
-    func sleep(for duration: Duration, clock: any Clock<Duration>) async -> Bool {
+    /// Sleeps on `clock`, waking early if the signal fires, or if `wake` returns first.
+    /// - Returns: true if the full time passed or `wake` returned; false if the signal fired.
+    func sleep(for duration: Duration, clock: any Clock<Duration>, orUntil wake: (@Sendable () async -> Void)? = nil) async -> Bool {
         (try? await race {
-            try await clock.sleep(for: duration, tolerance: nil)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await clock.sleep(for: duration, tolerance: nil) }
+                if let wake { group.addTask { await wake() } }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
             return true
         }) == true
     }

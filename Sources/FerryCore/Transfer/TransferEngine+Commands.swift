@@ -122,6 +122,9 @@ extension TransferEngine {
             record.error = nil
             record.failures = 0
             record.retryAt = nil
+            record.waitReason = nil
+            record.waitingSince = nil
+            record.waitsForNetwork = false
             return nil
         }
     }

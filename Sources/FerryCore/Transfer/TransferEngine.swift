@@ -74,10 +74,14 @@ public actor TransferEngine: Service {
     nonisolated let worker: TransferWorker
     nonisolated let clock: any Clock<Duration>
     nonisolated let logger: Logger
+    /// Told by the ``NetworkWatcher`` when a link, address or route comes: transfers waiting for
+    /// the network try again at once, running ones whose connection went quiet reconnect.
+    public nonisolated let network: NetworkChanges
 
     private enum Job: Sendable {
         case download(Int64, Holder)
-        case retryTimer(Int64, after: Duration, Holder)
+        /// A waiting transfer's timer; with `forNetwork`, a network change ends it early.
+        case retryTimer(Int64, after: Duration, forNetwork: Bool, Holder)
     }
 
     /// The task (a download or a retry timer) holding a transfer: `stop` asks it to let go,
@@ -106,7 +110,7 @@ public actor TransferEngine: Service {
     ///   - random: numbers in 0..<1 for backoff jitter.
     public init(
         configuration: Configuration = Configuration(), journal: Journal, library: Library, httpClient: HTTPClient,
-        hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(),
+        hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(), network: NetworkChanges = NetworkChanges(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger
     ) {
         self.configuration = configuration
@@ -115,6 +119,7 @@ public actor TransferEngine: Service {
         self.hub = hub
         self.clock = clock
         self.logger = logger
+        self.network = network
         // Journaled events reach live listeners in commit order, straight from the journal.
         journal.onCommit { [hub] event in hub.publish(event) }
         let store = TransferStore(journal: journal)
@@ -123,7 +128,7 @@ public actor TransferEngine: Service {
         worker = TransferWorker(
             store: store, library: library,
             fetcher: HTTPFetcher(http: httpClient, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
-            progress: progress, bandwidth: bandwidth, configuration: configuration, random: random, logger: logger
+            progress: progress, bandwidth: bandwidth, network: network, configuration: configuration, random: random, logger: logger
         )
     }
 
@@ -204,9 +209,12 @@ public actor TransferEngine: Service {
         case .download(let id, let holder):
             let outcome = await worker.run(id: id, signal: holder.stop)
             await downloadEnded(id, holder: holder, outcome: outcome)
-        case .retryTimer(let id, let delay, let holder):
-            let elapsed = await holder.stop.sleep(for: delay, clock: clock)
-            await retryTimerEnded(id, holder: holder, elapsed: elapsed)
+        case .retryTimer(let id, let delay, let forNetwork, let holder):
+            let network = network
+            let seen = network.generation
+            let wake: (@Sendable () async -> Void)? = forNetwork ? { @Sendable in await network.wait(after: seen) } : nil
+            let due = await holder.stop.sleep(for: delay, clock: clock, orUntil: wake)
+            await retryTimerEnded(id, holder: holder, elapsed: due)
         }
     }
 
@@ -282,7 +290,7 @@ public actor TransferEngine: Service {
                 return nil
             }
             if requeued?.state == .queued { await schedule() }
-        case .retrying:
+        case .waiting:
             startRetryTimer(for: record)
         default:
             break
@@ -325,26 +333,28 @@ public actor TransferEngine: Service {
     private func downloadEnded(_ id: Int64, holder: Holder, outcome: TransferWorker.Outcome) async {
         release(id, holder)
         running[id] = nil
-        if case .retry(let delay) = outcome, !shutdown.isFired {
-            startRetryTimer(id, after: delay)
+        if case .wait(let delay, let forNetwork) = outcome, !shutdown.isFired {
+            startRetryTimer(id, after: delay, forNetwork: forNetwork)
         }
         await deletePartFileIfAbandoned(id)
         await schedule()
     }
 
-    private func startRetryTimer(_ id: Int64, after delay: Duration) {
+    private func startRetryTimer(_ id: Int64, after delay: Duration, forNetwork: Bool) {
         let holder = Holder()
         let taken = holders.withLock { holders -> Bool in
             guard holders[id] == nil else { return false }
             holders[id] = holder
             return true
         }
-        if taken { jobsContinuation.yield(.retryTimer(id, after: delay, holder)) }
+        if taken { jobsContinuation.yield(.retryTimer(id, after: delay, forNetwork: forNetwork, holder)) }
     }
 
-    /// A retry timer for a transfer waiting to retry, due when the journal says.
+    /// The timer of a waiting transfer, due when the journal says.
     private func startRetryTimer(for record: TransferRecord) {
-        startRetryTimer(record.transferId, after: .seconds(max(0, record.retryAt?.timeIntervalSinceNow ?? 0)))
+        startRetryTimer(
+            record.transferId, after: .seconds(max(0, record.retryAt?.timeIntervalSinceNow ?? 0)), forNetwork: record.waitsForNetwork
+        )
     }
 
     private func retryTimerEnded(_ id: Int64, holder: Holder, elapsed: Bool) async {
@@ -375,7 +385,7 @@ public actor TransferEngine: Service {
         for record in try await journal.recoverInterruptedTransfers() {
             await finishInterruptedMove(record)
         }
-        for record in try await journal.transfers(states: [.retrying]) {
+        for record in try await journal.transfers(states: [.waiting]) {
             startRetryTimer(for: record)
         }
         try await deleteOrphanPartFiles()
@@ -389,7 +399,7 @@ public actor TransferEngine: Service {
         let boot = configuration.bootID
         let lastBoot = try await journal.lastBoot()
         let sameBoot = boot != nil && lastBoot == boot
-        let unfinished: Set<TransferState> = [.queued, .paused, .retrying, .failed, .cancelled]
+        let unfinished: Set<TransferState> = [.queued, .paused, .waiting, .failed, .cancelled]
         for record in try await journal.transfers(states: unfinished) where record.kind == .download {
             let url = library.partURL(for: record.transferId)
             var info = stat()

@@ -1,7 +1,7 @@
 import FerryKit
 /// A transfer's lifecycle as a pure state machine: a command and the current state give the
 /// next state and the effects the engine must carry out. Commands from people (pause, resume,
-/// cancel) and from workers (start, retry, fail, complete) go through the same table, so a late
+/// cancel) and from workers (start, wait, fail, complete) go through the same table, so a late
 /// worker report can never undo a pause or a cancel.
 public enum TransferLifecycle {
     public enum Command: String, Sendable {
@@ -10,9 +10,9 @@ public enum TransferLifecycle {
         case pause
         case resume
         case cancel
-        /// A transient failure; the transfer will try again after a delay.
-        case retry
-        /// A permanent failure, or retries exhausted.
+        /// A failure that waiting can mend; the transfer tries again later.
+        case wait
+        /// A failure that waiting cannot mend, or the retry limit or resource timeout reached.
         case fail
         case complete
     }
@@ -34,7 +34,7 @@ public enum TransferLifecycle {
     }
 
     /// - Parameter finishing: the transfer's final name is journaled and its file is being moved
-    ///   into the library; only the worker's own report (complete, retry, fail) may follow.
+    ///   into the library; only the worker's own report (complete, wait, fail) may follow.
     public static func transition(
         from state: TransferState, on command: Command, finishing: Bool = false
     ) throws(FerryError) -> Transition {
@@ -47,16 +47,16 @@ public enum TransferLifecycle {
         let same = Transition(state: state, effects: [], changed: false)
 
         switch (state, command) {
-        case (.queued, .start), (.retrying, .start): return to(.running)
+        case (.queued, .start), (.waiting, .start): return to(.running)
         case (.queued, .pause): return to(.paused)
-        case (.running, .pause), (.retrying, .pause): return to(.paused, .stopWorker, .schedule)
+        case (.running, .pause), (.waiting, .pause): return to(.paused, .stopWorker, .schedule)
         case (.paused, .resume), (.failed, .resume): return to(.queued, .schedule)
-        // Resuming a transfer that waits for a retry: try now.
-        case (.retrying, .resume): return to(.queued, .stopWorker, .schedule)
+        // Resuming a waiting transfer: try now.
+        case (.waiting, .resume): return to(.queued, .stopWorker, .schedule)
         case (.queued, .cancel), (.paused, .cancel), (.failed, .cancel): return to(.cancelled, .deletePartFile)
-        case (.running, .cancel), (.retrying, .cancel): return to(.cancelled, .stopWorker, .deletePartFile, .schedule)
-        case (.running, .retry): return to(.retrying, .schedule)
-        case (.running, .fail), (.retrying, .fail): return to(.failed, .schedule)
+        case (.running, .cancel), (.waiting, .cancel): return to(.cancelled, .stopWorker, .deletePartFile, .schedule)
+        case (.running, .wait): return to(.waiting, .schedule)
+        case (.running, .fail), (.waiting, .fail): return to(.failed, .schedule)
         case (.running, .complete): return to(.completed, .schedule)
 
         case (.paused, .pause), (.queued, .resume), (.running, .resume), (.cancelled, .cancel):
@@ -72,7 +72,7 @@ public enum TransferLifecycle {
         case .pause: "be paused"
         case .resume: "be resumed"
         case .cancel: "be cancelled"
-        case .retry: "be retried"
+        case .wait: "wait"
         case .fail: "fail"
         case .complete: "complete"
         }

@@ -23,10 +23,11 @@ struct TransferSettings: Sendable {
     /// How long a transfer may go without a byte before the attempt fails as stalled.
     var idleTimeout: Duration? { merged.idleTimeoutSeconds.map { .seconds($0) } }
 
-    /// The engine's retry policy with this transfer's retry limit.
+    /// The engine's retry policy with this transfer's retry limit and resource timeout.
     func retryPolicy(_ base: RetryPolicy) -> RetryPolicy {
         var policy = base
         if let retries = merged.maxRetries { policy.maxAttempts = retries + 1 }
+        if let seconds = merged.resourceTimeoutSeconds { policy.resourceTimeout = .seconds(seconds) }
         return policy
     }
 }

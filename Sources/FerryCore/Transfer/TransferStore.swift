@@ -49,10 +49,10 @@ extension TransferRecord {
             totalBytes: live?.total ?? totalBytes,
             path: state == .completed && kind == .download ? relativePath.map { library.absolutePath($0) } : nil,
             sha256: state == .completed ? sha256 : nil,
-            error: error, folder: folder, taskDescription: taskDescription,
+            error: error, waitReason: state == .waiting ? waitReason : nil, folder: folder, taskDescription: taskDescription,
             bytesPerSecond: state == .running ? live?.bytesPerSecond : nil,
             etaSeconds: state == .running ? live?.etaSeconds : nil,
-            attempts: attempts, retryAt: state == .retrying ? retryAt : nil,
+            attempts: attempts, retryAt: state == .waiting ? retryAt : nil,
             createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, kind: kind, method: method,
             sourcePath: sourcePath, uploadProtocol: uploadProtocol, response: uploadResponse, startAfter: startAfter,
             options: transferOptions?.redacted

@@ -13,7 +13,8 @@ import NIOCore
 struct TransferWorker: Sendable {
     enum Outcome: Sendable {
         case done
-        case retry(after: Duration)
+        /// Try again after `after`, or sooner when the network changes if `forNetwork`.
+        case wait(after: Duration, forNetwork: Bool)
     }
 
     let store: TransferStore
@@ -21,6 +22,7 @@ struct TransferWorker: Sendable {
     let fetcher: HTTPFetcher
     let progress: ProgressBoard
     let bandwidth: Bandwidth
+    let network: NetworkChanges
     let configuration: TransferEngine.Configuration
     let random: @Sendable () -> Double
     let logger: Logger
@@ -43,7 +45,7 @@ struct TransferWorker: Sendable {
         do {
             settings = try await store.journal.settings(for: record)
         } catch {
-            return await recordFailure(id: id, error: error, progressed: false, policy: configuration.retry, logger: logger)
+            return await recordFailure(id: id, url: record.url, error: error, progressed: false, policy: configuration.retry, logger: logger)
         }
         if record.kind == .upload { return await upload(record, settings, signal: signal, logger: logger) }
 
@@ -52,7 +54,7 @@ struct TransferWorker: Sendable {
             try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
             sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.durableBytes)
         } catch {
-            return await recordFailure(id: id, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), logger: logger)
+            return await recordFailure(id: id, url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), logger: logger)
         }
         defer {
             sink.close()
@@ -67,7 +69,7 @@ struct TransferWorker: Sendable {
             // On the event loop that will read the connection: see EventLoopExecutor.
             let downloaded: Void? = try await withTaskExecutorPreference(fetcher.executor()) {
                 try await signal.race {
-                    try await IdleWatchdog.run(limit: settings.idleTimeout, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
+                    try await IdleWatchdog.run(limit: settings.idleTimeout, network: network, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
                         try await download(record, into: sink, settings: settings, pace: pace)
                     }
                 }
@@ -83,7 +85,8 @@ struct TransferWorker: Sendable {
             await checkpoint(id, sink, logger: logger)
             if signal.isFired { return .done }
             return await recordFailure(
-                id: id, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry), logger: logger
+                id: id, url: record.url, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry),
+                logger: logger
             )
         }
     }
@@ -312,7 +315,7 @@ struct TransferWorker: Sendable {
         )
         do {
             let response = try await signal.race {
-                try await IdleWatchdog.run(limit: settings.idleTimeout, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
+                try await IdleWatchdog.run(limit: settings.idleTimeout, network: network, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
                     try await attempt.run(record)
                 }
             }
@@ -329,7 +332,7 @@ struct TransferWorker: Sendable {
                 }
             }
             let moved = (progress.snapshot(id)?.bytes ?? 0) > record.durableBytes
-            return await recordFailure(id: id, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry), logger: logger)
+            return await recordFailure(id: id, url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry), logger: logger)
         }
     }
 
@@ -352,44 +355,62 @@ struct TransferWorker: Sendable {
 
     // MARK: - Failure
 
-    private func recordFailure(id: Int64, error: any Error, progressed: Bool, policy: RetryPolicy, logger: Logger) async -> Outcome {
-        let failure = AttemptFailure(error)
+    /// Journals a failed attempt: the transfer waits (with the few words of why and when it tries
+    /// again) if waiting can mend it and its resource timeout allows, else it fails.
+    private func recordFailure(id: Int64, url: String, error: any Error, progressed: Bool, policy: RetryPolicy, logger: Logger) async -> Outcome {
+        let failure = AttemptFailure(error, url: URL(string: url))
         let unit = random()
         let now = Date()
         do {
-            let outcome = try await store.update(id: id) { (record: inout TransferRecord) -> (Duration?, TransferEvent?) in
+            let outcome = try await store.update(id: id) { (record: inout TransferRecord) -> (Outcome?, TransferEvent?) in
                 record.failures = progressed ? 1 : record.failures + 1
                 record.fileName = nil  // A failed move into the library is not finishing any more.
                 record.sha256 = nil
+                if progressed || record.waitingSince == nil { record.waitingSince = now }
+                let waited = Duration.seconds(now.timeIntervalSince(record.waitingSince ?? now))
                 let delay = failure.retryable
-                    ? policy.delay(afterFailures: record.failures, retryAfter: failure.retryAfter, unit: unit) : nil
-                let command: TransferLifecycle.Command = delay == nil ? .fail : .retry
-                let transition = try TransferLifecycle.transition(from: record.state, on: command)
+                    ? policy.delay(afterFailures: record.failures, retryAfter: failure.retryAfter, unit: unit, waited: waited) : nil
+                let transition = try TransferLifecycle.transition(from: record.state, on: delay == nil ? .fail : .wait)
                 guard transition.changed else { return (nil, nil) }
                 record.state = transition.state
                 if let delay {
                     record.error = failure.error.info
                     record.retryAt = now.addingTimeInterval(delay / .seconds(1))
-                    var event = record.event(.retrying)
+                    record.waitReason = failure.reason
+                    record.waitsForNetwork = failure.waitsForNetwork
+                    var event = record.event(.waiting)
                     event.attempt = record.attempts
                     event.retryAt = record.retryAt
                     event.error = failure.error.info
-                    event.reason = failure.error.message
-                    return (delay, event)
+                    event.reason = failure.reason
+                    return (.wait(after: delay, forNetwork: failure.waitsForNetwork), event)
                 }
-                let message = failure.retryable
-                    ? "Gave up after \(record.failures) failed attempts. Last error: \(failure.error.message)"
-                    : failure.error.message
-                record.error = TransferErrorInfo(code: failure.error.code.rawValue, message: message)
+                record.waitReason = nil
+                record.waitsForNetwork = false
+                record.error = TransferErrorInfo(
+                    code: failure.error.code.rawValue, message: Self.giveUp(failure, failures: record.failures, waited: waited, policy: policy)
+                )
                 var event = record.event(.failed)
                 event.error = record.error
                 return (nil, event)
             }
-            logger.info("attempt failed", metadata: ["error": "\(failure.error.message)", "transfer.retry": "\(outcome.result.map { "\($0)" } ?? "no")"])
-            return outcome.result.map { .retry(after: $0) } ?? .done
+            logger.info("attempt failed", metadata: ["error": "\(failure.error.message)", "transfer.wait": "\(outcome.result.map { "\($0)" } ?? "no")"])
+            return outcome.result ?? .done
         } catch {
             // Paused or cancelled meanwhile: the person's command wins.
             return .done
         }
+    }
+
+    /// Why a transfer stops trying: the failure itself, or the limit that ended the waiting.
+    static func giveUp(_ failure: AttemptFailure, failures: Int, waited: Duration, policy: RetryPolicy) -> String {
+        guard failure.retryable else { return failure.error.message }
+        if let maxAttempts = policy.maxAttempts, failures >= maxAttempts {
+            return "Gave up after \(failures) failed attempts. Last error: \(failure.error.message)"
+        }
+        if let retryAfter = failure.retryAfter, retryAfter > policy.maxRetryAfter {
+            return "The server asks to wait \(DurationText.describe(retryAfter)), longer than Ferry waits (\(DurationText.describe(policy.maxRetryAfter))). \(failure.error.message)"
+        }
+        return "Gave up after \(DurationText.describe(waited)) without progress (the resource timeout is \(DurationText.describe(policy.resourceTimeout))). Last error: \(failure.error.message)"
     }
 }

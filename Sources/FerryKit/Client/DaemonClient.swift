@@ -94,7 +94,7 @@ public struct DaemonClient: Sendable {
         try await send(.POST, "/v1/transfers/\(id)/pause")
     }
 
-    /// Resumes a paused or failed transfer (it joins the queue again), or makes a retrying one try
+    /// Resumes a paused or failed transfer (it joins the queue again), or makes a waiting one try
     /// now; a queued or running one is left as it is.
     /// - Returns: the transfer as it is now.
     /// - Throws: ``FerryError`` `invalid_state` for a completed or cancelled transfer.

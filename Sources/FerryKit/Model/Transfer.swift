@@ -19,8 +19,11 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public var path: String?
     /// Lower-case hex SHA-256 of the finished file, once completed.
     public var sha256: String?
-    /// Why the transfer failed or is retrying.
+    /// Why the transfer failed or is waiting.
     public var error: TransferErrorInfo?
+    /// Why a waiting transfer waits, in a few words: "no network", "cannot resolve example.com",
+    /// "server busy until 14:05".
+    public var waitReason: String?
     /// The library folder the file goes to, relative to the library root (`Downloads`, `Music`).
     public var folder: String
     /// A caller-chosen label, like `URLSessionTask.taskDescription`.
@@ -31,7 +34,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public var etaSeconds: Double?
     /// Attempts made so far (1 after the first connection).
     public var attempts: Int
-    /// When a retrying transfer will try again.
+    /// When a waiting transfer tries again (sooner if the network comes back).
     public var retryAt: Date?
     /// When the transfer was asked for.
     public var createdAt: Date
@@ -58,7 +61,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public init(
         id: Int64, url: String, session: String, state: TransferState, bytesReceived: Int64 = 0,
         totalBytes: Int64? = nil, path: String? = nil, sha256: String? = nil,
-        error: TransferErrorInfo? = nil, folder: String = "Downloads", taskDescription: String? = nil,
+        error: TransferErrorInfo? = nil, waitReason: String? = nil, folder: String = "Downloads", taskDescription: String? = nil,
         bytesPerSecond: Double? = nil, etaSeconds: Double? = nil, attempts: Int = 0,
         retryAt: Date? = nil, createdAt: Date, updatedAt: Date, completedAt: Date? = nil, kind: TransferKind = .download,
         method: String? = nil, sourcePath: String? = nil, uploadProtocol: UploadProtocol? = nil,
@@ -73,6 +76,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.path = path
         self.sha256 = sha256
         self.error = error
+        self.waitReason = waitReason
         self.folder = folder
         self.taskDescription = taskDescription
         self.bytesPerSecond = bytesPerSecond
@@ -98,7 +102,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, folder, taskDescription
+        case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
         case kind, method, sourcePath, uploadProtocol, response, startAfter, options
     }
@@ -116,6 +120,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encode(path, forKey: .path)
         try c.encode(sha256, forKey: .sha256)
         try c.encode(error, forKey: .error)
+        try c.encodeIfPresent(waitReason, forKey: .waitReason)
         try c.encode(folder, forKey: .folder)
         try c.encodeIfPresent(taskDescription, forKey: .taskDescription)
         try c.encodeIfPresent(bytesPerSecond, forKey: .bytesPerSecond)
@@ -147,6 +152,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         path = try c.decodeIfPresent(String.self, forKey: .path)
         sha256 = try c.decodeIfPresent(String.self, forKey: .sha256)
         error = try c.decodeIfPresent(TransferErrorInfo.self, forKey: .error)
+        waitReason = try c.decodeIfPresent(String.self, forKey: .waitReason)
         folder = try c.decodeIfPresent(String.self, forKey: .folder) ?? "Downloads"
         taskDescription = try c.decodeIfPresent(String.self, forKey: .taskDescription)
         bytesPerSecond = try c.decodeIfPresent(Double.self, forKey: .bytesPerSecond)

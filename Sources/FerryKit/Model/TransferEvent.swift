@@ -21,8 +21,10 @@ public struct TransferEvent: Codable, Sendable, Hashable {
         /// The server could not continue where the transfer stopped, so it starts over from zero;
         /// `reason` says why.
         case restarted
-        /// An attempt failed with a transient `error`; the next starts at `retryAt`.
-        case retrying
+        /// An attempt failed in a way that waiting can mend; `reason` says why in a few words
+        /// ("no network", "cannot resolve example.com"), `error` in full, and the next attempt
+        /// starts at `retryAt` (or sooner, when the network comes back).
+        case waiting
         /// Finished; for a download, the file is in the library at `path`, with its `sha256`.
         case completed
         /// Gave up: a permanent `error`, or too many transient ones.
@@ -50,17 +52,17 @@ public struct TransferEvent: Codable, Sendable, Hashable {
     public var totalBytes: Int64?
     /// `resumed`: the byte offset the server agreed to continue from.
     public var offset: Int64?
-    /// `restarted`, `retrying`, `cancelled`: why, in words.
+    /// `restarted`, `waiting`, `cancelled`: why, in words.
     public var reason: String?
-    /// `retrying`: the number of the attempt that failed.
+    /// `waiting`: the number of the attempt that failed.
     public var attempt: Int?
-    /// `retrying`: when the next attempt starts.
+    /// `waiting`: when the next attempt starts.
     public var retryAt: Date?
     /// `completed`: the absolute path of the file in the library.
     public var path: String?
     /// `completed`: the file's lower-case hex SHA-256.
     public var sha256: String?
-    /// `failed` and `retrying`: what went wrong.
+    /// `failed` and `waiting`: what went wrong.
     public var error: TransferErrorInfo?
     /// Live `progress`: the speed in bytes per second.
     public var bytesPerSecond: Double?

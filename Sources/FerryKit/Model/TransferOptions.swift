@@ -18,14 +18,19 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     public var bytesPerSecond: Int64?
     /// Not before this date: the transfer waits in the queue until then.
     public var startAfter: Date?
-    /// Failed attempts in a row before giving up (0: never retry).
+    /// Failed attempts in a row before giving up (0: never retry). Unset, a transfer waits out
+    /// failures that waiting can mend until its resource timeout.
     public var maxRetries: Int?
+    /// How long a transfer may go without progress, waiting for the network or a busy server,
+    /// before it fails (like `URLSessionConfiguration.timeoutIntervalForResource`); 7 days unless set.
+    public var resourceTimeoutSeconds: Double?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
     public init(
         headers: [String: String]? = nil, connectTimeoutSeconds: Double? = nil, idleTimeoutSeconds: Double? = nil,
-        maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil
+        maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil,
+        resourceTimeoutSeconds: Double? = nil
     ) {
         self.headers = headers
         self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -34,6 +39,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         self.bytesPerSecond = bytesPerSecond
         self.startAfter = startAfter
         self.maxRetries = maxRetries
+        self.resourceTimeoutSeconds = resourceTimeoutSeconds
     }
 
     /// True when nothing is set.
@@ -50,6 +56,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.bytesPerSecond = other.bytesPerSecond ?? bytesPerSecond
         merged.startAfter = other.startAfter ?? startAfter
         merged.maxRetries = other.maxRetries ?? maxRetries
+        merged.resourceTimeoutSeconds = other.resourceTimeoutSeconds ?? resourceTimeoutSeconds
         return merged
     }
 
@@ -89,7 +96,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// Fields to set; headers are merged into the existing ones (an empty value removes one).
     public var set: TransferOptions?
     /// Field names to clear: `headers`, `connectTimeoutSeconds`, `idleTimeoutSeconds`,
-    /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`.
+    /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`, `resourceTimeoutSeconds`.
     public var clear: [String]?
 
     /// An update: it clears the fields named in `clear`, then sets those of `set`.
@@ -101,6 +108,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// The field names that `clear` accepts.
     public static let fieldNames: Set<String> = [
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
+        "resourceTimeoutSeconds",
     ]
 
     /// `options` with this update applied.
@@ -116,6 +124,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "bytesPerSecond": result.bytesPerSecond = nil
             case "startAfter": result.startAfter = nil
             case "maxRetries": result.maxRetries = nil
+            case "resourceTimeoutSeconds": result.resourceTimeoutSeconds = nil
             default:
                 throw FerryError.invalidRequest("'\(field.prefix(40))' is not a setting; use \(Self.fieldNames.sorted().joined(separator: ", ")).")
             }
@@ -149,6 +158,9 @@ extension TransferOptions {
         }
         if let value = maxRetries, !(0...1000).contains(value) {
             throw FerryError.invalidRequest("maxRetries must be between 0 and 1000.")
+        }
+        if let value = resourceTimeoutSeconds, !(value >= 1 && value <= 366 * 86_400) {
+            throw FerryError.invalidRequest("resourceTimeoutSeconds must be between 1 second and 366 days (it was \(value)).")
         }
         for (name, value) in headers ?? [:] {
             let token = name.utf8.allSatisfy { byte in

@@ -3,7 +3,7 @@
 /// ```
 /// queued ──▶ running ──▶ completed
 ///   ▲  │       │ ▲ │
-///   │  │       │ │ └──▶ retrying ──▶ (running again)
+///   │  │       │ │ └──▶ waiting ──▶ (running again)
 ///   │  ▼       ▼ │
 ///   └─ paused ◀┘ └──── failed / cancelled
 /// ```
@@ -14,8 +14,10 @@ public enum TransferState: String, Codable, Sendable, CaseIterable {
     case running
     /// Stopped by request; the part file and resume data are kept.
     case paused
-    /// A transient error happened; the transfer runs again after a backoff delay.
-    case retrying
+    /// An attempt failed in a way that waiting can mend (no network, a name that does not resolve,
+    /// a busy server): the transfer tries again at ``Transfer/retryAt``, or as soon as the
+    /// network comes back, until its resource timeout. ``Transfer/waitReason`` says why.
+    case waiting
     /// The file is in the library and its SHA-256 is known.
     case completed
     /// Gave up: a permanent error, or retries exhausted. `resume` tries again.
@@ -23,10 +25,10 @@ public enum TransferState: String, Codable, Sendable, CaseIterable {
     /// Stopped for good; the part file is deleted (unless resume data was asked for).
     case cancelled
 
-    /// Queued, running or retrying: the daemon will move it forward on its own.
+    /// Queued, running or waiting: the daemon will move it forward on its own.
     public var isActive: Bool {
         switch self {
-        case .queued, .running, .retrying: true
+        case .queued, .running, .waiting: true
         case .paused, .completed, .failed, .cancelled: false
         }
     }
@@ -35,7 +37,7 @@ public enum TransferState: String, Codable, Sendable, CaseIterable {
     public var isFinal: Bool {
         switch self {
         case .completed, .failed, .cancelled: true
-        case .queued, .running, .paused, .retrying: false
+        case .queued, .running, .paused, .waiting: false
         }
     }
 }

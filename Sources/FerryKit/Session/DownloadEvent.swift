@@ -41,9 +41,12 @@ public struct DownloadEvent: Sendable, Hashable {
         /// The server could not continue where the download stopped (the file changed, or the
         /// server ignores ranges), so it starts again from zero; `reason` says why.
         case didRestart(reason: String)
-        /// An attempt failed with a transient `error` (connection, timeout, 5xx, 429); the daemon
-        /// tries again at `date`, on its own.
-        case willRetry(at: Date, error: FerryError)
+        /// An attempt failed in a way that waiting can mend (no network, a name that does not
+        /// resolve, a timeout, a busy server): the task waits, like iOS's
+        /// `urlSession(_:taskIsWaitingForConnectivity:)`, and the daemon tries again on its own at
+        /// `until`, or as soon as the network comes back. `reason` says why in a few words ("no
+        /// network"), `error` in full. It fails only after its resource timeout (7 days by default).
+        case isWaiting(reason: String, until: Date, error: FerryError)
         /// The task was suspended; its bytes on disk are kept.
         case didPause
         /// The file is complete, verified and in the library at `location`, where it stays (unlike
@@ -94,9 +97,9 @@ public struct DownloadEvent: Sendable, Hashable {
             kind = .didWriteData(totalBytesWritten: event.bytesReceived ?? 0, totalBytesExpectedToWrite: event.totalBytes)
         case .resumed: kind = .didResume(offset: event.offset ?? event.bytesReceived ?? 0)
         case .restarted: kind = .didRestart(reason: event.reason ?? "The server sent the whole file again.")
-        case .retrying:
+        case .waiting:
             let error = event.error.map(FerryError.init) ?? FerryError(.connectionFailed, event.reason ?? "The attempt failed.")
-            kind = .willRetry(at: event.retryAt ?? event.date, error: error)
+            kind = .isWaiting(reason: event.reason ?? error.message, until: event.retryAt ?? event.date, error: error)
         case .paused: kind = .didPause
         case .completed:
             guard let path = event.path, let sha256 = event.sha256 else { return nil }

@@ -40,7 +40,7 @@ public final class DownloadTask: Sendable, Identifiable, Hashable, CustomStringC
     public var transfer: Transfer { snapshot.withLock { $0 } }
 
     /// Where the task is in its life, as last heard (``TransferState``: `queued`, `running`,
-    /// `paused` (iOS: suspended), `retrying`, `completed`, `failed`, `cancelled`).
+    /// `paused` (iOS: suspended), `waiting`, `completed`, `failed`, `cancelled`).
     public var state: TransferState { transfer.state }
 
     /// Bytes of the file received so far, as last heard.
@@ -53,7 +53,7 @@ public final class DownloadTask: Sendable, Identifiable, Hashable, CustomStringC
     /// The fraction received, in 0...1, when the size is known.
     public var fractionCompleted: Double? { transfer.fractionCompleted }
 
-    /// Why the task failed or is retrying, as last heard.
+    /// Why the task failed or is waiting, as last heard.
     public var error: FerryError? { transfer.error.map(FerryError.init) }
 
     // MARK: Commands
@@ -64,7 +64,7 @@ public final class DownloadTask: Sendable, Identifiable, Hashable, CustomStringC
         update(try await session.withDaemon { try await $0.transfer(taskIdentifier) })
     }
 
-    /// Continues a suspended task, tries a failed one again, or makes a retrying one try now.
+    /// Continues a suspended task, tries a failed one again, or makes a waiting one try now.
     /// Resuming a queued or running task changes nothing. (A new task needs no `resume()`: it
     /// starts by itself.)
     /// - Throws: ``FerryError`` `invalid_state` for a completed or cancelled task; to continue a

@@ -62,6 +62,7 @@ enum TransferListJSON {
             key("updatedAt"); date(t.updatedAt)
             if let value = t.uploadProtocol { key("uploadProtocol"); string(value.rawValue) }
             key("url"); string(t.url)
+            if let value = t.waitReason { key("waitReason"); string(value) }
             raw("}")
         }
 

@@ -15,7 +15,7 @@ struct ListCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only this session's transfers (e.g. cli, web).")
     var session: String?
 
-    @Option(name: .long, help: "Only transfers in these states, comma-separated (queued,running,paused,retrying,completed,failed,cancelled).")
+    @Option(name: .long, help: "Only transfers in these states, comma-separated (queued,running,paused,waiting,completed,failed,cancelled).")
     var state: String?
 
     @OptionGroup var output: OutputOptions
@@ -31,7 +31,7 @@ struct ListCommand: AsyncParsableCommand {
                 return value
             }
         } else if !all {
-            states = [.queued, .running, .paused, .retrying, .failed]
+            states = [.queued, .running, .paused, .waiting, .failed]
         }
         let transfers = try await client.transfers(session: session, states: states).transfers
         if output.json {
@@ -48,11 +48,15 @@ struct ListCommand: AsyncParsableCommand {
     /// `ID  STATE  PROGRESS  SPEED  NAME`, one row per transfer.
     static func table(_ transfers: [Transfer], width: Int) -> String {
         let header = ["ID", "STATE", "PROGRESS", "SPEED", "SESSION", "NAME"]
-        let rows = transfers.map { t in
-            [
-                String(t.id), t.state.rawValue, Format.progress(t), Format.speed(t.bytesPerSecond), t.session,
-                t.state == .failed || t.state == .retrying ? "\(Format.name(t)) (\(t.error?.message ?? ""))" : Format.name(t),
-            ]
+        let rows = transfers.map { t -> [String] in
+            let note: String? =
+                switch t.state {
+                case .failed: t.error?.message
+                case .waiting: Format.waiting(t)
+                default: nil
+                }
+            let name = note.map { "\(Format.name(t)) (\($0))" } ?? Format.name(t)
+            return [String(t.id), t.state.rawValue, Format.progress(t), Format.speed(t.bytesPerSecond), t.session, name]
         }
         let widths = (0..<header.count - 1).map { column in
             ([header] + rows).map { $0[column].count }.max() ?? 0

@@ -42,6 +42,7 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.bytesPerSecond { Terminal.print("  rate limit      \(Format.bytes(value))/s") }
         if let value = options.startAfter { Terminal.print("  start after     \(ISO8601DateFormatter().string(from: value))") }
         if let value = options.maxRetries { Terminal.print("  max retries     \(value)") }
+        if let value = options.resourceTimeoutSeconds { Terminal.print("  resource timeout \(DurationText.describe(.seconds(value)))") }
     }
 }
 

@@ -53,6 +53,14 @@ enum Format {
         return amount
     }
 
+    /// Why a waiting transfer waits and when it tries again: `no network; next try in 40 s`.
+    static func waiting(_ transfer: Transfer, now: Date = Date()) -> String {
+        let reason = transfer.waitReason ?? transfer.error?.message ?? "waiting"
+        guard let next = transfer.retryAt else { return reason }
+        let seconds = next.timeIntervalSince(now)
+        return seconds < 1 ? "\(reason); trying again now" : "\(reason); next try in \(DurationText.describe(.seconds(seconds)))"
+    }
+
     static func truncate(_ text: String, to width: Int) -> String {
         guard text.count > width, width > 1 else { return text }
         return String(text.prefix(width - 1)) + "…"

@@ -56,10 +56,14 @@ struct ProgressView {
         case .started, .resumed, .restarted: transfer.state = .running
         // A worker's last checkpoint can follow a pause when a slow disk delays it past the
         // pause's answer: it does not make the transfer run again.
-        case .progress where transfer.state == .queued || transfer.state == .retrying: transfer.state = .running
+        case .progress where transfer.state == .queued || transfer.state == .waiting: transfer.state = .running
         case .progress: break
         case .paused: transfer.state = .paused
-        case .retrying: transfer.state = .retrying
+        case .waiting:
+            transfer.state = .waiting
+            transfer.waitReason = event.reason
+            transfer.retryAt = event.retryAt
+            transfer.error = event.error
         case .completed: transfer.state = .completed
         case .failed: transfer.state = .failed
         case .cancelled, .removed: transfer.state = .cancelled
@@ -111,7 +115,7 @@ struct ProgressView {
             state = [Format.speed(transfer.bytesPerSecond), transfer.etaSeconds.map { "ETA " + Format.duration($0) } ?? ""]
                 .filter { !$0.isEmpty }.joined(separator: "  ")
         case .completed: state = "done"
-        case .retrying: state = "retrying" + (transfer.error.map { ": \($0.message)" } ?? "")
+        case .waiting: state = "waiting: " + Format.waiting(transfer)
         case .failed: state = "failed" + (transfer.error.map { ": \($0.message)" } ?? "")
         default: state = transfer.state.rawValue
         }
@@ -132,8 +136,8 @@ struct ProgressView {
             return "\(transfer.id) completed \(transfer.path ?? "") (\(Format.bytes(transfer.bytesReceived)), sha256 \(transfer.sha256 ?? "?"))"
         case .failed:
             return "\(transfer.id) failed: \(transfer.error?.message ?? "unknown error")"
-        case .retrying:
-            return "\(transfer.id) retrying: \(transfer.error?.message ?? "")"
+        case .waiting:
+            return "\(transfer.id) waiting: \(Format.waiting(transfer))"
         default:
             return "\(transfer.id) \(transfer.state.rawValue) \(transfer.url)"
         }

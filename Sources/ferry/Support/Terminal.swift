@@ -20,10 +20,15 @@ enum Terminal {
     /// True when stderr is a terminal (progress bars redraw in place).
     static var isInteractive: Bool { isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb" }
 
+    /// The terminal's columns; `COLUMNS` when there is no terminal; else no limit (a script
+    /// reading `ferry ls` gets whole lines).
     static var width: Int {
         var size = winsize()
-        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
-        return 80
+        for descriptor in [STDOUT_FILENO, STDERR_FILENO] where ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 20 {
+            return Int(size.ws_col)
+        }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
+        return 10_000
     }
 
     /// Runs `handler` on Ctrl-C instead of dying mid-line.

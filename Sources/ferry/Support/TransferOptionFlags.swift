@@ -19,8 +19,11 @@ struct TransferOptionFlags: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Seconds without a byte before an attempt counts as stalled and is retried.", valueName: "seconds"))
     var idleTimeout: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Failed attempts in a row to retry before giving up (0: never retry).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Failed attempts in a row to retry before giving up (0: never retry). Unset, failures that waiting can mend are waited out until the resource timeout.", valueName: "n"))
     var maxRetries: Int?
+
+    @Option(name: .long, help: ArgumentHelp("How long a transfer may go without progress (no network, a busy server) before it fails: 90s, 30m, 12h, 7d (the default).", valueName: "duration"))
+    var resourceTimeout: String?
 
     /// The options given, or nil when none was.
     func options(now: Date = Date()) throws -> TransferOptions? {
@@ -31,6 +34,7 @@ struct TransferOptionFlags: ParsableArguments {
         options.connectTimeoutSeconds = connectTimeout
         options.idleTimeoutSeconds = idleTimeout
         options.maxRetries = maxRetries
+        options.resourceTimeoutSeconds = try resourceTimeout.map(Self.parseDuration)
         return options.isEmpty ? nil : options
     }
 
@@ -60,6 +64,18 @@ struct TransferOptionFlags: ParsableArguments {
             throw ValidationError("'\(text)' is not a rate; write bytes per second like 250000, 500k or 2M.")
         }
         return Int64(value * factor)
+    }
+
+    /// `90`, `90s`, `30m`, `12h`, `7d` → seconds; zero and negative durations are refused.
+    static func parseDuration(_ text: String) throws -> Double {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let unit = trimmed.last.flatMap { units[$0] }
+        guard let value = Double(unit == nil ? Substring(trimmed) : trimmed.dropLast()), value.isFinite else {
+            throw ValidationError("'\(text)' is not a duration; write it like 90s, 30m, 12h or 7d.")
+        }
+        guard value > 0 else { throw ValidationError("The resource timeout must be longer than zero ('\(text)').") }
+        return value * (unit ?? 1)
     }
 
     /// An ISO 8601 date, or `+N` seconds/minutes/hours/days from `now` (`+90s`, `+30m`, `+2h`, `+1d`).

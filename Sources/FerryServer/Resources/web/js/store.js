@@ -5,7 +5,7 @@
 
 import { api } from "./api.js";
 
-const ACTIVE = new Set(["queued", "running", "retrying"]);
+const ACTIVE = new Set(["queued", "running", "waiting"]);
 
 export class TransferStore {
   constructor() {
@@ -120,7 +120,7 @@ export class TransferStore {
         if (typeof event.bytesPerSecond === "number") t.bytesPerSecond = event.bytesPerSecond;
         if (typeof event.etaSeconds === "number") t.etaSeconds = event.etaSeconds;
         else if (event.seq === undefined) delete t.etaSeconds;
-        if (t.state === "queued" || t.state === "retrying") t.state = "running";
+        if (t.state === "queued" || t.state === "waiting") t.state = "running";
         break;
       case "created":
         t.state = "queued";
@@ -135,10 +135,11 @@ export class TransferStore {
       case "paused":
         t.state = "paused";
         break;
-      case "retrying":
-        t.state = "retrying";
+      case "waiting":
+        t.state = "waiting";
         t.error = event.error || t.error;
         t.retryAt = event.retryAt;
+        t.waitReason = event.reason || t.waitReason;
         break;
       case "completed":
         t.state = "completed";

@@ -33,7 +33,7 @@ export async function remove(id, deleteFile = false) {
   }
 }
 
-export const ACTIVE = new Set(["queued", "running", "retrying"]);
+export const ACTIVE = new Set(["queued", "running", "waiting"]);
 
 /** What a row shows for its transfer: "idle" (nothing yet), "active", "paused", "failed", "done". */
 export function phase(transfer) {
@@ -44,26 +44,30 @@ export function phase(transfer) {
   return "done";
 }
 
-/** Whether its status line reports a problem: failed, waiting to retry, or connecting again. */
+/** Whether its status line reports a problem: failed, waiting (for the network, a server), or connecting again. */
 export function troubled(transfer) {
   if (!transfer) return false;
-  if (transfer.state === "failed" || transfer.state === "retrying") return true;
+  if (transfer.state === "failed" || transfer.state === "waiting") return true;
   return transfer.state === "running" && Boolean(transfer.error) && !transfer.bytesReceived;
 }
 
-/** "42.0% of 1.2 MB", "Paused · 42.0% of 1.2 MB", "Waiting…", "Connecting…", "Retrying soon · …". */
+/** "42.0% of 1.2 MB", "Paused · 42.0% of 1.2 MB", "Queued…", "Connecting…", "Waiting · no network · next try 14:05:10". */
 export function shortStatus(transfer) {
   switch (transfer.state) {
     case "queued":
-      return transfer.bytesReceived > 0 ? `Waiting · ${amount(transfer)}` : "Waiting…";
+      return transfer.bytesReceived > 0 ? `Queued · ${amount(transfer)}` : "Queued…";
     case "running":
       // Nothing received yet: still connecting, perhaps again after a failed attempt.
       if (!transfer.bytesReceived && !(transfer.totalBytes > 0)) return transfer.error ? `Connecting again · ${transfer.error.message}` : "Connecting…";
       return amount(transfer);
     case "paused":
       return `Paused · ${amount(transfer)}`;
-    case "retrying":
-      return `Retrying soon · ${transfer.error?.message || "the connection failed"}`;
+    case "waiting": {
+      const reason = transfer.waitReason || transfer.error?.message || "the connection failed";
+      const next = transfer.retryAt ? new Date(transfer.retryAt) : null;
+      const at = next && !Number.isNaN(next.getTime()) ? ` · next try ${next.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false })}` : "";
+      return `Waiting · ${reason}${at}`;
+    }
     case "failed":
       return `Failed · ${transfer.error?.message || "unknown error"}`;
     case "cancelled":

@@ -1,5 +1,5 @@
 // Downloads: every transfer of every session, like a download manager's two tabs: in progress
-// (queued, running, paused, retrying, failed) and finished (completed, cancelled). Add a
+// (queued, running, paused, waiting, failed) and finished (completed, cancelled). Add a
 // download by pasting a URL.
 
 import { h, icon, button, confirmButton, replace, reconcile, progressBar } from "../dom.js";
@@ -233,7 +233,7 @@ function downloadRow(initial, ctx) {
     switch (t.state) {
       case "queued":
       case "running":
-      case "retrying":
+      case "waiting":
         replace(actions, button("Pause download", { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
         break;
       case "paused":
