@@ -23,6 +23,10 @@ public struct DaemonConfiguration: Sendable {
     public var catalogBaseURL: URL = CatalogClient.defaultBaseURL
     /// How often every podcast feed is refreshed.
     public var podcastRefreshInterval: Duration = .seconds(3600)
+    /// The proxies of the daemon's environment (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
+    public var proxies = ProxyEnvironment()
+    /// What clients for proxies are made from: the direct client's configuration.
+    public var httpClientConfiguration = TransferEngine.httpClientConfiguration()
 
     public init(paths: FerryPaths) {
         self.paths = paths
@@ -56,14 +60,15 @@ public func buildDaemon(
     let journal = try Journal.open(at: paths.journal)
     let engine = TransferEngine(
         configuration: configuration.engine, journal: journal, library: Library(root: paths.library),
-        httpClient: httpClient, clock: clock, logger: logger
+        clients: HTTPClients(direct: httpClient, configuration: configuration.httpClientConfiguration, environment: configuration.proxies),
+        clock: clock, logger: logger
     )
     let address = DaemonAddress()
     let catalog = CatalogLibrary(
-        catalog: CatalogClient(baseURL: configuration.catalogBaseURL, httpClient: httpClient, clock: clock, logger: logger),
+        catalog: CatalogClient(baseURL: configuration.catalogBaseURL, clients: engine.clients, clock: clock, logger: logger),
         engine: engine
     )
-    let podcasts = PodcastLibrary(engine: engine, httpClient: httpClient, catalog: catalog.catalog, logger: logger)
+    let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, logger: logger)
     let refresher = PodcastRefresher(podcasts: podcasts, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
     let startedAt = Date()
 

@@ -17,7 +17,9 @@ public final class CatalogClient: Sendable {
     public static let baseURLVariable = "FERRY_CATALOG_URL"
 
     public let baseURL: URL
-    let http: HTTPClient
+    let clients: HTTPClients
+    /// The client for the catalog: through the daemon's proxy for its host, if any.
+    var http: HTTPClient { clients.client(for: baseURL) }
     let clock: any Clock<Duration>
     let time: ClockReader
     let logger: Logger
@@ -31,19 +33,19 @@ public final class CatalogClient: Sendable {
 
     /// - Parameters:
     ///   - baseURL: usually ``baseURL(environment:)``.
-    ///   - httpClient: shared with the rest of the daemon; its read timeout applies.
+    ///   - clients: shared with the rest of the daemon; their read timeout applies.
     ///   - clock: drives the cache's TTL and the rate limit; tests pass a manual clock.
     ///   - cacheTTL: how long an answer is reused; zero turns the cache off.
     ///   - rateLimit: how often Apple is called.
     ///   - requestTimeout: the most one call may take, connecting included. Without it a call
     ///     to an unreachable host would be retried by the HTTP client indefinitely.
     public init(
-        baseURL: URL = CatalogClient.defaultBaseURL, httpClient: HTTPClient, clock: any Clock<Duration> = ContinuousClock(),
+        baseURL: URL = CatalogClient.defaultBaseURL, clients: HTTPClients, clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger, cacheTTL: Duration = .seconds(15 * 60), rateLimit: CatalogRateLimit = .apple,
         requestTimeout: Duration = .seconds(15), userAgent: String = "Ferry/\(FerryVersion.current)"
     ) {
         self.baseURL = baseURL
-        self.http = httpClient
+        self.clients = clients
         self.clock = clock
         let time = ClockReader(clock)
         self.time = time

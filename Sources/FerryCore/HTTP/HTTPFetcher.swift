@@ -8,7 +8,7 @@ import NIOCore
 /// before it is requested. Range headers go to every hop; configured extra headers too, except
 /// credentials, which never leave the origin they were configured for.
 struct HTTPFetcher: Sendable {
-    let http: HTTPClient
+    let clients: HTTPClients
     let redirects: RedirectPolicy
     let userAgent: String
     let logger: Logger
@@ -17,10 +17,11 @@ struct HTTPFetcher: Sendable {
     ///   - headers: protocol headers (Range, If-Range), sent to every hop.
     ///   - extra: configured headers (see ``TransferOptions/headers``).
     ///   - headTimeout: the most each hop may take to answer with a response head.
+    ///   - options: the transfer's options, for its proxy (decided again for each hop).
     /// - Returns: the first non-redirect response and the URL that gave it.
     func get(
         _ url: URL, headers: [(name: String, value: String)], extra: [(name: String, value: String)] = [],
-        headTimeout: Duration? = nil
+        headTimeout: Duration? = nil, options: TransferOptions = TransferOptions()
     ) async throws -> (response: HTTPClientResponse, url: URL) {
         var current = url
         var visited = [url]
@@ -34,7 +35,7 @@ struct HTTPFetcher: Sendable {
             }
             for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
             let deadline: NIODeadline = headTimeout.map { .now() + .init($0) } ?? .distantFuture
-            let response = try await http.execute(request, deadline: deadline, logger: logger)
+            let response = try await clients.client(for: current, options: options).execute(request, deadline: deadline, logger: logger)
             guard RedirectPolicy.isRedirect(status: Int(response.status.code)) else { return (response, current) }
             let next = try redirects.next(location: response.headers.first(name: "Location"), from: current, visited: visited)
             logger.debug("redirect", metadata: ["http.from": "\(current)", "http.to": "\(next)"])
@@ -47,7 +48,7 @@ struct HTTPFetcher: Sendable {
     /// An executor on one of the client's event loops (the next, round robin), to make a request
     /// and consume its body on (see ``EventLoopExecutor``).
     func executor() -> EventLoopExecutor {
-        EventLoopExecutor(http.eventLoopGroup.next())
+        EventLoopExecutor(clients.direct.eventLoopGroup.next())
     }
 
     /// Scheme, host and port: where credentials may go.

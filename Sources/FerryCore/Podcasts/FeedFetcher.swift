@@ -14,7 +14,7 @@ struct FeedFetcher: Sendable {
         case fetched(data: Data, etag: String?, lastModified: String?)
     }
 
-    let http: HTTPClient
+    let clients: HTTPClients
     let redirects: RedirectPolicy
     let userAgent: String
     let maximumBytes: Int
@@ -34,7 +34,7 @@ struct FeedFetcher: Sendable {
             if let lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
             let response: HTTPClientResponse
             do {
-                response = try await http.execute(request, timeout: .init(timeout), logger: logger)
+                response = try await clients.client(for: current).execute(request, timeout: .init(timeout), logger: logger)
             } catch {
                 throw AttemptFailure(error).error.feedFetchError(current)
             }

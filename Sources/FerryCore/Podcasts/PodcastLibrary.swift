@@ -21,12 +21,12 @@ public struct PodcastLibrary: Sendable {
     var journal: Journal { engine.journal }
     var library: Library { engine.library }
 
-    public init(engine: TransferEngine, httpClient: HTTPClient, catalog: CatalogClient?, logger: Logger) {
+    public init(engine: TransferEngine, catalog: CatalogClient?, logger: Logger) {
         self.engine = engine
         self.catalog = catalog
         self.logger = logger
         fetcher = FeedFetcher(
-            http: httpClient, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
+            clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
             maximumBytes: 64 << 20, timeout: .seconds(60), logger: logger
         )
     }

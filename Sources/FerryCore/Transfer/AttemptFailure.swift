@@ -24,9 +24,10 @@ struct AttemptFailure: Sendable {
 
     /// - Parameters:
     ///   - url: the URL of the attempt, to name its host.
+    ///   - proxy: the proxy the attempt went through: connection failures are its.
     ///   - now: for `Retry-After` dates and the time they name.
-    init(_ error: any Error, url: URL? = nil, now: Date = Date(), timeZone: TimeZone = .current) {
-        let host = url?.host ?? "the server"
+    init(_ error: any Error, url: URL? = nil, proxy: ProxyURL? = nil, now: Date = Date(), timeZone: TimeZone = .current) {
+        let host = proxy.map { "the proxy \($0.host)" } ?? url?.host ?? "the server"
         // An upload's refusal is judged like any other status.
         let error: any Error = (error as? UploadStatusFailure)?.failure ?? error
         retryAfter = nil
@@ -57,7 +58,7 @@ struct AttemptFailure: Sendable {
             retryAfter = .zero
             reason = "the network changed; reconnecting"
         case let error as HTTPClientError:
-            (self.error, retryable, reason) = Self.judge(error, host: host)
+            (self.error, retryable, reason) = Self.judge(error, host: host, proxy: proxy)
             waitsForNetwork = retryable
         case let error as NIOSSLError:
             (self.error, retryable, reason) = Self.judge(tls: String(describing: error), host: host)
@@ -84,7 +85,7 @@ struct AttemptFailure: Sendable {
 
     /// AsyncHTTPClient's own errors: timeouts, closed connections and proxy trouble wait;
     /// a malformed request or answer does not.
-    static func judge(_ error: HTTPClientError, host: String) -> (FerryError, Bool, String) {
+    static func judge(_ error: HTTPClientError, host: String, proxy: ProxyURL? = nil) -> (FerryError, Bool, String) {
         switch error {
         case .connectTimeout, .deadlineExceeded:
             return (FerryError(.timeout, "\(host) did not answer in time."), true, "\(host) does not answer")
@@ -99,8 +100,14 @@ struct AttemptFailure: Sendable {
                 FerryError(.connectionFailed, "The proxy needs a user name and password (put them in the proxy URL: http://user:password@proxy:3128)."),
                 true, "the proxy needs a user name and password"
             )
+        case .invalidProxyResponse where proxy?.user != nil:
+            // tinyproxy and others answer a wrong password with 401 rather than 407.
+            return (
+                FerryError(.connectionFailed, "The proxy refused the connection; check the user name and password in its URL."), true,
+                "the proxy refused the connection (check its user name and password)"
+            )
         case .invalidProxyResponse:
-            return (FerryError(.connectionFailed, "The proxy refused to connect to \(host)."), true, "the proxy refused the connection")
+            return (FerryError(.connectionFailed, "The proxy refused the connection."), true, "the proxy refused the connection")
         case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
             return (FerryError(.timeout, "The proxy did not answer in time."), true, "the proxy does not answer")
         case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath, .invalidProxyConfiguration:

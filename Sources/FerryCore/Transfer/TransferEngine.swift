@@ -77,6 +77,8 @@ public actor TransferEngine: Service {
     /// Told by the ``NetworkWatcher`` when a link, address or route comes: transfers waiting for
     /// the network try again at once, running ones whose connection went quiet reconnect.
     public nonisolated let network: NetworkChanges
+    /// Every outbound client: direct, and one per proxy in use.
+    public nonisolated let clients: HTTPClients
 
     private enum Job: Sendable {
         case download(Int64, Holder)
@@ -103,16 +105,30 @@ public actor TransferEngine: Service {
     /// Wakes the scheduler when the earliest scheduled transfer (`startAfter`) is due.
     private var wake: (at: Date, task: Task<Void, Never>)?
 
-    /// - Parameters:
-    ///   - httpClient: the client for every outbound request; it must not follow redirects
-    ///     itself (see ``makeHTTPClient(connectTimeout:readTimeout:)``).
-    ///   - clock: drives retry delays; tests pass a manual clock.
-    ///   - random: numbers in 0..<1 for backoff jitter.
+    /// An engine whose requests all go out directly through `httpClient` unless a transfer's
+    /// options name a proxy.
     public init(
         configuration: Configuration = Configuration(), journal: Journal, library: Library, httpClient: HTTPClient,
         hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(), network: NetworkChanges = NetworkChanges(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger
     ) {
+        self.init(
+            configuration: configuration, journal: journal, library: library, clients: HTTPClients(direct: httpClient), hub: hub,
+            clock: clock, network: network, random: random, logger: logger
+        )
+    }
+
+    /// - Parameters:
+    ///   - clients: the clients for every outbound request, direct and through proxies; they
+    ///     must not follow redirects themselves (see ``makeHTTPClient(connectTimeout:readTimeout:)``).
+    ///   - clock: drives retry delays; tests pass a manual clock.
+    ///   - random: numbers in 0..<1 for backoff jitter.
+    public init(
+        configuration: Configuration = Configuration(), journal: Journal, library: Library, clients: HTTPClients,
+        hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(), network: NetworkChanges = NetworkChanges(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger
+    ) {
+        self.clients = clients
         self.configuration = configuration
         self.journal = journal
         self.library = library
@@ -127,7 +143,7 @@ public actor TransferEngine: Service {
         (jobs, jobsContinuation) = AsyncStream.makeStream(of: Job.self)
         worker = TransferWorker(
             store: store, library: library,
-            fetcher: HTTPFetcher(http: httpClient, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
+            fetcher: HTTPFetcher(clients: clients, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
             progress: progress, bandwidth: bandwidth, network: network, configuration: configuration, random: random, logger: logger
         )
     }
@@ -196,6 +212,7 @@ public actor TransferEngine: Service {
             }
         }
         hub.close()
+        await clients.shutdownProxied()
         logger.info("transfer engine stopped")
     }
 

@@ -54,7 +54,10 @@ struct TransferWorker: Sendable {
             try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
             sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.durableBytes)
         } catch {
-            return await recordFailure(id: id, url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), logger: logger)
+            return await recordFailure(
+                id: id, url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
+                logger: logger
+            )
         }
         defer {
             sink.close()
@@ -86,7 +89,7 @@ struct TransferWorker: Sendable {
             if signal.isFired { return .done }
             return await recordFailure(
                 id: id, url: record.url, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry),
-                logger: logger
+                options: settings.merged, logger: logger
             )
         }
     }
@@ -105,7 +108,7 @@ struct TransferWorker: Sendable {
         let url = URL(string: record.url)!
         while true {
             let (response, finalURL) = try await fetcher.get(
-                url, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout
+                url, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged
             )
             let status = Int(response.status.code)
             guard (200...299).contains(status) || status == 416 else {
@@ -309,7 +312,7 @@ struct TransferWorker: Sendable {
         progress.begin(id, session: record.session, bytes: 0, total: record.totalBytes)
         defer { progress.end(id) }
         let attempt = UploadAttempt(
-            http: fetcher.http, store: store, progress: progress, extraHeaders: settings.headers,
+            http: fetcher.clients.client(for: URL(string: record.url)!, options: settings.merged), store: store, progress: progress, extraHeaders: settings.headers,
             pace: bandwidth.pace(for: record.session, settings) ?? { _ in }, headTimeout: settings.headTimeout ?? .seconds(30),
             userAgent: configuration.userAgent, logger: logger
         )
@@ -332,7 +335,10 @@ struct TransferWorker: Sendable {
                 }
             }
             let moved = (progress.snapshot(id)?.bytes ?? 0) > record.durableBytes
-            return await recordFailure(id: id, url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry), logger: logger)
+            return await recordFailure(
+                id: id, url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
+                logger: logger
+            )
         }
     }
 
@@ -357,8 +363,11 @@ struct TransferWorker: Sendable {
 
     /// Journals a failed attempt: the transfer waits (with the few words of why and when it tries
     /// again) if waiting can mend it and its resource timeout allows, else it fails.
-    private func recordFailure(id: Int64, url: String, error: any Error, progressed: Bool, policy: RetryPolicy, logger: Logger) async -> Outcome {
-        let failure = AttemptFailure(error, url: URL(string: url))
+    private func recordFailure(
+        id: Int64, url: String, error: any Error, progressed: Bool, policy: RetryPolicy, options: TransferOptions = TransferOptions(), logger: Logger
+    ) async -> Outcome {
+        let target = URL(string: url)
+        let failure = AttemptFailure(error, url: target, proxy: target.flatMap { fetcher.clients.proxy(for: $0, options: options) })
         let unit = random()
         let now = Date()
         do {

@@ -24,13 +24,19 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// How long a transfer may go without progress, waiting for the network or a busy server,
     /// before it fails (like `URLSessionConfiguration.timeoutIntervalForResource`); 7 days unless set.
     public var resourceTimeoutSeconds: Double?
+    /// A proxy for these transfers (``ProxyURL``: `http://user:password@host:port`,
+    /// `socks5h://host:port`), over the daemon's environment (`http_proxy`, `https_proxy`,
+    /// `all_proxy`, `no_proxy`). Its password is a secret: reads show it as `<redacted>`.
+    public var proxy: String?
+    /// True: connect directly, whatever the environment or an outer layer says.
+    public var noProxy: Bool?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
     public init(
         headers: [String: String]? = nil, connectTimeoutSeconds: Double? = nil, idleTimeoutSeconds: Double? = nil,
         maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil,
-        resourceTimeoutSeconds: Double? = nil
+        resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil
     ) {
         self.headers = headers
         self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -40,6 +46,8 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         self.startAfter = startAfter
         self.maxRetries = maxRetries
         self.resourceTimeoutSeconds = resourceTimeoutSeconds
+        self.proxy = proxy
+        self.noProxy = noProxy
     }
 
     /// True when nothing is set.
@@ -57,6 +65,11 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.startAfter = other.startAfter ?? startAfter
         merged.maxRetries = other.maxRetries ?? maxRetries
         merged.resourceTimeoutSeconds = other.resourceTimeoutSeconds ?? resourceTimeoutSeconds
+        // A layer that names a proxy, or says none, decides for itself and those below it.
+        if other.proxy != nil || other.noProxy != nil {
+            merged.proxy = other.proxy
+            merged.noProxy = other.noProxy
+        }
         return merged
     }
 
@@ -73,6 +86,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         copy.headers = headers.map { headers in
             Dictionary(uniqueKeysWithValues: headers.map { ($0.key, Self.isSensitive(header: $0.key) ? "<redacted>" : $0.value) })
         }
+        copy.proxy = proxy.map { text in (try? ProxyURL(parsing: text).redacted) ?? ProxyURL.redact(text) }
         return copy
     }
 }
@@ -96,7 +110,8 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// Fields to set; headers are merged into the existing ones (an empty value removes one).
     public var set: TransferOptions?
     /// Field names to clear: `headers`, `connectTimeoutSeconds`, `idleTimeoutSeconds`,
-    /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`, `resourceTimeoutSeconds`.
+    /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`, `resourceTimeoutSeconds`,
+    /// `proxy` and `noProxy` (either clears both: the environment decides again).
     public var clear: [String]?
 
     /// An update: it clears the fields named in `clear`, then sets those of `set`.
@@ -108,7 +123,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// The field names that `clear` accepts.
     public static let fieldNames: Set<String> = [
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
-        "resourceTimeoutSeconds",
+        "resourceTimeoutSeconds", "proxy", "noProxy",
     ]
 
     /// `options` with this update applied.
@@ -125,6 +140,9 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "startAfter": result.startAfter = nil
             case "maxRetries": result.maxRetries = nil
             case "resourceTimeoutSeconds": result.resourceTimeoutSeconds = nil
+            case "proxy", "noProxy":
+                result.proxy = nil
+                result.noProxy = nil
             default:
                 throw FerryError.invalidRequest("'\(field.prefix(40))' is not a setting; use \(Self.fieldNames.sorted().joined(separator: ", ")).")
             }
@@ -158,6 +176,10 @@ extension TransferOptions {
         }
         if let value = maxRetries, !(0...1000).contains(value) {
             throw FerryError.invalidRequest("maxRetries must be between 0 and 1000.")
+        }
+        if let proxy {
+            _ = try ProxyURL(parsing: proxy)
+            if noProxy == true { throw FerryError.invalidRequest("Give a proxy or say to use none (noProxy), not both.") }
         }
         if let value = resourceTimeoutSeconds, !(value >= 1 && value <= 366 * 86_400) {
             throw FerryError.invalidRequest("resourceTimeoutSeconds must be between 1 second and 366 days (it was \(value)).")

@@ -42,6 +42,8 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.bytesPerSecond { Terminal.print("  rate limit      \(Format.bytes(value))/s") }
         if let value = options.startAfter { Terminal.print("  start after     \(ISO8601DateFormatter().string(from: value))") }
         if let value = options.maxRetries { Terminal.print("  max retries     \(value)") }
+        if let value = options.proxy { Terminal.print("  proxy           \(value)") }
+        if options.noProxy == true { Terminal.print("  proxy           none (direct connections)") }
         if let value = options.resourceTimeoutSeconds { Terminal.print("  resource timeout \(DurationText.describe(.seconds(value)))") }
     }
 }

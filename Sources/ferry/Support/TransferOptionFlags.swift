@@ -25,6 +25,12 @@ struct TransferOptionFlags: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("How long a transfer may go without progress (no network, a busy server) before it fails: 90s, 30m, 12h, 7d (the default).", valueName: "duration"))
     var resourceTimeout: String?
 
+    @Option(name: .long, help: ArgumentHelp("Go through this proxy: http://[user:password@]host:port, or socks5h://host:port (over http_proxy, https_proxy, all_proxy).", valueName: "url"))
+    var proxy: String?
+
+    @Flag(name: .long, help: "Connect directly, whatever proxy the daemon's environment or the session names.")
+    var noProxy = false
+
     /// The options given, or nil when none was.
     func options(now: Date = Date()) throws -> TransferOptions? {
         var options = TransferOptions()
@@ -35,6 +41,16 @@ struct TransferOptionFlags: ParsableArguments {
         options.idleTimeoutSeconds = idleTimeout
         options.maxRetries = maxRetries
         options.resourceTimeoutSeconds = try resourceTimeout.map(Self.parseDuration)
+        if proxy != nil, noProxy { throw ValidationError("Give --proxy or --no-proxy, not both.") }
+        if let proxy {
+            do {
+                _ = try ProxyURL(parsing: proxy)
+            } catch {
+                throw ValidationError(error.message)
+            }
+            options.proxy = proxy
+        }
+        options.noProxy = noProxy ? true : nil
         return options.isEmpty ? nil : options
     }
 

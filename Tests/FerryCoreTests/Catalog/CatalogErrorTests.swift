@@ -76,7 +76,7 @@ import Testing
         configuration.connectionPool.retryConnectionEstablishment = false
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let client = CatalogClient(
-            baseURL: base, httpClient: http, clock: ManualClock(), logger: testLogger("catalog"), rateLimit: CatalogHarness.noRateLimit,
+            baseURL: base, clients: HTTPClients(direct: http), clock: ManualClock(), logger: testLogger("catalog"), rateLimit: CatalogHarness.noRateLimit,
             requestTimeout: .seconds(20)
         )
         let error = await ferryError { try await client.search(Self.query) }

@@ -20,7 +20,7 @@ struct CatalogHarness: Sendable {
         cacheTTL: Duration = .seconds(15 * 60), rateLimit: CatalogRateLimit = noRateLimit, requestTimeout: Duration = .seconds(10)
     ) -> CatalogClient {
         CatalogClient(
-            baseURL: base, httpClient: http, clock: clock, logger: testLogger("catalog"), cacheTTL: cacheTTL, rateLimit: rateLimit,
+            baseURL: base, clients: HTTPClients(direct: http), clock: clock, logger: testLogger("catalog"), cacheTTL: cacheTTL, rateLimit: rateLimit,
             requestTimeout: requestTimeout
         )
     }

@@ -1,0 +1,66 @@
+import AsyncHTTPClient
+import FerryKit
+import Foundation
+import Synchronization
+
+/// Every outbound client of the daemon, and which one a URL goes through: direct, or through a
+/// proxy (a transfer's or session's `proxy` / `noProxy`, else the environment's, see
+/// ``ProxyEnvironment``). AsyncHTTPClient sets a proxy per client, not per request, so there is
+/// one client per proxy in use, made on first use from the same configuration as the direct one.
+/// An HTTP proxy is asked to `CONNECT` for https and http alike, with Basic credentials when its
+/// URL has them; a SOCKS5 proxy resolves the server's name itself.
+public final class HTTPClients: Sendable {
+    /// The client for direct connections; its owner shuts it down.
+    public let direct: HTTPClient
+    public let environment: ProxyEnvironment
+    let configuration: HTTPClient.Configuration
+    private let proxied = Mutex<[ProxyURL: HTTPClient]>([:])
+
+    /// - Parameters:
+    ///   - direct: the client for direct connections.
+    ///   - configuration: what clients for proxies are made from (the direct one's, ideally).
+    ///   - environment: the daemon's proxy variables.
+    public init(
+        direct: HTTPClient, configuration: HTTPClient.Configuration = TransferEngine.httpClientConfiguration(),
+        environment: ProxyEnvironment = ProxyEnvironment()
+    ) {
+        self.direct = direct
+        self.configuration = configuration
+        self.environment = environment
+    }
+
+    /// The proxy `url` goes through under `options`, or nil for a direct connection.
+    public func proxy(for url: URL, options: TransferOptions = TransferOptions()) -> ProxyURL? {
+        if options.noProxy == true { return nil }
+        if let text = options.proxy, let proxy = try? ProxyURL(parsing: text) { return proxy }
+        return environment.proxy(for: url)
+    }
+
+    /// The client to request `url` with.
+    public func client(for url: URL, options: TransferOptions = TransferOptions()) -> HTTPClient {
+        guard let proxy = proxy(for: url, options: options) else { return direct }
+        return proxied.withLock { clients in
+            if let client = clients[proxy] { return client }
+            var configuration = configuration
+            switch proxy.kind {
+            case .http:
+                let authorization = proxy.user.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
+                configuration.proxy = .server(host: proxy.host, port: proxy.port, authorization: authorization)
+            case .socks5:
+                configuration.proxy = .socksServer(host: proxy.host, port: proxy.port)
+            }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[proxy] = client
+            return client
+        }
+    }
+
+    /// Shuts down the clients made for proxies (the direct one belongs to whoever made it).
+    public func shutdownProxied() async {
+        let clients = proxied.withLock { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in clients { try? await client.shutdown() }
+    }
+}

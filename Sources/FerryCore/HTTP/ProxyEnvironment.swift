@@ -1,0 +1,99 @@
+import FerryKit
+import Foundation
+
+/// The proxies the daemon's environment names, as curl reads them: `http_proxy` for http URLs,
+/// `https_proxy` for https, `all_proxy` for both when those are unset (each also in capitals,
+/// the lower-case one winning), and `no_proxy`: hosts reached directly, a comma-separated list
+/// of names (matching the name and every name below it: `example.com`, `.example.com`),
+/// addresses, address ranges (`10.0.0.0/8`, `fd00::/8`), optionally with `:port`, or `*`.
+public struct ProxyEnvironment: Sendable, Hashable {
+    public var http: ProxyURL?
+    public var https: ProxyURL?
+    public var all: ProxyURL?
+    public var noProxy: [String]
+
+    public init(http: ProxyURL? = nil, https: ProxyURL? = nil, all: ProxyURL? = nil, noProxy: [String] = []) {
+        self.http = http
+        self.https = https
+        self.all = all
+        self.noProxy = noProxy
+    }
+
+    /// Reads the variables.
+    /// - Throws: `invalid_request` naming the variable whose proxy URL Ferry cannot use.
+    public init(environment: [String: String]) throws(FerryError) {
+        func proxy(_ name: String) throws(FerryError) -> ProxyURL? {
+            guard let text = environment[name] ?? environment[name.uppercased()], !text.isEmpty else { return nil }
+            do {
+                return try ProxyURL(parsing: text)
+            } catch {
+                throw FerryError.invalidRequest("\(name): \(error.message)")
+            }
+        }
+        http = try proxy("http_proxy")
+        https = try proxy("https_proxy")
+        all = try proxy("all_proxy")
+        noProxy = (environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
+    public var isEmpty: Bool { http == nil && https == nil && all == nil }
+
+    /// The proxy for `url`, or nil to connect directly.
+    public func proxy(for url: URL) -> ProxyURL? {
+        let scheme = url.scheme?.lowercased()
+        guard let proxy = (scheme == "https" ? https : scheme == "http" ? http : nil) ?? all, let host = url.host else { return nil }
+        return bypasses(host: host, port: url.port ?? (scheme == "https" ? 443 : 80)) ? nil : proxy
+    }
+
+    /// True when `no_proxy` names this host (or its domain, or a range holding its address).
+    public func bypasses(host rawHost: String, port: Int) -> Bool {
+        let host = rawHost.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        for entry in noProxy {
+            if entry == "*" { return true }
+            var pattern = entry
+            if let colon = pattern.lastIndex(of: ":"), !pattern.hasPrefix("["), pattern.filter({ $0 == ":" }).count == 1 {
+                guard Int(pattern[pattern.index(after: colon)...]) == port else { continue }
+                pattern = String(pattern[..<colon])
+            }
+            pattern = pattern.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            if pattern.contains("/") {
+                if IPRange(pattern)?.contains(host) == true { return true }
+                continue
+            }
+            let name = pattern.hasPrefix(".") ? String(pattern.dropFirst()) : pattern
+            if host == name || host.hasSuffix("." + name) { return true }
+        }
+        return false
+    }
+}
+
+/// An address range in CIDR notation, IPv4 or IPv6.
+struct IPRange {
+    let network: [UInt8]
+    let prefix: Int
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, let bytes = Self.bytes(String(parts[0])), let prefix = Int(parts[1]), (0...bytes.count * 8).contains(prefix) else {
+            return nil
+        }
+        network = bytes
+        self.prefix = prefix
+    }
+
+    func contains(_ address: String) -> Bool {
+        guard let bytes = Self.bytes(address), bytes.count == network.count else { return false }
+        for bit in 0..<prefix where (bytes[bit / 8] ^ network[bit / 8]) & (0x80 >> UInt8(bit % 8)) != 0 { return false }
+        return true
+    }
+
+    /// The address's bytes (4 or 16), or nil when it is not a numeric address.
+    static func bytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
+}
