@@ -77,6 +77,8 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let feedUnavailable = Code(rawValue: "feed_unavailable")
         /// A podcast feed is not a feed Ferry can read (HTTP 422).
         public static let feedInvalid = Code(rawValue: "feed_invalid")
+        /// The feed is private: it needs a user name and password, or refused the ones given.
+        public static let feedCredentials = Code(rawValue: "feed_credentials")
         /// A podcast feed is larger than Ferry accepts (HTTP 422).
         public static let feedTooLarge = Code(rawValue: "feed_too_large")
         /// An OPML file to import cannot be read (HTTP 400).

@@ -41,3 +41,31 @@ import Testing
         }
     }
 }
+
+/// `ferry podcast add --user NAME --password-stdin` for a private feed.
+@Suite(.serialized) struct PrivateFeedCLITests {
+    @Test func aPrivateFeedTakesItsPasswordOnStandardInput() async throws {
+        try await Origin.run { origin, base in
+            let feed = TestFeed(title: "Private Show", items: [
+                TestFeed.Item(guid: "1", title: "One", published: "Wed, 01 May 2024 10:00:00 +0000", enclosure: base.appendingPathComponent("1.mp3").absoluteString)
+            ])
+            origin.serve("/feed.xml", .init(data: feed.data, contentType: "application/rss+xml"))
+            origin.protect("/feed.xml", user: "me", password: "let me in")
+            try await CommandRunner.withHome { home in
+                let url = base.appendingPathComponent("feed.xml").absoluteString
+                let without = try await CommandRunner.ferry(["podcast", "add", url], home: home)
+                #expect(without.status != 0)
+                #expect(without.stderr.contains("This feed needs a user name and password"), "\(without.stderr)")
+                let wrong = try await CommandRunner.ferry(["podcast", "add", url, "--user", "me", "--password-stdin"], home: home, input: "wrong\n")
+                #expect(wrong.stderr.contains("refused the user name and password"), "\(wrong.stderr)")
+                let added = try await CommandRunner.ferry(["podcast", "add", url, "--user", "me", "--password-stdin"], home: home, input: "let me in\n")
+                #expect(added.status == 0, "\(added)")
+                #expect(added.stdout.contains("Subscribed to Private Show"))
+                let list = try await CommandRunner.ferry(["podcast", "ls", "--json"], home: home)
+                #expect(list.stdout.contains("\"user\" : \"me\"") && !list.stdout.contains("let me in"), "\(list.stdout)")
+                let lonely = try await CommandRunner.ferry(["podcast", "add", url, "--password-stdin"], home: home, input: "x\n")
+                #expect(lonely.status != 0 && lonely.stderr.contains("--password-stdin goes with --user NAME"))
+            }
+        }
+    }
+}

@@ -22,23 +22,34 @@ public enum CommandRunner {
 
     /// Runs `ferry` with `arguments` in an environment where FERRY_HOME is `home` and the
     /// daemon picks a free port.
-    public static func ferry(_ arguments: [String], home: URL, extraEnvironment: [String: String] = [:], timeout: Duration = .seconds(120)) async throws -> Output {
+    /// - Parameter input: what the command reads on standard input (else nothing: /dev/null).
+    public static func ferry(
+        _ arguments: [String], home: URL, extraEnvironment: [String: String] = [:], input: String? = nil, timeout: Duration = .seconds(120)
+    ) async throws -> Output {
         var environment = ProcessInfo.processInfo.environment
         environment["FERRY_HOME"] = home.path
         environment["FERRY_PORT"] = environment["FERRY_PORT_FOR_TESTS"] ?? "0"
         environment["TERM"] = "dumb"
         for (key, value) in extraEnvironment { environment[key] = value }
-        return try await run(ferryBinary, arguments, environment: environment, timeout: timeout)
+        return try await run(ferryBinary, arguments, environment: environment, input: input, timeout: timeout)
     }
 
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration) async throws -> Output {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Duration
+    ) async throws -> Output {
+        var stdinPath = "/dev/null"
+        if let input {
+            stdinPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-stdin-\(UUID().uuidString)").path
+            try Data(input.utf8).write(to: URL(fileURLWithPath: stdinPath))
+        }
+        defer { if input != nil { unlink(stdinPath) } }
         var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
         guard pipe(&out) == 0, pipe(&err) == 0 else { throw TestFailure("pipe failed") }
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]

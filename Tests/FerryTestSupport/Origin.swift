@@ -126,6 +126,8 @@ public final class Origin: Sendable {
         var peakActive = 0
         /// The gates of `holdAfter` faults, opened when ``run(tls:http2:_:)``'s body ends.
         var gates: [Gate] = []
+        /// Paths that answer 401 without this `Authorization` value.
+        var protected: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -154,6 +156,12 @@ public final class Origin: Sendable {
             state.faults[path, default: []].append(contentsOf: faults)
             for case .holdAfter(_, let gate) in faults { state.gates.append(gate) }
         }
+    }
+
+    /// Answers `path` only with HTTP Basic credentials `user` / `password` (else 401).
+    public func protect(_ path: String, user: String, password: String) {
+        let credentials = Data("\(user):\(password)".utf8).base64EncodedString()
+        state.withLock { $0.protected[path] = "Basic \(credentials)" }
     }
 
     public func redirect(_ path: String, to location: String, status: Int = 302) {
@@ -187,6 +195,17 @@ public final class Origin: Sendable {
             headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a }),
             http2: context.http2, connection: context.connection
         )
+        let required = state.withLock { $0.protected[path] }
+        if let required, request.headers[.authorization] != required {
+            state.withLock { state in
+                state.requests.append(seen)
+                state.sentByRequest.append(0)
+            }
+            return Response(
+                status: .unauthorized, headers: [.wwwAuthenticate: "Basic realm=\"test\"", .contentType: "text/html"],
+                body: .init(byteBuffer: ByteBuffer(string: "<h1>login</h1>"))
+            )
+        }
         let (file, fault, redirect, index) = state.withLock { state in
             let index = state.requests.count
             state.requests.append(seen)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import os
 import subprocess
+import tempfile
 import time
 import urllib.parse
 import zlib
@@ -18,7 +19,9 @@ from daemon import Daemon, ferry_binary
 from servers import CatalogServer, FileServer, png, rss, wav
 
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "docs" / "screenshots"
+# Where screenshots go: a temporary folder, so a test run never rewrites tracked files;
+# scripts/screenshots sets FERRY_SCREENSHOTS=docs/screenshots to refresh the README's.
+SCREENSHOTS = Path(os.environ.get("FERRY_SCREENSHOTS") or tempfile.mkdtemp(prefix="ferry-screenshots-"))
 CHROMIUM = os.environ.get("FERRY_CHROMIUM", "/usr/bin/chromium")
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -254,6 +257,6 @@ def pages(browser):
 
 
 def screenshot(page: Page, name: str):
-    """Saves docs/screenshots/<name>.png (the README links them)."""
+    """Saves <name>.png in SCREENSHOTS (docs/screenshots/ through scripts/screenshots)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))

@@ -14,6 +14,7 @@ Nothing here talks to anything but 127.0.0.1.
 
 from __future__ import annotations
 
+import base64
 import copy
 import email.utils
 import hashlib
@@ -153,6 +154,7 @@ class FileServer:
 
     def __init__(self):
         self.files: dict[str, Served] = {}
+        self.logins: dict[str, str] = {}  # path → the Authorization header it requires
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, Range)
         self.lock = threading.Lock()
         server = self
@@ -183,6 +185,12 @@ class FileServer:
             self.files[path] = Served(data, content_type, rate, etag, modified)
         return self.url(path)
 
+    def protect(self, path: str, user: str, password: str):
+        """Answers `path` only with HTTP Basic credentials (else 401)."""
+        token = base64.b64encode(f"{user}:{password}".encode()).decode()
+        with self.lock:
+            self.logins[path] = f"Basic {token}"
+
     def set_rate(self, path: str, rate: int | None):
         with self.lock:
             self.files[path].rate = rate
@@ -196,6 +204,16 @@ class FileServer:
         with self.lock:
             self.requests.append((h.command, path, h.headers.get("Range")))
             served = self.files.get(path)
+            login = self.logins.get(path)
+        if login is not None and h.headers.get("Authorization") != login:
+            body = b"login required\n"
+            h.send_response(401)
+            h.send_header("WWW-Authenticate", 'Basic realm="private"')
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            if not head:
+                h.wfile.write(body)
+            return
         if served is None:
             body = f"404 for {path}\n".encode()
             h.send_response(404)

@@ -164,3 +164,27 @@ def test_hostile_feed_and_catalog_texts_stay_text(daemon, pages, files):
     page.goto(f"{daemon.url}/#/podcasts")
     expect(page.locator(".podcast-card .card-title")).to_have_text([XSS_TITLE])
     # The conftest `pages` fixture fails the test if any dialog (alert) opened.
+
+
+def test_a_private_feed_asks_for_a_login_and_subscribes_with_it(daemon, pages, files):
+    """A feed behind HTTP Basic authentication: the page asks for a user name and password
+    (only then), says when they are refused, and subscribes with the right ones."""
+    files.add("/feeds/members.xml", files.files["/feeds/sistak.xml"].data.replace(b"s i s t a k", b"Members Only"), "application/rss+xml")
+    files.protect("/feeds/members.xml", "member", "open sesame")
+    page = pages.new(daemon, path="#/podcasts")
+    page.locator("#podcast-input").fill(files.url("/feeds/members.xml"))
+    page.locator("#podcast-input").press("Enter")
+    login = page.get_by_role("form", name="Private feed login")
+    expect(login).to_be_visible()
+    expect(login.locator(".feed-login-message")).to_have_text("This feed needs a user name and password.")
+    expect(page.locator("#feed-user")).to_be_focused()
+    page.locator("#feed-user").fill("member")
+    page.locator("#feed-password").fill("wrong")
+    login.get_by_role("button", name="Subscribe").click()
+    expect(login.locator(".feed-login-message")).to_contain_text("refused the user name and password")
+    page.locator("#feed-password").fill("open sesame")
+    login.get_by_role("button", name="Subscribe").click()
+    expect(page.locator("h1.podcast-title")).to_have_text("Members Only")
+    podcast = [p for p in daemon.api("GET", "/v1/podcasts")["podcasts"] if p["title"] == "Members Only"][0]
+    assert podcast["user"] == "member"
+    assert "open sesame" not in str(daemon.api("GET", f"/v1/podcasts/{podcast['id']}"))

@@ -1,5 +1,5 @@
 """Screenshots of every view at desktop (1280×800) and phone (390×844) width, light and dark,
-saved to docs/screenshots/ for the README. The state shown is built through the page itself:
+saved to a temporary folder, or by scripts/screenshots to docs/screenshots/ for the README. The state shown is built through the page itself:
 downloads finished, paused and running, subscriptions with new episodes, a track playing."""
 
 from __future__ import annotations

@@ -190,6 +190,12 @@ public struct Journal: Sendable {
                 UPDATE event SET kind = 'waiting', payload = json_set(payload, '$.kind', 'waiting') WHERE kind = 'retrying'
                 """)
         }
+        migrator.registerMigration("v6: private feeds' credentials") { db in
+            try db.alter(table: "podcast") { t in
+                t.add(column: "username", .text)
+                t.add(column: "password", .text)
+            }
+        }
         return migrator
     }
 }

@@ -22,7 +22,9 @@ struct FeedFetcher: Sendable {
     let logger: Logger
 
     /// - Returns: the result and, when every redirect hop was permanent, the feed's new URL.
-    func fetch(_ url: URL, etag: String?, lastModified: String?) async throws -> (result: Result, movedTo: URL?) {
+    /// - Parameter credentials: a private feed's, sent to the feed's origin only (not to another
+    ///   host a redirect leads to).
+    func fetch(_ url: URL, etag: String?, lastModified: String?, credentials: FeedCredentials? = nil) async throws -> (result: Result, movedTo: URL?) {
         var current = url
         var visited = [url]
         var permanent = true
@@ -32,6 +34,9 @@ struct FeedFetcher: Sendable {
             request.headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.8, */*;q=0.5")
             if let etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+            if let credentials, HTTPFetcher.origin(of: current) == HTTPFetcher.origin(of: url) {
+                request.headers.add(name: "Authorization", value: credentials.authorization)
+            }
             let response: HTTPClientResponse
             do {
                 response = try await clients.client(for: current).execute(request, timeout: .init(timeout), logger: logger)
@@ -49,6 +54,14 @@ struct FeedFetcher: Sendable {
             }
             let movedTo = permanent && current != url ? current : nil
             if status == 304 { return (.notModified, movedTo) }
+            if status == 401 {
+                throw FerryError(
+                    .feedCredentials,
+                    credentials == nil
+                        ? "This feed needs a user name and password (\(current.host ?? "the server") asked for them): ferry podcast add URL --user NAME --password-stdin."
+                        : "The feed at \(current.host ?? "the server") refused the user name and password; check them and subscribe again."
+                )
+            }
             guard (200...299).contains(status) else {
                 throw FerryError(.feedUnavailable, "The feed at \(current.absoluteString) answered \(status) \(response.status.reasonPhrase).")
             }

@@ -35,11 +35,16 @@ public struct PodcastLibrary: Sendable {
 
     /// Subscribes to a feed URL, an Apple Podcasts page URL (`…/id123456789`) or a catalog id
     /// given as text; fetches the feed at once.
-    public func subscribe(_ text: String, catalogId: Int64? = nil) async throws -> PodcastDetail {
+    /// - Parameter credentials: a private feed's user name and password (else those in the URL).
+    /// - Throws: `feed_credentials` when the feed needs credentials it did not get, or refuses
+    ///   them; nothing is recorded then.
+    public func subscribe(_ text: String, catalogId: Int64? = nil, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
+        try credentials?.validate()
         if let id = catalogId ?? ApplePodcastsURL.id(from: text) ?? Int64(text.trimmingWhitespace()) {
             return try await subscribe(catalogId: id)
         }
-        return try await subscribe(feedURL: try TransferURL.validate(text), catalogId: nil)
+        let (url, inURL) = try FeedCredentials.split(try TransferURL.validate(text))
+        return try await subscribe(feedURL: url, catalogId: nil, credentials: credentials ?? inURL)
     }
 
     /// Subscribes to the feed of a catalog podcast.
@@ -54,17 +59,17 @@ public struct PodcastLibrary: Sendable {
         return try await subscribe(feedURL: feedURL, catalogId: catalogId)
     }
 
-    public func subscribe(feedURL: URL, catalogId: Int64?) async throws -> PodcastDetail {
+    public func subscribe(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
         // In two steps so that the document and the parsed feed are freed before the detail is
         // read: for a 20,000-episode feed they are 70 MiB (docs/PERFORMANCE.md, scenario 7).
-        let id = try await fetchAndRecord(feedURL: feedURL, catalogId: catalogId)
+        let id = try await fetchAndRecord(feedURL: feedURL, catalogId: catalogId, credentials: credentials)
         return try await detail(id)
     }
 
     /// Fetches and parses the feed, and records the subscription with its episodes.
     /// - Returns: the podcast's id (an existing subscription's when it was one already).
-    private func fetchAndRecord(feedURL: URL, catalogId: Int64?) async throws -> Int64 {
-        let (result, movedTo) = try await fetcher.fetch(feedURL, etag: nil, lastModified: nil)
+    private func fetchAndRecord(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials?) async throws -> Int64 {
+        let (result, movedTo) = try await fetcher.fetch(feedURL, etag: nil, lastModified: nil, credentials: credentials)
         guard case .fetched(let data, let etag, let lastModified) = result else {
             throw FerryError(.feedUnavailable, "The feed at \(feedURL.absoluteString) answered 304 to a first request.")
         }
@@ -77,7 +82,12 @@ public struct PodcastLibrary: Sendable {
         draft.etag = etag
         draft.lastModified = lastModified
         draft.refreshedAt = Date()
+        draft.credentials = credentials
         let (record, inserted) = try await journal.insertPodcast(draft)
+        if !inserted, let credentials, credentials != record.credentials {
+            // Subscribing again with other credentials replaces the old ones (they worked just now).
+            try await journal.updatePodcast(id: record.podcastId) { $0.credentials = credentials }
+        }
         if inserted {
             _ = try await journal.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false)
             writeSidecar(record)
@@ -111,7 +121,9 @@ public struct PodcastLibrary: Sendable {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
         do {
-            let (result, movedTo) = try await fetcher.fetch(URL(string: record.feedURL)!, etag: record.etag, lastModified: record.lastModified)
+            let (result, movedTo) = try await fetcher.fetch(
+                URL(string: record.feedURL)!, etag: record.etag, lastModified: record.lastModified, credentials: record.credentials
+            )
             var added: [EpisodeRecord] = []
             var newFeedURL = movedTo
             if case .fetched(let data, let etag, let lastModified) = result {
@@ -211,9 +223,13 @@ public struct PodcastLibrary: Sendable {
             throw FerryError(.invalidRequest, "Episode \(id) (\(episode.title)) has no audio or video file to download.")
         }
         let url = try TransferURL.validate(text)
+        // A private feed's credentials go with its episodes on the same host (and, as every
+        // credential, never to another host a redirect leads to).
+        let sameHost = URL(string: podcast.feedURL)?.host?.lowercased() == url.host?.lowercased()
+        let options = podcast.credentials.flatMap { sameHost ? TransferOptions(headers: ["Authorization": $0.authorization]) : nil }
         let transfer = try await engine.enqueue(
             .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName,
-                  taskDescription: "\(podcast.title): \(episode.title)")
+                  taskDescription: "\(podcast.title): \(episode.title)", options: options)
         )[0]
         try await journal.updateEpisode(id: id) { episode in
             episode.transferId = transfer.id
@@ -314,7 +330,7 @@ public struct PodcastLibrary: Sendable {
             descriptionText: record.descriptionText, descriptionHTML: record.descriptionHTML,
             artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: record.autoDownload,
             keepLatest: record.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
-            refreshedAt: record.refreshedAt, error: record.error
+            refreshedAt: record.refreshedAt, error: record.error, user: record.username
         )
     }
 

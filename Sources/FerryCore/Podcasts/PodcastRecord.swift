@@ -28,6 +28,9 @@ public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
     public var keepLatest: Int?
     public var createdAt: Date
     public var updatedAt: Date
+    /// A private feed's HTTP Basic credentials: a secret, never shown or logged.
+    public var username: String?
+    public var password: String?
 
     public init(feedURL: String, title: String, folder: String, catalogId: Int64? = nil, now: Date = Date()) {
         self.feedURL = feedURL
@@ -44,6 +47,15 @@ public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
     }
 
     public var podcastId: Int64 { id ?? 0 }
+
+    /// The feed's credentials, if it is private.
+    var credentials: FeedCredentials? {
+        get { username.map { FeedCredentials(user: $0, password: password ?? "") } }
+        set {
+            username = newValue?.user
+            password = newValue?.password
+        }
+    }
 
     public var error: TransferErrorInfo? {
         get { errorCode.map { TransferErrorInfo(code: $0, message: errorMessage ?? "") } }

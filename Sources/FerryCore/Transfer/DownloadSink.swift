@@ -21,6 +21,9 @@ final class DownloadSink: @unchecked Sendable {
     /// Appended, not yet written: after `part.length`.
     private var unwritten: [ByteBuffer] = []
     private var unwrittenBytes = 0
+    /// False until a byte is appended or the file starts over: until then the file is the
+    /// journal's durable bytes, and a stop or failure has nothing to checkpoint.
+    private(set) var isTouched = false
 
     /// Opens the part file and cuts it to the bytes the journal knows to be durable.
     init(url: URL, durableBytes: Int64) throws(FerryError) {
@@ -35,6 +38,7 @@ final class DownloadSink: @unchecked Sendable {
 
     /// Drops every byte: the transfer starts over from zero.
     func restart() throws(FerryError) {
+        isTouched = true
         unwritten = []
         unwrittenBytes = 0
         try part.truncate(to: 0)
@@ -48,6 +52,7 @@ final class DownloadSink: @unchecked Sendable {
     }
 
     func append(_ buffer: ByteBuffer) throws(FerryError) {
+        isTouched = true
         unwritten.append(buffer)
         unwrittenBytes += buffer.readableBytes
         if unwrittenBytes >= Self.writeBatchBytes || unwritten.count >= Self.writeBatchCount {

@@ -78,14 +78,16 @@ struct TransferWorker: Sendable {
                 }
             }
             guard downloaded != nil else {
-                await checkpoint(id, sink, logger: logger)
+                if sink.isTouched { await checkpoint(id, sink, logger: logger) }
                 return .done
             }
             try await complete(record, sink)
             logger.info("completed", metadata: ["transfer.bytes": "\(sink.length)"])
             return .done
         } catch {
-            await checkpoint(id, sink, logger: logger)
+            // An attempt that wrote nothing (a refused connection, no network) has nothing to
+            // make durable: no fsync, no journal write, which is most of a waiting transfer's cost.
+            if sink.isTouched { await checkpoint(id, sink, logger: logger) }
             if signal.isFired { return .done }
             return await recordFailure(
                 id: id, url: record.url, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry),

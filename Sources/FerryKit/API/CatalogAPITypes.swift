@@ -99,10 +99,17 @@ public struct SubscribeRequest: Codable, Sendable {
     public var url: String?
     /// A podcast's catalog id (``CatalogResult/id``), instead of `url`.
     public var catalogId: Int64?
+    /// For a private feed (HTTP Basic authentication): the user name, with ``password``. They
+    /// may also come in the URL (`https://user:password@host/feed`). Sent for the feed and its
+    /// episodes on the same host; the password is never shown again.
+    public var user: String?
+    public var password: String?
     /// Give either `url` or `catalogId`.
-    public init(url: String? = nil, catalogId: Int64? = nil) {
+    public init(url: String? = nil, catalogId: Int64? = nil, user: String? = nil, password: String? = nil) {
         self.url = url
         self.catalogId = catalogId
+        self.user = user
+        self.password = password
     }
 }
 

@@ -46,8 +46,10 @@ extension DaemonClient {
     }
 
     /// Subscribes by feed URL or Apple Podcasts page URL, or by catalog id.
-    public func subscribe(url: String? = nil, catalogId: Int64? = nil) async throws -> PodcastDetail {
-        try await send(.POST, "/v1/podcasts", body: SubscribeRequest(url: url, catalogId: catalogId))
+    /// - Parameters:
+    ///   - user: a private feed's user name (HTTP Basic), with `password`.
+    public func subscribe(url: String? = nil, catalogId: Int64? = nil, user: String? = nil, password: String? = nil) async throws -> PodcastDetail {
+        try await send(.POST, "/v1/podcasts", body: SubscribeRequest(url: url, catalogId: catalogId, user: user, password: password))
     }
 
     /// A subscription with its episodes, newest first.

@@ -34,13 +34,15 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
     public var refreshedAt: Date?
     /// Why the last refresh failed, if it did.
     public var error: TransferErrorInfo?
+    /// A private feed's user name (its password is never shown).
+    public var user: String?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         id: Int64, feedURL: String, title: String, author: String? = nil, descriptionText: String? = nil,
         descriptionHTML: String? = nil, artworkURL: String? = nil, link: String? = nil, folder: String,
         autoDownload: Int = 0, keepLatest: Int? = nil, episodeCount: Int = 0, newCount: Int = 0,
-        downloadedCount: Int = 0, refreshedAt: Date? = nil, error: TransferErrorInfo? = nil
+        downloadedCount: Int = 0, refreshedAt: Date? = nil, error: TransferErrorInfo? = nil, user: String? = nil
     ) {
         self.id = id
         self.feedURL = feedURL
@@ -58,6 +60,7 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
         self.downloadedCount = downloadedCount
         self.refreshedAt = refreshedAt
         self.error = error
+        self.user = user
     }
 }
 

@@ -15,7 +15,9 @@ struct PodcastRoutes {
             if let catalogId = body.catalogId {
                 detail = try await podcasts.subscribe(catalogId: catalogId)
             } else if let url = body.url {
-                detail = try await podcasts.subscribe(url)
+                if body.password != nil, body.user == nil { throw FerryError.invalidRequest("A password goes with a 'user'.") }
+                let credentials = body.user.map { FeedCredentials(user: $0, password: body.password ?? "") }
+                detail = try await podcasts.subscribe(url, credentials: credentials)
             } else {
                 throw FerryError.invalidRequest("Give a feed or Apple Podcasts 'url', or a 'catalogId'.")
             }

@@ -34,10 +34,28 @@ struct PodcastCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Subscribe by feed URL, Apple Podcasts page URL, or a number from `ferry podcast search`.")
+            commandName: "add", abstract: "Subscribe by feed URL, Apple Podcasts page URL, or a number from `ferry podcast search`.",
+            discussion: """
+                A private feed (HTTP Basic authentication) takes a user name and a password: \
+                `--user NAME --password-stdin` reads the password from the first line of standard \
+                input (echo … | or a prompt), or put both in the URL (https://name:password@host/feed). \
+                They are sent for the feed and its episodes on the same host, and never shown again.
+                """
+        )
 
         @Argument(help: "A feed URL, an Apple Podcasts URL (…/id123456789), or a search result number.")
         var feed: String
+
+        @Option(name: .long, help: ArgumentHelp("A private feed's user name.", valueName: "name"))
+        var user: String?
+
+        @Flag(name: .long, help: "Read the private feed's password from standard input (its first line).")
+        var passwordStdin = false
+
+        func validate() throws {
+            if passwordStdin, user == nil { throw ValidationError("--password-stdin goes with --user NAME.") }
+            if user != nil, !passwordStdin { throw ValidationError("With --user, give the password on standard input: --password-stdin.") }
+        }
 
         @OptionGroup var output: OutputOptions
 
@@ -49,6 +67,11 @@ struct PodcastCommand: AsyncParsableCommand {
                     throw FerryError.invalidRequest("Result \(number) (\(result.title)) is not a podcast.")
                 }
                 detail = try await client.subscribe(catalogId: id)
+            } else if let user {
+                guard let password = readLine(strippingNewline: true) else {
+                    throw ValidationError("--password-stdin found nothing on standard input.")
+                }
+                detail = try await client.subscribe(url: feed, user: user, password: password)
             } else {
                 detail = try await client.subscribe(url: feed)
             }

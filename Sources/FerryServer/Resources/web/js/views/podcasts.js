@@ -28,6 +28,19 @@ export function mountPodcasts(root, params, ctx) {
   });
   const submit = button("Search", { type: "submit", kind: "primary", icon: "search" });
   const form = h("form", { class: "search-bar", role: "search", novalidate: true }, h("label", { class: "search-field" }, icon("search", "search-field-icon"), input), submit);
+  // A private feed (HTTP Basic): asked for only when the feed says it needs a login.
+  const userInput = h("input", { type: "text", id: "feed-user", class: "text-input", autocomplete: "username", spellcheck: "false", aria: { label: "User name" } });
+  const passwordInput = h("input", { type: "password", id: "feed-password", class: "text-input", autocomplete: "current-password", aria: { label: "Password" } });
+  const loginSubmit = button("Subscribe", { type: "submit", kind: "primary", icon: "plus" });
+  const loginMessage = h("p", { class: "feed-login-message", role: "status" });
+  const login = h(
+    "form",
+    { class: "feed-login", hidden: true, novalidate: true, aria: { label: "Private feed login" } },
+    loginMessage,
+    h("label", { class: "field" }, h("span", { text: "User name" }), userInput),
+    h("label", { class: "field" }, h("span", { text: "Password" }), passwordInput),
+    loginSubmit,
+  );
   const importInput = h("input", { type: "file", accept: ".opml,.xml,text/x-opml,application/xml,text/xml", class: "visually-hidden", tabindex: "-1", aria: { hidden: "true" } });
   const importButton = button("Import OPML", { icon: "upload", kind: "ghost", onClick: () => importInput.click() });
   const exportLink = h("a", { class: "btn btn-ghost", href: api.podcasts.exportURL, download: "ferry-podcasts.opml" }, icon("export"), h("span", { class: "btn-label", text: "Export OPML" }));
@@ -43,7 +56,7 @@ export function mountPodcasts(root, params, ctx) {
       h("div", null, h("h1", { text: "Podcasts" }), h("p", { class: "view-subtitle", text: "Subscribe, and Ferry keeps your shows fresh and downloads episodes in the background." })),
       h("div", { class: "toolbar" }, refreshButton, importButton, exportLink, importInput),
     ),
-    h("div", { class: "sticky-tools" }, form),
+    h("div", { class: "sticky-tools" }, form, login),
     resultsSection,
     subscriptions,
   );
@@ -69,16 +82,48 @@ export function mountPodcasts(root, params, ctx) {
     const text = input.value.trim();
     if (!text) return input.focus();
     if (looksLikeURL(text)) {
-      const detail = await withBusy(submit, () => api.podcasts.subscribe({ url: /^https?:/i.test(text) ? text : `https://${text}` }), "Subscribing…");
-      if (detail) {
-        input.value = "";
-        setSubmitLabel();
-        toast(`Subscribed to “${detail.podcast.title}”.`, { kind: "success" });
-        ctx.navigate(`#/podcasts/${detail.podcast.id}`);
-      }
+      await subscribeTo(submit, { url: /^https?:/i.test(text) ? text : `https://${text}` });
       return;
     }
+    login.hidden = true;
     searchPodcasts(text);
+  });
+
+  // Subscribes; a feed that needs a login opens the login form instead of an error toast.
+  async function subscribeTo(busyButton, what) {
+    let needsLogin = null;
+    const detail = await withBusy(busyButton, async () => {
+      try {
+        return await api.podcasts.subscribe(what);
+      } catch (error) {
+        if (error?.code !== "feed_credentials") throw error;
+        needsLogin = error;
+        return undefined;
+      }
+    }, "Subscribing…");
+    if (needsLogin) {
+      // The daemon's sentence, without the command-line hint it gives the CLI.
+      const text = needsLogin.message;
+      loginMessage.textContent = text.startsWith("This feed needs") ? "This feed needs a user name and password." : text;
+      login.hidden = false;
+      login.dataset.url = what.url;
+      (what.user ? passwordInput : userInput).focus();
+      return;
+    }
+    if (detail) {
+      input.value = "";
+      login.hidden = true;
+      userInput.value = passwordInput.value = "";
+      setSubmitLabel();
+      toast(`Subscribed to “${detail.podcast.title}”.`, { kind: "success" });
+      ctx.navigate(`#/podcasts/${detail.podcast.id}`);
+    }
+  }
+
+  login.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!userInput.value.trim()) return userInput.focus();
+    await subscribeTo(loginSubmit, { url: login.dataset.url, user: userInput.value.trim(), password: passwordInput.value });
   });
 
   importInput.addEventListener("change", async () => {
