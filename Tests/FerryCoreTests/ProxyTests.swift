@@ -87,6 +87,12 @@ import Testing
             #expect(clients.client(for: url, options: TransferOptions(noProxy: true)) === http)
             #expect(clients.client(for: url) === clients.client(for: url), "one client per proxy")
             #expect(clients.client(for: url) !== http)
+            // The daemon's own options (session '*') decide for requests of no transfer.
+            clients.setDaemonOptions(TransferOptions(noProxy: true))
+            #expect(clients.proxy(for: url) == nil)
+            clients.setDaemonOptions(TransferOptions(proxy: "socks5h://daemon:1080"))
+            #expect(clients.proxy(for: url)?.host == "daemon")
+            #expect(clients.proxy(for: url, options: TransferOptions())?.host == "env", "a transfer's merged options already hold the daemon's")
             await clients.shutdownProxied()
         }
     }

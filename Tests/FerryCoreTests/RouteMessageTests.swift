@@ -83,3 +83,16 @@ import Testing
         #expect(changes.generation == 0)
     }
 }
+
+/// The watcher tells at a burst's first news (and again when it has settled).
+@Suite struct NewsBurstTests {
+    @Test func theFirstNewsAfterAQuietSpellStartsABurst() {
+        var burst = NewsBurst()
+        let start = ContinuousClock.now
+        let settle = Duration.milliseconds(100)
+        #expect(burst.news(at: start, settle: settle))
+        #expect(!burst.news(at: start + .milliseconds(30), settle: settle))
+        #expect(!burst.news(at: start + .milliseconds(120), settle: settle), "90 ms after the last news: the same burst")
+        #expect(burst.news(at: start + .milliseconds(400), settle: settle))
+    }
+}

@@ -15,6 +15,9 @@ public final class HTTPClients: Sendable {
     public let environment: ProxyEnvironment
     let configuration: HTTPClient.Configuration
     private let proxied = Mutex<[ProxyURL: HTTPClient]>([:])
+    /// The daemon's own options (`ferry session set '*' --proxy …`), for requests that belong to
+    /// no transfer: catalog searches and feed refreshes.
+    private let daemonOptions = Mutex(TransferOptions())
 
     /// - Parameters:
     ///   - direct: the client for direct connections.
@@ -29,15 +32,22 @@ public final class HTTPClients: Sendable {
         self.environment = environment
     }
 
-    /// The proxy `url` goes through under `options`, or nil for a direct connection.
-    public func proxy(for url: URL, options: TransferOptions = TransferOptions()) -> ProxyURL? {
+    /// Takes the daemon's options (its proxy or `noProxy`) for requests of no transfer.
+    public func setDaemonOptions(_ options: TransferOptions) {
+        daemonOptions.withLock { $0 = options }
+    }
+
+    /// The proxy `url` goes through under `options` (by default the daemon's), or nil for a
+    /// direct connection.
+    public func proxy(for url: URL, options: TransferOptions? = nil) -> ProxyURL? {
+        let options = options ?? daemonOptions.withLock { $0 }
         if options.noProxy == true { return nil }
         if let text = options.proxy, let proxy = try? ProxyURL(parsing: text) { return proxy }
         return environment.proxy(for: url)
     }
 
     /// The client to request `url` with.
-    public func client(for url: URL, options: TransferOptions = TransferOptions()) -> HTTPClient {
+    public func client(for url: URL, options: TransferOptions? = nil) -> HTTPClient {
         guard let proxy = proxy(for: url, options: options) else { return direct }
         return proxied.withLock { clients in
             if let client = clients[proxy] { return client }

@@ -9,14 +9,15 @@ import Synchronization
 /// Watches the machine's network through rtnetlink (links, addresses, routes: the kernel tells,
 /// nothing is polled) and tells ``NetworkChanges`` when something comes that may bring the
 /// network back, so waiting transfers try again at once instead of at their next timer. News
-/// comes in bursts (a link, then its address, then its routes): it is told once per burst,
-/// `settle` after its first message.
+/// comes in bursts (a link, then its address, then its routes): it is told at the burst's first
+/// message, so a transfer tries at once, and again once the burst has been quiet for `settle`,
+/// for one whose attempt came before the route it needed.
 public struct NetworkWatcher: Service {
     let changes: NetworkChanges
     let settle: Duration
     let logger: Logger
 
-    public init(changes: NetworkChanges, settle: Duration = .milliseconds(200), logger: Logger) {
+    public init(changes: NetworkChanges, settle: Duration = .milliseconds(100), logger: Logger) {
         self.changes = changes
         self.settle = settle
         self.logger = logger
@@ -41,21 +42,39 @@ public struct NetworkWatcher: Service {
         reader.start()
         defer { socket.stop() }
         await withGracefulShutdownHandler {
-            // One change per burst: the first news arms a timer; news before it fires joins it.
-            var pending: (task: Task<Void, Never>, fires: ContinuousClock.Instant)?
+            var burst = NewsBurst()
+            var trailing: Task<Void, Never>?
             for await mayReconnect in news where mayReconnect {
-                if let pending, pending.fires > .now { continue }
-                let (changes, settle, logger) = (changes, settle, logger)
-                pending = (Task {
-                    try? await Task.sleep(for: settle)
+                let now = ContinuousClock.now
+                if burst.news(at: now, settle: settle) {
                     logger.debug("the network changed: waiting transfers try again")
                     changes.changed()
-                }, .now + settle)
+                }
+                // Told again once the burst has been quiet for `settle`.
+                trailing?.cancel()
+                let (changes, settle) = (changes, settle)
+                trailing = Task {
+                    try? await Task.sleep(for: settle)
+                    guard !Task.isCancelled else { return }
+                    changes.changed()
+                }
             }
-            await pending?.task.value
+            await trailing?.value
         } onGracefulShutdown: {
             socket.stop()
         }
+    }
+}
+
+/// When news starts a burst: the first message after `settle` of quiet does.
+struct NewsBurst {
+    private var last: ContinuousClock.Instant?
+
+    /// Records news at `now`; true when it starts a burst (and is told at once).
+    mutating func news(at now: ContinuousClock.Instant, settle: Duration) -> Bool {
+        defer { last = now }
+        guard let last else { return true }
+        return last.duration(to: now) >= settle
     }
 }
 

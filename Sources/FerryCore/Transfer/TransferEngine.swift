@@ -197,6 +197,7 @@ public actor TransferEngine: Service {
 
     public func run() async throws {
         try await recover()
+        if let options = try? await journal.daemonOptions() { clients.setDaemonOptions(options) }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.publishProgress() }
             await withGracefulShutdownHandler {
@@ -337,6 +338,7 @@ public actor TransferEngine: Service {
     /// Applies changed configuration: limits of running transfers, and the queue.
     func configurationChanged(session: String?, options: TransferOptions) async {
         bandwidth.update(session: session, bytesPerSecond: options.bytesPerSecond)
+        if session == nil { clients.setDaemonOptions(options) }
         await schedule()
     }
 
