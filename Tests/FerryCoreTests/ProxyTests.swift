@@ -62,6 +62,8 @@ import Testing
             #expect(environment.proxy(for: URL(string: proxied)!) != nil, "\(proxied) goes through the proxy")
         }
         #expect(try ProxyEnvironment(environment: ["http_proxy": "http://p:1", "no_proxy": "*"]).proxy(for: URL(string: "http://a/")!) == nil)
+        let logged = try ProxyEnvironment(environment: ["https_proxy": "http://ann:hunter2@p:1", "no_proxy": "localhost"]).description
+        #expect(logged == "https: http://ann:<redacted>@p:1, no_proxy: localhost")
     }
 
     @Test func aBadProxyVariableNamesItself() {

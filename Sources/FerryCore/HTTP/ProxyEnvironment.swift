@@ -6,7 +6,7 @@ import Foundation
 /// the lower-case one winning), and `no_proxy`: hosts reached directly, a comma-separated list
 /// of names (matching the name and every name below it: `example.com`, `.example.com`),
 /// addresses, address ranges (`10.0.0.0/8`, `fd00::/8`), optionally with `:port`, or `*`.
-public struct ProxyEnvironment: Sendable, Hashable {
+public struct ProxyEnvironment: Sendable, Hashable, CustomStringConvertible {
     public var http: ProxyURL?
     public var https: ProxyURL?
     public var all: ProxyURL?
@@ -38,6 +38,12 @@ public struct ProxyEnvironment: Sendable, Hashable {
     }
 
     public var isEmpty: Bool { http == nil && https == nil && all == nil }
+
+    /// `http: http://ann:<redacted>@proxy:3128, no_proxy: localhost`: passwords hidden, for logs.
+    public var description: String {
+        let named = [("http", http), ("https", https), ("all", all)].compactMap { name, proxy in proxy.map { "\(name): \($0.redacted)" } }
+        return (named + (noProxy.isEmpty ? [] : ["no_proxy: \(noProxy.joined(separator: ","))"])).joined(separator: ", ")
+    }
 
     /// The proxy for `url`, or nil to connect directly.
     public func proxy(for url: URL) -> ProxyURL? {

@@ -1,48 +1,17 @@
-import Synchronization
-
 /// A one-shot "stop now" for the task that holds a transfer (a download or a retry timer).
 /// Firing it wakes every waiter; it cannot be reset.
 final class StopSignal: Sendable {
-    private struct State {
-        var fired = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextKey = 0
-    }
-
-    private let state = Mutex(State())
+    private let broadcast = Broadcast()
 
     init() {}
 
-    var isFired: Bool { state.withLock { $0.fired } }
+    var isFired: Bool { broadcast.generation > 0 }
 
-    func fire() {
-        let waiters = state.withLock { state in
-            state.fired = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    func fire() { broadcast.signal() }
 
     /// Returns when fired, or when the calling task is cancelled.
     func wait() async {
-        let key = state.withLock { state -> Int in
-            defer { state.nextKey += 1 }
-            return state.nextKey
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.fired || Task.isCancelled { return true }
-                    state.waiters[key] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: key) }
-            waiter?.resume()
-        }
+        await broadcast.wait(after: 0)
     }
 
     /// Runs `operation` until it finishes or the signal fires, whichever is first; on a stop the

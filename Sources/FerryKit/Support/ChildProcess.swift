@@ -121,6 +121,17 @@ public enum ChildProcess {
 }
 
 extension ChildProcess {
+    /// Waits until `pid` is gone (polling every 100 ms), at most `timeout`.
+    /// - Returns: true if it is gone.
+    public static func waitUntilGone(_ pid: pid_t, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while isAlive(pid) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return true
+    }
+
     /// True when `pid` names a running process. A zombie (exited, not yet reaped: common in
     /// containers whose init does not reap) counts as gone.
     public static func isAlive(_ pid: pid_t) -> Bool {

@@ -9,8 +9,6 @@ import Foundation
 /// Binding before the server starts lets the daemon learn its address without a race.
 public struct ListeningSocket: Sendable {
     public let descriptor: CInt
-    /// True when it came from systemd (or another service manager speaking its protocol).
-    public let inherited: Bool
 
     /// The port it listens on.
     public var port: Int? { Self.localAddress(descriptor)?.port }
@@ -35,7 +33,7 @@ public struct ListeningSocket: Sendable {
             var length = socklen_t(MemoryLayout<CInt>.size)
             guard getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == CInt(SOCK_STREAM.rawValue) else { continue }
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            return ListeningSocket(descriptor: descriptor, inherited: true)
+            return ListeningSocket(descriptor: descriptor)
         }
         return nil
     }
@@ -82,7 +80,7 @@ public struct ListeningSocket: Sendable {
             close(descriptor)
             return .failure(BindError(errno: failure))
         }
-        return .success(ListeningSocket(descriptor: descriptor, inherited: false))
+        return .success(ListeningSocket(descriptor: descriptor))
     }
 
     static func localAddress(_ descriptor: CInt) -> (host: String, port: Int)? {

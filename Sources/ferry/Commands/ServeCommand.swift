@@ -59,6 +59,13 @@ struct ServeCommand: AsyncParsableCommand {
             try await Detach.start(arguments: arguments, paths: paths)
             return
         }
+        // A proxy variable Ferry cannot use is an error before anything starts.
+        let proxies: ProxyEnvironment
+        do {
+            proxies = try ProxyEnvironment(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw FerryError(.invalidRequest, "The daemon's environment names a proxy it cannot use: \(error.message)")
+        }
         let lock = try DaemonLock(paths: paths)
         let socket = try ListeningSocket.inherited()
             ?? ListeningSocket.bind(host: host, port: requestedPort ?? DaemonConfiguration.defaultPort, fallbackToFreePort: requestedPort == nil)
@@ -75,16 +82,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = socket.port ?? 0
         configuration.engine.maxConcurrent = maxConcurrent
         configuration.catalogBaseURL = try CatalogClient.baseURL()
-        do {
-            configuration.proxies = try ProxyEnvironment(environment: ProcessInfo.processInfo.environment)
-        } catch {
-            throw FerryError(.invalidRequest, "The daemon's environment names a proxy it cannot use: \(error.message)")
-        }
-        if !configuration.proxies.isEmpty {
-            let named = [("http", configuration.proxies.http), ("https", configuration.proxies.https), ("all", configuration.proxies.all)]
-                .compactMap { name, proxy in proxy.map { "\(name): \($0.redacted)" } }
-            logger.info("proxies from the environment", metadata: ["proxy.names": "\(named.joined(separator: ", "))", "proxy.bypass": "\(configuration.proxies.noProxy.joined(separator: ","))"])
-        }
+        configuration.proxies = proxies
+        if !proxies.isEmpty { logger.info("proxies from the environment", metadata: ["proxy.environment": "\(proxies)"]) }
         let httpClient = TransferEngine.makeHTTPClient()
         let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {
             // The same path as a signal: the service group shuts down gracefully.

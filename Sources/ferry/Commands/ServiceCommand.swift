@@ -80,9 +80,7 @@ struct ServiceInstallCommand: AsyncParsableCommand {
 
         // A daemon this user started by hand gives way to the service (its transfers resume there).
         if scope == .user, let running = await DaemonConnector(paths: .resolve()).running() {
-            let status = try? await running.status()
-            try? await running.shutdown()
-            if let pid = status?.pid { await SystemdControl.waitForExit(pid) }
+            _ = try await StopCommand.stop(running)
             Terminal.print("Stopped the daemon that was running at \(running.baseURL); the service takes over.")
         }
         let chosenPort = try port ?? SystemdControl.freePort(host: host, preferring: DaemonConfiguration.defaultPort)

@@ -47,15 +47,18 @@ struct StopCommand: AsyncParsableCommand {
             Terminal.print("The Ferry daemon is not running.")
             return
         }
+        let pid = try await Self.stop(client)
+        Terminal.print("Stopped the Ferry daemon (pid \(pid)).")
+    }
+
+    /// Asks the daemon to stop gracefully and waits until its process is gone.
+    /// - Returns: its pid.
+    static func stop(_ client: DaemonClient) async throws -> Int32 {
         let pid = try await client.status().pid
         try await client.shutdown()
-        for _ in 0..<300 {
-            if !ChildProcess.isAlive(pid) {
-                Terminal.print("Stopped the Ferry daemon (pid \(pid)).")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        guard await ChildProcess.waitUntilGone(pid, timeout: .seconds(30)) else {
+            throw FerryError(.daemonUnreachable, "The daemon (pid \(pid)) did not stop within 30 seconds.")
         }
-        throw FerryError(.daemonUnreachable, "The daemon (pid \(pid)) did not stop within 30 seconds.")
+        return pid
     }
 }

@@ -73,9 +73,4 @@ struct SystemdControl {
         return socket.port ?? port
     }
 
-    static func waitForExit(_ pid: Int32) async {
-        for _ in 0..<300 where ChildProcess.isAlive(pid) {
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-    }
 }
