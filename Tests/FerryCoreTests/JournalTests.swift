@@ -110,23 +110,6 @@ import Testing
         #expect(next.seq == 9)
     }
 
-    @Test func recoveryRequeuesRunningTransfersAndReportsInterruptedMoves() async throws {
-        let journal = try Journal.inMemory()
-        for n in 1...3 {
-            let id = try await journal.createTransfer(draft("http://127.0.0.1/\(n)"), reuseExisting: false).record.transferId
-            try await journal.update(id: id) { record in
-                record.state = n == 3 ? .paused : .running
-                if n == 2 { record.fileName = "two.bin" }
-                return nil
-            }
-        }
-        let interrupted = try await journal.recoverInterruptedTransfers()
-        #expect(interrupted.map(\.transferId) == [2])
-        let states = try await journal.transfers().map(\.state)
-        #expect(states == [.queued, .queued, .paused])
-        #expect(try await journal.queued(limit: 10, excluding: [1]).map(\.transferId) == [2])
-    }
-
     @Test func aJournalFileReopensWithItsData() async throws {
         try await withTemporaryDirectory { folder in
             let url = folder.appendingPathComponent("state/journal.sqlite")

@@ -39,6 +39,36 @@ import Testing
         }
     }
 
+    /// More queued transfers than slots, one of them running when the last engine stopped: the
+    /// next start runs them all (the torture run's chaos part once found a start that ran none).
+    @Test func aStartRunsTheQueueTheLastEngineLeft() async throws {
+        try await Origin.run { origin, base in
+            let files = (0..<6).map { Origin.File(data: Origin.bytes(50_000 + $0, seed: UInt64($0))) }
+            for (n, file) in files.enumerated() { origin.serve("/\(n)", file) }
+            let gate = Origin.Gate()
+            origin.script("/0", [.holdAfter(10_000, gate)])
+            try await withTemporaryDirectory { home in
+                var configuration = TransferEngine.Configuration.fast
+                configuration.maxConcurrent = 1
+                let ids = try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    let first = try await h.get(base.appendingPathComponent("0"))
+                    try await h.wait(first.id, bytes: 10_000)
+                    var ids = [first.id]
+                    for n in 1..<files.count { ids.append(try await h.get(base.appendingPathComponent("\(n)")).id) }
+                    return ids
+                }
+                configuration.maxConcurrent = 2
+                gate.open()
+                try await EngineHarness.run(home: home, configuration: configuration) { h in
+                    for (id, file) in zip(ids, files) {
+                        let done = try await h.wait(id, for: .completed)
+                        #expect(done.sha256 == file.sha256)
+                    }
+                }
+            }
+        }
+    }
+
     @Test func startTruncatesThePartFileToTheDurableBytes() async throws {
         let file = Origin.File(data: Origin.bytes(400_000))
         try await Origin.run { origin, base in

@@ -12,7 +12,7 @@ import Testing
         case invalid
     }
 
-    static let commands: [Command] = [.start, .pause, .resume, .cancel, .wait, .fail, .complete]
+    static let commands: [Command] = Command.allCases
 
     /// The whole table, written out: every state × every command.
     static let table: [TransferState: [Command: Expected]] = [
@@ -24,6 +24,9 @@ import Testing
             .wait: .invalid,
             .fail: .invalid,
             .complete: .invalid,
+            .retry: .invalid,
+            .interrupt: .invalid,
+            .reopen: .unchanged,
         ],
         .running: [
             .start: .invalid,
@@ -33,6 +36,9 @@ import Testing
             .wait: .to(.waiting, [.schedule]),
             .fail: .to(.failed, [.schedule]),
             .complete: .to(.completed, [.schedule]),
+            .retry: .invalid,
+            .interrupt: .to(.queued, [.schedule]),
+            .reopen: .unchanged,
         ],
         .paused: [
             .start: .invalid,
@@ -42,19 +48,26 @@ import Testing
             .wait: .invalid,
             .fail: .invalid,
             .complete: .invalid,
+            .retry: .invalid,
+            .interrupt: .invalid,
+            .reopen: .to(.queued, [.schedule]),
         ],
         .waiting: [
-            .start: .to(.running, []),
+            .start: .invalid,
             .pause: .to(.paused, [.stopWorker, .schedule]),
             .resume: .to(.queued, [.stopWorker, .schedule]),
             .cancel: .to(.cancelled, [.stopWorker, .deletePartFile, .schedule]),
             .wait: .invalid,
             .fail: .to(.failed, [.schedule]),
             .complete: .invalid,
+            .retry: .to(.queued, [.stopWorker, .schedule]),
+            .interrupt: .invalid,
+            .reopen: .unchanged,
         ],
         .completed: [
             .start: .invalid, .pause: .invalid, .resume: .invalid, .cancel: .invalid,
-            .wait: .invalid, .fail: .invalid, .complete: .invalid,
+            .wait: .invalid, .fail: .invalid, .complete: .invalid, .retry: .invalid, .interrupt: .invalid,
+            .reopen: .unchanged,
         ],
         .failed: [
             .start: .invalid,
@@ -64,16 +77,21 @@ import Testing
             .wait: .invalid,
             .fail: .invalid,
             .complete: .invalid,
+            .retry: .invalid,
+            .interrupt: .invalid,
+            .reopen: .to(.queued, [.schedule]),
         ],
         .cancelled: [
             .start: .invalid, .pause: .invalid, .resume: .invalid, .cancel: .unchanged,
-            .wait: .invalid, .fail: .invalid, .complete: .invalid,
+            .wait: .invalid, .fail: .invalid, .complete: .invalid, .retry: .invalid, .interrupt: .invalid,
+            .reopen: .to(.queued, [.schedule]),
         ],
     ]
 
     static let verbs: [Command: String] = [
         .start: "start", .pause: "be paused", .resume: "be resumed", .cancel: "be cancelled",
-        .wait: "wait", .fail: "fail", .complete: "complete",
+        .wait: "wait", .fail: "fail", .complete: "complete", .retry: "retry", .interrupt: "be interrupted",
+        .reopen: "be reopened",
     ]
 
     static let finishingMessage = "The transfer is being moved into the library; it is about to complete."
@@ -150,6 +168,9 @@ import Testing
     }
 
     @Test func commandRawValues() {
-        #expect(Self.commands.map(\.rawValue) == ["start", "pause", "resume", "cancel", "wait", "fail", "complete"])
+        #expect(
+            Self.commands.map(\.rawValue)
+                == ["start", "pause", "resume", "cancel", "wait", "fail", "complete", "retry", "interrupt", "reopen"]
+        )
     }
 }

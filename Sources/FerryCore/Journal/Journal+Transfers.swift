@@ -45,31 +45,6 @@ extension Journal {
         }
     }
 
-    /// The oldest queued transfers, skipping some ids (those a worker still holds).
-    /// Queued transfers due by `now` (no `startAfter` later than it), oldest first.
-    public func queued(limit: Int, excluding: Set<Int64>, dueBy now: Date = Date()) async throws -> [TransferRecord] {
-        guard limit > 0 else { return [] }
-        return try await writer.read { db in
-            try TransferRecord
-                .filter(Column("state") == TransferState.queued.rawValue)
-                .filter(!excluding.contains(Column("id")))
-                .filter(Column("startAfter") == nil || Column("startAfter") <= now)
-                .order(Column("id"))
-                .limit(limit)
-                .fetchAll(db)
-        }
-    }
-
-    /// The earliest `startAfter` of a queued transfer later than `now`.
-    public func nextScheduledStart(after now: Date) async throws -> Date? {
-        try await writer.read { db in
-            try Date.fetchOne(
-                db, sql: "SELECT MIN(startAfter) FROM transfer WHERE state = ? AND startAfter > ?",
-                arguments: [TransferState.queued.rawValue, now]
-            )
-        }
-    }
-
     public func counts() async throws -> [TransferState: Int] {
         try await writer.read { db in
             var counts: [TransferState: Int] = [:]
@@ -119,21 +94,6 @@ extension Journal {
             guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             try record.delete(db)
             return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
-        }
-    }
-
-    /// After a crash or restart: transfers that were running go back to the queue (they keep
-    /// their order), and those caught between "name chosen" and "completed" are returned so the
-    /// engine can finish moving them.
-    public func recoverInterruptedTransfers() async throws -> [TransferRecord] {
-        try await writer.write { db in
-            try db.execute(
-                sql: "UPDATE transfer SET state = ?, updatedAt = ? WHERE state = ?",
-                arguments: [TransferState.queued.rawValue, Date(), TransferState.running.rawValue]
-            )
-            return try TransferRecord
-                .filter(Column("fileName") != nil && Column("state") != TransferState.completed.rawValue)
-                .fetchAll(db)
         }
     }
 }

@@ -1,4 +1,4 @@
-/// A one-shot "stop now" for the task that holds a transfer (a download or a retry timer).
+/// A one-shot "stop now" for a task (a transfer's worker, the engine's loops).
 /// Firing it wakes every waiter; it cannot be reset.
 final class StopSignal: Sendable {
     private let broadcast = Broadcast()
@@ -33,16 +33,11 @@ final class StopSignal: Sendable {
         }
     }
 
-    /// Sleeps on `clock`, waking early if the signal fires, or if `wake` returns first.
-    /// - Returns: true if the full time passed or `wake` returned; false if the signal fired.
-    func sleep(for duration: Duration, clock: any Clock<Duration>, orUntil wake: (@Sendable () async -> Void)? = nil) async -> Bool {
+    /// Sleeps on `clock`, waking early if the signal fires.
+    /// - Returns: true if the full time passed; false if the signal fired.
+    func sleep(for duration: Duration, clock: any Clock<Duration>) async -> Bool {
         (try? await race {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await clock.sleep(for: duration, tolerance: nil) }
-                if let wake { group.addTask { await wake() } }
-                defer { group.cancelAll() }
-                try await group.next()
-            }
+            try await clock.sleep(for: duration, tolerance: nil)
             return true
         }) == true
     }

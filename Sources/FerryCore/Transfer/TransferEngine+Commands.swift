@@ -30,9 +30,9 @@ extension TransferEngine {
             draft.transferOptions = request.options
             draft.startAfter = startAfter
             let (record, _) = try await journal.createTransfer(draft, reuseExisting: !request.force)
+            await input(.enqueued(record.transferId, .init(record)))
             result.append(model(record))
         }
-        await schedule()
         return result
     }
 
@@ -76,7 +76,7 @@ extension TransferEngine {
         draft.transferOptions = request.options
         draft.startAfter = try await startAfter(session: session, own: request.options)
         let (record, _) = try await journal.createTransfer(draft, reuseExisting: false)
-        await schedule()
+        await input(.enqueued(record.transferId, .init(record)))
         return model(record)
     }
 
@@ -113,46 +113,29 @@ extension TransferEngine {
     }
 
     public func pause(_ id: Int64) async throws -> Transfer {
-        try await command(.pause, id) { record in record.event(.paused) }
+        try await command(.pause(id), id)
     }
 
     /// Resumes a paused or failed transfer (it joins the queue), or retries a waiting one now.
     public func resume(_ id: Int64) async throws -> Transfer {
-        try await command(.resume, id) { record in
-            record.error = nil
-            record.failures = 0
-            record.retryAt = nil
-            record.waitReason = nil
-            record.waitingSince = nil
-            record.waitsForNetwork = false
-            return nil
-        }
+        try await command(.resume(id), id)
     }
 
     /// Stops a transfer for good and deletes its part file, unless `keepingResumeData`, in which
     /// case the part file stays for ``resumeData(for:)`` and ``resume(with:)``.
     public func cancel(_ id: Int64, keepingResumeData: Bool = false) async throws -> Transfer {
-        try await command(.cancel, id) { record in
-            record.keepsPartFile = keepingResumeData
-            record.retryAt = nil
-            return record.event(.cancelled)
-        }
+        try await command(.cancel(id, keepingPartFile: keepingResumeData), id)
     }
 
     /// Forgets a transfer (cancelling it first if needed). With `deleteFile`, a completed
     /// transfer's file is deleted too.
     public func remove(_ id: Int64, deleteFile: Bool) async throws {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
-        if record.state.isActive || record.state == .paused {
-            _ = try await cancel(id)
-        }
-        _ = try await journal.removeTransfer(id: id)
+        try await journaledCommand(.remove(id), id)
         if deleteFile, record.state == .completed, let relative = record.relativePath {
             let url = library.absolute(relative)
             if library.contains(url) { try? FileManager.default.removeItem(at: url) }
         }
-        holders.withLock { $0[id] }?.stop.fire()
-        try? FileManager.default.removeItem(at: library.partURL(for: id))
     }
 
     /// The resume data of a transfer that has bytes on disk.
@@ -187,17 +170,8 @@ extension TransferEngine {
         guard !stale else {
             throw FerryError(.resumeDataStale, "The partial file of transfer \(id) is gone; start the download again.")
         }
-        let updated = try await store.update(id: id) { record in
-            // Resume data brings back a cancelled transfer that kept its part file.
-            record.state = .queued
-            record.keepsPartFile = false
-            record.error = nil
-            record.failures = 0
-            // Like a resumed pause: the worker journals `resumed` with the offset the server accepts.
-            return nil
-        }
-        await schedule()
-        return model(updated)
+        // Like a resumed pause: the worker journals `resumed` with the offset the server accepts.
+        return try await command(.reopen(id), id)
     }
 
     // MARK: - Reading
@@ -205,7 +179,7 @@ extension TransferEngine {
     /// True while a download or a retry timer holds the transfer: after a pause or cancel, it
     /// turns false once the worker has checkpointed and let go of the part file.
     public nonisolated func isHeld(_ id: Int64) -> Bool {
-        holders.withLock { $0[id] != nil }
+        held.withLock { $0.contains(id) }
     }
 
     public nonisolated func transfer(_ id: Int64) async throws -> Transfer {
@@ -226,56 +200,41 @@ extension TransferEngine {
 
     // MARK: - Commands
 
-    /// Applies a person's command: journal first (one transaction, through the lifecycle), then
-    /// the effects. A stopped worker is waited for (up to `Transfer.stopWait`), so that when a pause
+    /// Applies a command through the control and carries out its actions: a stopped worker is
+    /// waited for (up to `Transfer.stopWait`) before the change is journaled, so that when a pause
     /// returns its bytes are durable and counted, a resume right after it starts at once, and a
-    /// cancel has deleted the part file.
-    private func command(
-        _ command: TransferLifecycle.Command, _ id: Int64,
-        change: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
-    ) async throws -> Transfer {
-        // What holds the transfer lets go before the change is journaled: the worker's last
-        // checkpoint comes first, so the change's event (a pause's) carries every byte on disk,
-        // which is where a resume starts. (Nothing holding it: nothing to read or stop.)
-        var stopped = false
-        if holders.withLock({ $0[id] != nil }), let current = try await journal.transfer(id: id),
-            try TransferLifecycle.transition(from: current.state, on: command, finishing: current.fileName != nil)
-                .effects.contains(.stopWorker)
-        {
-            await stopHolder(id)
-            stopped = true
-        }
-        var (record, transition): (TransferRecord, TransferLifecycle.Transition)
-        do {
-            (record, transition) = try await store.apply(command, to: id, change: change)
-        } catch {
-            // Not journaled (the journal failed, or another command came first): a transfer
-            // still running or waiting to retry must not be left without its worker or timer.
-            if stopped { await restoreHolder(id) }
-            throw error
-        }
-        for effect in transition.effects {
-            switch effect {
-            case .stopWorker:
-                // Stopped above unless the transfer was in another state then (queued, and
-                // started since); nothing takes a running or waiting transfer in between.
-                if !stopped { await stopHolder(id) }
-                record = try await journal.transfer(id: id) ?? record
-            case .deletePartFile:
-                if holders.withLock({ $0[id] == nil }), !record.keepsPartFile {
-                    try? FileManager.default.removeItem(at: library.partURL(for: id))
-                }
-            case .schedule: await schedule()
-            }
-        }
+    /// cancel has deleted the part file. Commands on one transfer run one at a time.
+    private func command(_ input: TransferControl.Input, _ id: Int64) async throws -> Transfer {
+        guard let record = try await journaledCommand(input, id) else { throw FerryError.notFound(transfer: id) }
         return model(record)
     }
 
-    /// Asks the worker or retry timer holding the transfer to let go, and waits until it has (up
-    /// to ``Transfer/stopWait``, for a slow disk).
-    private func stopHolder(_ id: Int64) async {
-        guard let holder = holders.withLock({ $0[id] }) else { return }
-        holder.stop.fire()
-        _ = try? await holder.released.race { try await Task.sleep(for: Transfer.stopWait) }
+    /// - Returns: the transfer as journaled afterwards (nil once removed).
+    @discardableResult
+    private func journaledCommand(_ input: TransferControl.Input, _ id: Int64) async throws -> TransferRecord? {
+        while let previous = commandsInFlight[id] { await previous.wait() }
+        let done = StopSignal()
+        commandsInFlight[id] = done
+        defer {
+            commandsInFlight[id] = nil
+            done.fire()
+        }
+        if control.entry(id) == nil {
+            guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+            control.adopt(id, .init(record))
+        }
+        defer { control.tidy(id) }
+        let before = control.entry(id)!
+        let actions = try control.handle(input, now: Date())
+        do {
+            let written = try await execute(actions, for: id)
+            if case .remove = input { return nil }
+            if let written { return written }
+            return try await journal.transfer(id: id)
+        } catch {
+            // Not journaled: the transfer is as it was, with a worker or timer again if it had one.
+            await execute((try? control.handle(.restore(id, before), now: Date())) ?? [])
+            throw error
+        }
     }
 }

@@ -8,8 +8,8 @@ import Synchronization
 
 /// The transfer engine: a ServiceLifecycle service that runs transfers from the journal, at
 /// most `maxConcurrent` at once and the rest in order, with retries, checkpoints and graceful
-/// shutdown. Commands (pause, resume, cancel...) are applied to the journal through
-/// ``TransferLifecycle`` and then carried out here.
+/// shutdown. Every input (a command, a worker's report, a timer, the network) goes to the
+/// ``TransferControl``, which decides; the engine carries out the actions it returns.
 public actor TransferEngine: Service {
     public struct Configuration: Sendable {
         /// Transfers downloading at once; the rest wait in order.
@@ -80,30 +80,32 @@ public actor TransferEngine: Service {
     /// Every outbound client: direct, and one per proxy in use.
     public nonisolated let clients: HTTPClients
 
-    private enum Job: Sendable {
-        case download(Int64, Holder)
-        /// A waiting transfer's timer; with `forNetwork`, a network change ends it early.
-        case retryTimer(Int64, after: Duration, forNetwork: Bool, Holder)
-    }
+    /// The one owner of every transfer's control; the engine carries out its actions.
+    var control: TransferControl
+    /// The workers running, by transfer id.
+    var workers: [Int64: Worker] = [:]
+    /// Retry timers, by transfer id.
+    private var timers: [Int64: Task<Void, Never>] = [:]
+    /// Wakes the scheduler when the earliest scheduled transfer (`startAfter`) is due.
+    private var wake: Task<Void, Never>?
+    /// Commands in progress, by transfer id: the next command on the same transfer waits for it.
+    var commandsInFlight: [Int64: StopSignal] = [:]
+    /// Transfers a worker or retry timer holds, readable without the actor.
+    nonisolated let held = Mutex<Set<Int64>>([])
 
-    /// The task (a download or a retry timer) holding a transfer: `stop` asks it to let go,
-    /// `released` fires once it has (the part file checkpointed and closed).
-    final class Holder: Sendable {
+    /// A worker holding a transfer: `stop` asks it to let go, `released` fires once it has (the
+    /// part file checkpointed and closed, its report applied).
+    final class Worker: Sendable {
+        let token: Int
         let stop = StopSignal()
         let released = StopSignal()
+        init(token: Int) { self.token = token }
     }
 
-    private nonisolated let jobs: AsyncStream<Job>
-    private nonisolated let jobsContinuation: AsyncStream<Job>.Continuation
+    private nonisolated let jobs: AsyncStream<(Int64, Worker)>
+    private nonisolated let jobsContinuation: AsyncStream<(Int64, Worker)>.Continuation
     /// Fired at graceful shutdown.
     private nonisolated let shutdown = StopSignal()
-    /// The task (download or retry timer) holding each transfer, by id.
-    nonisolated let holders = Mutex<[Int64: Holder]>([:])
-    /// Transfers whose holder is running them (not a timer), with their sessions: these use
-    /// the slots.
-    private var running: [Int64: String] = [:]
-    /// Wakes the scheduler when the earliest scheduled transfer (`startAfter`) is due.
-    private var wake: (at: Date, task: Task<Void, Never>)?
 
     /// An engine whose requests all go out directly through `httpClient` unless a transfer's
     /// options name a proxy.
@@ -140,7 +142,8 @@ public actor TransferEngine: Service {
         journal.onCommit { [hub] event in hub.publish(event) }
         let store = TransferStore(journal: journal)
         self.store = store
-        (jobs, jobsContinuation) = AsyncStream.makeStream(of: Job.self)
+        (jobs, jobsContinuation) = AsyncStream.makeStream(of: (Int64, Worker).self)
+        control = TransferControl(limits: .init(daemon: configuration.maxConcurrent))
         worker = TransferWorker(
             store: store, library: library,
             fetcher: HTTPFetcher(clients: clients, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
@@ -200,16 +203,16 @@ public actor TransferEngine: Service {
         if let options = try? await journal.daemonOptions() { clients.setDaemonOptions(options) }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.publishProgress() }
+            group.addTask { await self.followNetwork() }
             await withGracefulShutdownHandler {
-                await self.schedule()
-                for await job in self.jobs {
-                    group.addTask { await self.perform(job) }
+                await self.startControl()
+                for await (id, worker) in self.jobs {
+                    group.addTask { await self.perform(id, worker) }
                 }
             } onGracefulShutdown: {
                 self.shutdown.fire()
-                Task { await self.cancelWake() }
                 self.jobsContinuation.finish()
-                for holder in self.holders.withLock({ Array($0.values) }) { holder.stop.fire() }
+                Task { await self.input(.shutdown) }
             }
         }
         hub.close()
@@ -217,22 +220,46 @@ public actor TransferEngine: Service {
         logger.info("transfer engine stopped")
     }
 
-    private func cancelWake() {
-        wake?.task.cancel()
-        wake = nil
+    /// Puts back what the last run left: interrupted transfers into the queue, waiting ones'
+    /// timers; then starts what is due.
+    private func startControl() async {
+        await execute(control.recover(now: Date()))
     }
 
-    private nonisolated func perform(_ job: Job) async {
-        switch job {
-        case .download(let id, let holder):
-            let outcome = await worker.run(id: id, signal: holder.stop)
-            await downloadEnded(id, holder: holder, outcome: outcome)
-        case .retryTimer(let id, let delay, let forNetwork, let holder):
+    /// One worker's run: journal its start, run it, apply its report, let go.
+    private nonisolated func perform(_ id: Int64, _ holder: Worker) async {
+        let report: TransferControl.WorkerReport
+        do {
+            let record = try await store.write(.started, to: id)!
+            let token = holder.token
+            report = await worker.run(record: record, signal: holder.stop) { await self.mayFinish(id, token) }
+        } catch {
+            logger.error("cannot journal a transfer's start", metadata: ["transfer.id": "\(id)", "error": "\(error)"])
+            report = .stopped
+        }
+        await workerEnded(id, holder, report)
+    }
+
+    private func workerEnded(_ id: Int64, _ holder: Worker, _ report: TransferControl.WorkerReport) async {
+        await input(.workerEnded(id, worker: holder.token, report))
+        if workers[id] === holder { workers[id] = nil }
+        updateHeld(id)
+        holder.released.fire()
+    }
+
+    private func mayFinish(_ id: Int64, _ token: Int) -> Bool {
+        (try? control.handle(.finishing(id, worker: token), now: Date())) != nil
+    }
+
+    /// Tells the control when the machine's network changes.
+    private nonisolated func followNetwork() async {
+        var seen = network.generation
+        while !shutdown.isFired {
             let network = network
-            let seen = network.generation
-            let wake: (@Sendable () async -> Void)? = forNetwork ? { @Sendable in await network.wait(after: seen) } : nil
-            let due = await holder.stop.sleep(for: delay, clock: clock, orUntil: wake)
-            await retryTimerEnded(id, holder: holder, elapsed: due)
+            let after = seen
+            guard (try? await shutdown.race({ await network.wait(after: after) })) != nil else { return }
+            seen = network.generation
+            await input(.networkBack)
         }
     }
 
@@ -248,165 +275,142 @@ public actor TransferEngine: Service {
         }
     }
 
-    // MARK: - Scheduling
+    // MARK: - Carrying out the control's actions
 
-    /// Starts queued transfers that are due, oldest first, while slots are free — the daemon's
-    /// and each session's (`maxConcurrent`).
-    func schedule() async {
-        guard !shutdown.isFired else { return }
-        let options: [String: TransferOptions]
+    /// An input that is not a person's command: its actions are carried out, and a failure to
+    /// journal is logged (the next start puts right what the journal missed).
+    func input(_ input: TransferControl.Input) async {
         do {
-            options = try await journal.allSessionOptions()
+            await execute(try control.handle(input, now: Date()))
         } catch {
-            logger.error("cannot read the configuration", metadata: ["error": "\(error)"])
-            return
+            logger.warning("transfer control refused an input", metadata: ["error": "\(error)"])
         }
-        let daemonLimit = options[Journal.daemonOptionsKey]?.maxConcurrent ?? configuration.maxConcurrent
-        let sessionLimits = options.compactMapValues(\.maxConcurrent)
-        let free = daemonLimit - running.count
-        let now = Date()
-        if free > 0 {
-            let held = Set(holders.withLock { $0.keys })
-            // Sessions at their own limit may hold the head of the queue: look further.
-            let window = sessionLimits.isEmpty ? free : free + 256
-            let candidates: [TransferRecord]
-            do {
-                candidates = try await journal.queued(limit: window, excluding: held, dueBy: now)
-            } catch {
-                logger.error("cannot read the queue", metadata: ["error": "\(error)"])
-                return
-            }
-            var perSession = Dictionary(running.values.map { ($0, 1) }, uniquingKeysWith: +)
-            for record in candidates {
-                let id = record.transferId
-                guard !shutdown.isFired, running.count < daemonLimit else { break }
-                if let limit = sessionLimits[record.session], perSession[record.session, default: 0] >= limit { continue }
-                let holder = Holder()
-                let taken = holders.withLock { holders -> Bool in
-                    guard holders[id] == nil else { return false }
-                    holders[id] = holder
-                    return true
+    }
+
+    /// Carries out actions in order, logging journal failures.
+    func execute(_ actions: [TransferControl.Action]) async {
+        do {
+            try await execute(actions, for: nil)
+        } catch {
+            logger.error("cannot journal a transfer's change", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Carries out actions in order. For the transfer a command names (`commanded`), stopping its
+    /// worker waits until it has let go (up to ``Transfer/stopWait``), and a journal failure
+    /// stops here and is thrown; for others it is logged.
+    /// - Returns: the commanded transfer's record as last journaled.
+    @discardableResult
+    func execute(_ actions: [TransferControl.Action], for commanded: Int64?) async throws -> TransferRecord? {
+        // A transfer put back into the queue and started in the same step is journaled once.
+        let starting = Set(actions.compactMap { if case .startWorker(let id, _) = $0 { id } else { nil } })
+        var written: TransferRecord?
+        for action in actions {
+            switch action {
+            case .journal(let id, .queued(.retry)) where starting.contains(id),
+                .journal(let id, .queued(.interrupted)) where starting.contains(id):
+                continue
+            case .journal(let id, let change):
+                do {
+                    let record = try await store.write(change, to: id)
+                    if id == commanded { written = record }
+                } catch {
+                    if id == commanded { throw error }
+                    logger.error("cannot journal a transfer's change", metadata: ["transfer.id": "\(id)", "error": "\(error)"])
                 }
-                guard taken else { continue }
-                running[id] = record.session
-                perSession[record.session, default: 0] += 1
-                jobsContinuation.yield(.download(id, holder))
+            case .startWorker(let id, let token):
+                let worker = Worker(token: token)
+                workers[id] = worker
+                jobsContinuation.yield((id, worker))
+            case .stopWorker(let id):
+                guard let worker = workers[id] else { continue }
+                worker.stop.fire()
+                if id == commanded {
+                    _ = try? await worker.released.race { try await Task.sleep(for: Transfer.stopWait) }
+                }
+            case .armRetryTimer(let id, let token, let delay):
+                timers[id]?.cancel()
+                let clock = clock
+                timers[id] = Task {
+                    guard (try? await clock.sleep(for: delay, tolerance: nil)) != nil else { return }
+                    await self.retryDue(id, token)
+                }
+            case .cancelRetryTimer(let id):
+                timers.removeValue(forKey: id)?.cancel()
+            case .deletePartFile(let id):
+                try? FileManager.default.removeItem(at: library.partURL(for: id))
+            case .armScheduleTimer(let date):
+                wake?.cancel()
+                wake = date.map { date in
+                    Task {
+                        try? await Task.sleep(for: .seconds(max(0, date.timeIntervalSinceNow)))
+                        guard !Task.isCancelled else { return }
+                        await self.input(.scheduleDue)
+                    }
+                }
             }
+            if let id = action.transferID { updateHeld(id) }
         }
-        await wakeForNextScheduledStart(after: now)
+        return written
     }
 
-    /// After a command stopped the transfer's worker or timer and then could not journal its
-    /// change: a transfer still waiting to retry gets its timer back, and one still running goes
-    /// back to the queue, as recovery would put it at the next start, instead of standing still.
-    func restoreHolder(_ id: Int64) async {
-        guard !shutdown.isFired, holders.withLock({ $0[id] == nil }), let record = try? await journal.transfer(id: id) else { return }
-        switch record.state {
-        case .running:
-            let requeued = try? await store.update(id: id) { record in
-                if record.state == .running { record.state = .queued }
-                return nil
-            }
-            if requeued?.state == .queued { await schedule() }
-        case .waiting:
-            startRetryTimer(for: record)
-        default:
-            break
-        }
+    private func retryDue(_ id: Int64, _ token: Int) async {
+        if control.entry(id)?.timer == token { timers[id] = nil }
+        await input(.retryDue(id, timer: token))
+        updateHeld(id)
     }
 
-    /// Keeps one timer for the earliest queued transfer that is not due yet.
-    private func wakeForNextScheduledStart(after now: Date) async {
-        let next = try? await journal.nextScheduledStart(after: now)
-        guard next != wake?.at else { return }
-        wake?.task.cancel()
-        wake = nil
-        guard let next, !shutdown.isFired else { return }
-        let task = Task {
-            try? await Task.sleep(for: .seconds(max(0, next.timeIntervalSinceNow)))
-            guard !Task.isCancelled else { return }
-            await self.woke()
+    private func updateHeld(_ id: Int64) {
+        let isHeld = control.isHeld(id)
+        held.withLock { held in
+            if isHeld { held.insert(id) } else { held.remove(id) }
         }
-        wake = (next, task)
-    }
-
-    private func woke() async {
-        wake = nil
-        await schedule()
     }
 
     /// Applies changed configuration: limits of running transfers, and the queue.
     func configurationChanged(session: String?, options: TransferOptions) async {
         bandwidth.update(session: session, bytesPerSecond: options.bytesPerSecond)
         if session == nil { clients.setDaemonOptions(options) }
-        await schedule()
+        await readLimits()
     }
 
-    private func release(_ id: Int64, _ holder: Holder) {
-        holders.withLock { holders in
-            if holders[id] === holder { holders[id] = nil }
+    /// The daemon's and the sessions' `maxConcurrent`, from the journal, to the control.
+    private func readLimits() async {
+        do {
+            await input(.limits(try await limits()))
+        } catch {
+            logger.error("cannot read the configuration", metadata: ["error": "\(error)"])
         }
-        holder.released.fire()
     }
 
-    private func downloadEnded(_ id: Int64, holder: Holder, outcome: TransferWorker.Outcome) async {
-        release(id, holder)
-        running[id] = nil
-        if case .wait(let delay, let forNetwork) = outcome, !shutdown.isFired {
-            startRetryTimer(id, after: delay, forNetwork: forNetwork)
-        }
-        await deletePartFileIfAbandoned(id)
-        await schedule()
-    }
-
-    private func startRetryTimer(_ id: Int64, after delay: Duration, forNetwork: Bool) {
-        let holder = Holder()
-        let taken = holders.withLock { holders -> Bool in
-            guard holders[id] == nil else { return false }
-            holders[id] = holder
-            return true
-        }
-        if taken { jobsContinuation.yield(.retryTimer(id, after: delay, forNetwork: forNetwork, holder)) }
-    }
-
-    /// The timer of a waiting transfer, due when the journal says.
-    private func startRetryTimer(for record: TransferRecord) {
-        startRetryTimer(
-            record.transferId, after: .seconds(max(0, record.retryAt?.timeIntervalSinceNow ?? 0)), forNetwork: record.waitsForNetwork
+    private func limits() async throws -> TransferControl.Limits {
+        let options = try await journal.allSessionOptions()
+        return TransferControl.Limits(
+            daemon: options[Journal.daemonOptionsKey]?.maxConcurrent ?? configuration.maxConcurrent,
+            sessions: options.filter { $0.key != Journal.daemonOptionsKey }.compactMapValues(\.maxConcurrent)
         )
-    }
-
-    private func retryTimerEnded(_ id: Int64, holder: Holder, elapsed: Bool) async {
-        release(id, holder)
-        if elapsed {
-            // Back into the queue; its id keeps its place among the others.
-            _ = try? await store.apply(.resume, to: id)
-        }
-        await deletePartFileIfAbandoned(id)
-        await schedule()
-    }
-
-    /// Deletes the part file of a cancelled or removed transfer once nothing holds it.
-    private func deletePartFileIfAbandoned(_ id: Int64) async {
-        guard holders.withLock({ $0[id] == nil }) else { return }
-        let record = try? await journal.transfer(id: id)
-        if record == nil || (record?.state == .cancelled && record?.keepsPartFile == false) {
-            try? FileManager.default.removeItem(at: library.partURL(for: id))
-        }
     }
 
     // MARK: - Recovery
 
-    /// Requeues what was running, finishes moves a crash interrupted, restarts retry timers,
-    /// deletes part files nobody owns and settles how much of the others to trust.
+    /// Takes in the transfers of the last run, finishes moves a crash interrupted, deletes part
+    /// files nobody owns and settles how much of the others to trust. Running ones go back into
+    /// the queue and waiting ones get their timers when the engine runs.
     private func recover() async throws {
         try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
-        for record in try await journal.recoverInterruptedTransfers() {
-            await finishInterruptedMove(record)
+        var moved: [(Int64, TransferControl.Input)] = []
+        for var record in try await journal.transfers(states: [.queued, .running, .waiting, .paused, .failed]) {
+            if record.fileName != nil {
+                if let completed = await finishInterruptedMove(record) {
+                    moved.append((record.transferId, completed))
+                } else {
+                    record.fileName = nil
+                }
+            }
+            control.adopt(record.transferId, .init(record))
         }
-        for record in try await journal.transfers(states: [.waiting]) {
-            startRetryTimer(for: record)
-        }
+        for (_, completed) in moved { await input(completed) }
+        control.limits = try await limits()
         try await deleteOrphanPartFiles()
         try await settlePartFileTails()
     }
@@ -418,7 +422,8 @@ public actor TransferEngine: Service {
         let boot = configuration.bootID
         let lastBoot = try await journal.lastBoot()
         let sameBoot = boot != nil && lastBoot == boot
-        let unfinished: Set<TransferState> = [.queued, .paused, .waiting, .failed, .cancelled]
+        // Running ones too: they go back into the queue only when the engine runs.
+        let unfinished: Set<TransferState> = [.queued, .running, .paused, .waiting, .failed, .cancelled]
         for record in try await journal.transfers(states: unfinished) where record.kind == .download {
             let url = library.partURL(for: record.transferId)
             var info = stat()
@@ -446,10 +451,11 @@ public actor TransferEngine: Service {
     }
 
     /// A transfer whose final name was journaled but which is not completed: the process died
-    /// during the move into the library.
-    private func finishInterruptedMove(_ record: TransferRecord) async {
+    /// during the move into the library. Finishes the move and returns the control's input that
+    /// completes it, or makes it run again.
+    private func finishInterruptedMove(_ record: TransferRecord) async -> TransferControl.Input? {
         let id = record.transferId
-        guard let relative = record.relativePath, let sha256 = record.sha256 else { return }
+        guard let relative = record.relativePath, let sha256 = record.sha256 else { return nil }
         let part = library.partURL(for: id)
         let target = library.absolute(relative)
         let fm = FileManager.default
@@ -464,26 +470,18 @@ public actor TransferEngine: Service {
         } else if !partExists, targetExists, (try? fm.attributesOfItem(atPath: target.path)[.size] as? Int64) == record.totalBytes {
             moved = true
         }
-        let library = library
         if moved {
             logger.info("finished an interrupted move", metadata: ["transfer.id": "\(id)"])
-            _ = try? await store.update(id: id) { record in
-                record.state = .completed
-                record.completedAt = Date()
-                var event = record.event(.completed)
-                event.path = library.absolutePath(relative)
-                event.sha256 = sha256
-                return event
-            }
-        } else {
-            // Run it again: it resumes from the part file, or starts over.
-            _ = try? await store.update(id: id) { record in
-                record.fileName = nil
-                record.sha256 = nil
-                if !partExists { record.durableBytes = 0 }
-                return nil
-            }
+            return .recoveredMove(id, path: library.absolutePath(relative), sha256: sha256)
         }
+        // Run it again: it resumes from the part file, or starts over.
+        _ = try? await store.update(id: id) { record in
+            record.fileName = nil
+            record.sha256 = nil
+            if !partExists { record.durableBytes = 0 }
+            return nil
+        }
+        return nil
     }
 
     private nonisolated func sameFile(_ a: URL, _ b: URL) -> Bool {

@@ -1,8 +1,8 @@
 import FerryKit
 import Foundation
 
-/// The journal as engine and workers write to it: updates of one transfer and lifecycle
-/// commands, each one transaction. Their events reach live listeners through
+/// The journal as engine and workers write to it: updates of one transfer's data (by workers)
+/// and the control's changes of state (``write(_:to:)``), each one transaction. Their events reach live listeners through
 /// ``Journal/onCommit(_:)``.
 struct TransferStore: Sendable {
     let journal: Journal
@@ -19,24 +19,6 @@ struct TransferStore: Sendable {
         id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
     ) async throws -> TransferRecord {
         try await journal.update(id: id, body).record
-    }
-
-    /// Applies a lifecycle command in one transaction; `change` may adjust the record further
-    /// and returns the event to journal (given the record after the transition).
-    @discardableResult
-    func apply(
-        _ command: TransferLifecycle.Command, to id: Int64,
-        change: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent? = { _ in nil }
-    ) async throws -> (record: TransferRecord, transition: TransferLifecycle.Transition) {
-        let outcome = try await update(id: id) { (record: inout TransferRecord) -> (TransferLifecycle.Transition, TransferEvent?) in
-            let transition = try TransferLifecycle.transition(
-                from: record.state, on: command, finishing: record.fileName != nil
-            )
-            guard transition.changed else { return (transition, nil) }
-            record.state = transition.state
-            return (transition, try change(&record))
-        }
-        return (outcome.record, outcome.result)
     }
 }
 

@@ -11,11 +11,7 @@ import NIOCore
 /// settings (headers, timeouts, bandwidth, retry limit). Retries are the engine's business: the
 /// worker only says after how long.
 struct TransferWorker: Sendable {
-    enum Outcome: Sendable {
-        case done
-        /// Try again after `after`, or sooner when the network changes if `forNetwork`.
-        case wait(after: Duration, forNetwork: Bool)
-    }
+    typealias Report = TransferControl.WorkerReport
 
     let store: TransferStore
     let library: Library
@@ -27,25 +23,18 @@ struct TransferWorker: Sendable {
     let random: @Sendable () -> Double
     let logger: Logger
 
-    func run(id: Int64, signal: StopSignal) async -> Outcome {
+    /// Runs one attempt of a transfer whose start is journaled, and says how it ended.
+    /// - Parameter mayFinish: asks the control whether the file may go into the library now (no
+    ///   pause or cancel came first); after a yes, only this report may change the transfer.
+    func run(record: TransferRecord, signal: StopSignal, mayFinish: @escaping @Sendable () async -> Bool) async -> Report {
+        let id = record.transferId
         var logger = logger
         logger[metadataKey: "transfer.id"] = "\(id)"
-        let record: TransferRecord
-        do {
-            record = try await store.apply(.start, to: id) { record in
-                record.attempts += 1
-                record.retryAt = nil
-                return nil
-            }.record
-        } catch {
-            return .done  // Paused, cancelled or removed since it was scheduled.
-        }
-
         let settings: TransferSettings
         do {
             settings = try await store.journal.settings(for: record)
         } catch {
-            return await recordFailure(id: id, url: record.url, error: error, progressed: false, policy: configuration.retry, logger: logger)
+            return failed(url: record.url, error: error, progressed: false, policy: configuration.retry, logger: logger)
         }
         if record.kind == .upload { return await upload(record, settings, signal: signal, logger: logger) }
 
@@ -54,8 +43,8 @@ struct TransferWorker: Sendable {
             try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
             sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.durableBytes)
         } catch {
-            return await recordFailure(
-                id: id, url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
+            return failed(
+                url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
                 logger: logger
             )
         }
@@ -79,22 +68,25 @@ struct TransferWorker: Sendable {
             }
             guard downloaded != nil else {
                 if sink.isTouched { await checkpoint(id, sink, logger: logger) }
-                return .done
+                return .stopped
             }
-            try await complete(record, sink)
+            let done = try await complete(record, sink, mayFinish: mayFinish)
             logger.info("completed", metadata: ["transfer.bytes": "\(sink.length)"])
-            return .done
+            return done
         } catch {
             // An attempt that wrote nothing (a refused connection, no network) has nothing to
             // make durable: no fsync, no journal write, which is most of a waiting transfer's cost.
             if sink.isTouched { await checkpoint(id, sink, logger: logger) }
-            if signal.isFired { return .done }
-            return await recordFailure(
-                id: id, url: record.url, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry),
+            if signal.isFired || error is FinishRefused { return .stopped }
+            return failed(
+                url: record.url, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry),
                 options: settings.merged, logger: logger
             )
         }
     }
+
+    /// A pause or cancel came before the move into the library.
+    struct FinishRefused: Error {}
 
     // MARK: - Download
 
@@ -266,8 +258,9 @@ struct TransferWorker: Sendable {
 
     // MARK: - Finish
 
-    /// Verified length, fsync, SHA-256, atomic move into the library, then `completed`.
-    private func complete(_ record: TransferRecord, _ sink: DownloadSink) async throws {
+    /// Verified length, fsync, SHA-256, then (if the control still agrees) the atomic move into
+    /// the library; the report says `completed`.
+    private func complete(_ record: TransferRecord, _ sink: DownloadSink, mayFinish: @Sendable () async -> Bool) async throws -> Report {
         let id = record.transferId
         try sink.flush()
         try await sink.sync()
@@ -277,14 +270,12 @@ struct TransferWorker: Sendable {
         if let total = current.totalBytes, total != length {
             throw FerryError(.lengthMismatch, "Expected \(total) bytes but the file has \(length).")
         }
+        guard await mayFinish() else { throw FinishRefused() }
         let name = current.nameHint
             ?? record.preferredName.map { FileNamer.name(preferred: $0, contentType: nil, url: URL(string: record.url)) }
             ?? FileNamer.name(contentDisposition: nil, url: URL(string: record.url), suggested: record.suggestedName, contentType: nil)
-        _ = try await library.place(part: sink.url, folder: record.folder, name: name) { candidate in
+        let fileName = try await library.place(part: sink.url, folder: record.folder, name: name) { candidate in
             try await store.update(id: id) { record in
-                guard record.state == .running else {
-                    throw FerryError.invalidState("The transfer is \(record.state.rawValue).")
-                }
                 record.fileName = candidate
                 record.sha256 = sha256
                 record.durableBytes = length
@@ -292,23 +283,14 @@ struct TransferWorker: Sendable {
                 return nil
             }
         }
-        let library = library
-        try await store.apply(.complete, to: id) { record in
-            record.completedAt = Date()
-            record.error = nil
-            record.failures = 0
-            var event = record.event(.completed)
-            event.path = record.relativePath.map { library.absolutePath($0) }
-            event.sha256 = sha256
-            return event
-        }
+        return .completed(path: library.absolutePath("\(record.folder)/\(fileName)"), sha256: sha256)
     }
 
     // MARK: - Upload
 
     /// Sends the file; a stop needs no checkpoint (a resumable upload asks the server for its
     /// offset next time, a plain one starts over).
-    private func upload(_ record: TransferRecord, _ settings: TransferSettings, signal: StopSignal, logger: Logger) async -> Outcome {
+    private func upload(_ record: TransferRecord, _ settings: TransferSettings, signal: StopSignal, logger: Logger) async -> Report {
         let id = record.transferId
         let progress = progress
         progress.begin(id, session: record.session, bytes: 0, total: record.totalBytes)
@@ -324,12 +306,12 @@ struct TransferWorker: Sendable {
                     try await attempt.run(record)
                 }
             }
-            guard let response else { return .done }
-            try await completeUpload(record, response)
+            guard let response else { return .stopped }
+            let done = try await completeUpload(record, response)
             logger.info("upload completed", metadata: ["upload.status": "\(response.status)"])
-            return .done
+            return done
         } catch {
-            if signal.isFired { return .done }
+            if signal.isFired { return .stopped }
             if let refused = error as? UploadStatusFailure {
                 _ = try? await store.update(id: id) { record in
                     record.record(refused.response)
@@ -337,91 +319,36 @@ struct TransferWorker: Sendable {
                 }
             }
             let moved = (progress.snapshot(id)?.bytes ?? 0) > record.durableBytes
-            return await recordFailure(
-                id: id, url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
+            return failed(
+                url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
                 logger: logger
             )
         }
     }
 
-    private func completeUpload(_ record: TransferRecord, _ response: RecordedResponse) async throws {
+    /// Journals the server's answer and the file's SHA-256; the report says `completed`, with
+    /// the file that was sent as its path.
+    private func completeUpload(_ record: TransferRecord, _ response: RecordedResponse) async throws -> Report {
         guard let path = record.sourcePath else { throw FerryError(.internalError, "Upload \(record.transferId) has no file.") }
         let sha256 = try UploadAttempt.sha256(of: path)
-        try await store.apply(.complete, to: record.transferId) { record in
-            record.completedAt = Date()
-            record.error = nil
-            record.failures = 0
+        try await store.update(id: record.transferId) { record in
             record.sha256 = sha256
             if let total = record.totalBytes { record.durableBytes = total }
             record.record(response)
-            var event = record.event(.completed)
-            event.path = path  // For an upload, the file that was sent.
-            event.sha256 = sha256
-            return event
+            return nil
         }
+        return .completed(path: path, sha256: sha256)
     }
 
     // MARK: - Failure
 
-    /// Journals a failed attempt: the transfer waits (with the few words of why and when it tries
-    /// again) if waiting can mend it and its resource timeout allows, else it fails.
-    private func recordFailure(
-        id: Int64, url: String, error: any Error, progressed: Bool, policy: RetryPolicy, options: TransferOptions = TransferOptions(), logger: Logger
-    ) async -> Outcome {
+    /// A failed attempt, as the control needs it to decide between waiting and failing.
+    private func failed(
+        url: String, error: any Error, progressed: Bool, policy: RetryPolicy, options: TransferOptions = TransferOptions(), logger: Logger
+    ) -> Report {
         let target = URL(string: url)
         let failure = AttemptFailure(error, url: target, proxy: target.flatMap { fetcher.clients.proxy(for: $0, options: options) })
-        let unit = random()
-        let now = Date()
-        do {
-            let outcome = try await store.update(id: id) { (record: inout TransferRecord) -> (Outcome?, TransferEvent?) in
-                record.failures = progressed ? 1 : record.failures + 1
-                record.fileName = nil  // A failed move into the library is not finishing any more.
-                record.sha256 = nil
-                if progressed || record.waitingSince == nil { record.waitingSince = now }
-                let waited = Duration.seconds(now.timeIntervalSince(record.waitingSince ?? now))
-                let delay = failure.retryable
-                    ? policy.delay(afterFailures: record.failures, retryAfter: failure.retryAfter, unit: unit, waited: waited) : nil
-                let transition = try TransferLifecycle.transition(from: record.state, on: delay == nil ? .fail : .wait)
-                guard transition.changed else { return (nil, nil) }
-                record.state = transition.state
-                if let delay {
-                    record.error = failure.error.info
-                    record.retryAt = now.addingTimeInterval(delay / .seconds(1))
-                    record.waitReason = failure.reason
-                    record.waitsForNetwork = failure.waitsForNetwork
-                    var event = record.event(.waiting)
-                    event.attempt = record.attempts
-                    event.retryAt = record.retryAt
-                    event.error = failure.error.info
-                    event.reason = failure.reason
-                    return (.wait(after: delay, forNetwork: failure.waitsForNetwork), event)
-                }
-                record.waitReason = nil
-                record.waitsForNetwork = false
-                record.error = TransferErrorInfo(
-                    code: failure.error.code.rawValue, message: Self.giveUp(failure, failures: record.failures, waited: waited, policy: policy)
-                )
-                var event = record.event(.failed)
-                event.error = record.error
-                return (nil, event)
-            }
-            logger.info("attempt failed", metadata: ["error": "\(failure.error.message)", "transfer.wait": "\(outcome.result.map { "\($0)" } ?? "no")"])
-            return outcome.result ?? .done
-        } catch {
-            // Paused or cancelled meanwhile: the person's command wins.
-            return .done
-        }
-    }
-
-    /// Why a transfer stops trying: the failure itself, or the limit that ended the waiting.
-    static func giveUp(_ failure: AttemptFailure, failures: Int, waited: Duration, policy: RetryPolicy) -> String {
-        guard failure.retryable else { return failure.error.message }
-        if let maxAttempts = policy.maxAttempts, failures >= maxAttempts {
-            return "Gave up after \(failures) failed attempts. Last error: \(failure.error.message)"
-        }
-        if let retryAfter = failure.retryAfter, retryAfter > policy.maxRetryAfter {
-            return "The server asks to wait \(DurationText.describe(retryAfter)), longer than Ferry waits (\(DurationText.describe(policy.maxRetryAfter))). \(failure.error.message)"
-        }
-        return "Gave up after \(DurationText.describe(waited)) without progress (the resource timeout is \(DurationText.describe(policy.resourceTimeout))). Last error: \(failure.error.message)"
+        logger.info("attempt failed", metadata: ["error": "\(failure.error.message)", "retryable": "\(failure.retryable)"])
+        return .failed(.init(failure: failure, progressed: progressed, policy: policy, unit: random()))
     }
 }

@@ -1,10 +1,11 @@
 import FerryKit
-/// A transfer's lifecycle as a pure state machine: a command and the current state give the
-/// next state and the effects the engine must carry out. Commands from people (pause, resume,
-/// cancel) and from workers (start, wait, fail, complete) go through the same table, so a late
-/// worker report can never undo a pause or a cancel.
+
+/// A transfer's lifecycle as a table: a command and the current state give the next state and
+/// its effects. ``TransferControl`` is its only user: commands from people (pause, resume,
+/// cancel), reports of workers (start, wait, fail, complete) and timers (retry) all go through
+/// it, so a late worker report can never undo a pause or a cancel.
 public enum TransferLifecycle {
-    public enum Command: String, Sendable {
+    public enum Command: String, Sendable, CaseIterable {
         /// The scheduler gave the transfer a slot.
         case start
         case pause
@@ -15,6 +16,13 @@ public enum TransferLifecycle {
         /// A failure that waiting cannot mend, or the retry limit or resource timeout reached.
         case fail
         case complete
+        /// A waiting transfer's time (or the network) has come: back into the queue.
+        case retry
+        /// A running transfer lost its worker without a report: the daemon stopped, or a command
+        /// that stopped the worker could not be journaled. It goes back into the queue.
+        case interrupt
+        /// Resume data brings the transfer back: also a cancelled one that kept its part file.
+        case reopen
     }
 
     public enum Effect: Sendable, Hashable {
@@ -47,19 +55,22 @@ public enum TransferLifecycle {
         let same = Transition(state: state, effects: [], changed: false)
 
         switch (state, command) {
-        case (.queued, .start), (.waiting, .start): return to(.running)
+        case (.queued, .start): return to(.running)
         case (.queued, .pause): return to(.paused)
         case (.running, .pause), (.waiting, .pause): return to(.paused, .stopWorker, .schedule)
         case (.paused, .resume), (.failed, .resume): return to(.queued, .schedule)
         // Resuming a waiting transfer: try now.
-        case (.waiting, .resume): return to(.queued, .stopWorker, .schedule)
+        case (.waiting, .resume), (.waiting, .retry): return to(.queued, .stopWorker, .schedule)
         case (.queued, .cancel), (.paused, .cancel), (.failed, .cancel): return to(.cancelled, .deletePartFile)
         case (.running, .cancel), (.waiting, .cancel): return to(.cancelled, .stopWorker, .deletePartFile, .schedule)
         case (.running, .wait): return to(.waiting, .schedule)
         case (.running, .fail), (.waiting, .fail): return to(.failed, .schedule)
         case (.running, .complete): return to(.completed, .schedule)
+        case (.running, .interrupt): return to(.queued, .schedule)
+        case (.paused, .reopen), (.failed, .reopen), (.cancelled, .reopen): return to(.queued, .schedule)
 
-        case (.paused, .pause), (.queued, .resume), (.running, .resume), (.cancelled, .cancel):
+        case (.paused, .pause), (.queued, .resume), (.running, .resume), (.cancelled, .cancel),
+            (.queued, .reopen), (.running, .reopen), (.waiting, .reopen), (.completed, .reopen):
             return same
         default:
             throw FerryError.invalidState("The transfer is \(state.rawValue); it cannot \(verb(command)).")
@@ -75,6 +86,9 @@ public enum TransferLifecycle {
         case .wait: "wait"
         case .fail: "fail"
         case .complete: "complete"
+        case .retry: "retry"
+        case .interrupt: "be interrupted"
+        case .reopen: "be reopened"
         }
     }
 }

@@ -1,0 +1,539 @@
+import FerryKit
+import Foundation
+
+/// The one owner of transfers' control: a pure state machine, in the style of AsyncHTTPClient's
+/// connection-pool state machine. It takes commands (enqueue, pause, resume, cancel, remove,
+/// reopen), workers' reports (finishing, ended) and timers (retry due, schedule due, network
+/// back), and returns the actions that carry them out (journal a change, start or stop a worker,
+/// arm or cancel a timer, delete a part file). ``TransferEngine`` only executes the actions;
+/// workers only report. Every change of state goes through ``TransferLifecycle``'s table.
+///
+/// It knows every transfer that is not finished (queued, running, waiting, paused, failed) and
+/// those a worker still holds. Finished ones it reads from the journal when a command names them
+/// (``adopt(_:)``).
+public struct TransferControl: Sendable {
+    /// How many transfers run at once: in all, and per session.
+    public struct Limits: Sendable, Hashable {
+        public var daemon: Int
+        public var sessions: [String: Int]
+
+        public init(daemon: Int, sessions: [String: Int] = [:]) {
+            self.daemon = daemon
+            self.sessions = sessions
+        }
+    }
+
+    /// What the control knows of one transfer.
+    public struct Entry: Sendable, Hashable {
+        public var state: TransferState
+        public var session: String
+        /// Not to start before this (a scheduled transfer).
+        public var startAfter: Date?
+        public var keepsPartFile = false
+        /// Consecutive failed attempts, and since when it has gone without progress.
+        public var failures = 0
+        public var waitingSince: Date?
+        public var retryAt: Date?
+        public var waitsForNetwork = false
+        /// The worker holding it (a token), running or stopping.
+        public var worker: Int?
+        /// Its retry timer (a token) while it waits.
+        public var timer: Int?
+        /// Its worker is moving the file into the library: only the worker's report may follow.
+        public var finishing = false
+        /// Removed: forgotten once no worker holds it.
+        public var removed = false
+
+        public init(state: TransferState, session: String, startAfter: Date? = nil) {
+            self.state = state
+            self.session = session
+            self.startAfter = startAfter
+        }
+
+        /// A transfer as the journal has it.
+        init(_ record: TransferRecord) {
+            self.init(state: record.state, session: record.session, startAfter: record.startAfter)
+            keepsPartFile = record.keepsPartFile
+            failures = record.failures
+            waitingSince = record.waitingSince
+            retryAt = record.retryAt
+            waitsForNetwork = record.waitsForNetwork
+            finishing = record.fileName != nil && record.state == .running
+        }
+    }
+
+    public enum Input: Sendable {
+        /// A transfer was journaled (or an existing one asked for again).
+        case enqueued(Int64, Entry)
+        case pause(Int64)
+        case resume(Int64)
+        case cancel(Int64, keepingPartFile: Bool)
+        case remove(Int64)
+        /// Resume data: the transfer continues from its part file.
+        case reopen(Int64)
+        /// A command's change could not be journaled: the entry as it was comes back (a worker
+        /// it stopped becomes a place in the queue, a timer it cancelled is armed again).
+        case restore(Int64, Entry)
+        /// At start: the move into the library that a crash interrupted is finished.
+        case recoveredMove(Int64, path: String?, sha256: String?)
+        /// The worker is about to move the file into the library.
+        case finishing(Int64, worker: Int)
+        /// The worker let go of the transfer, saying how its attempt ended.
+        case workerEnded(Int64, worker: Int, WorkerReport)
+        case retryDue(Int64, timer: Int)
+        /// The earliest scheduled start has come.
+        case scheduleDue
+        /// A link, address or route came: transfers waiting for the network try now.
+        case networkBack
+        case limits(Limits)
+        /// Graceful shutdown: stop every worker and timer, start nothing more.
+        case shutdown
+    }
+
+    public enum WorkerReport: Sendable {
+        /// It stopped when asked (its bytes checkpointed), or never started (the journal said no).
+        case stopped
+        /// `path`: the file in the library (for an upload, the file sent).
+        case completed(path: String?, sha256: String?)
+        case failed(AttemptReport)
+    }
+
+    /// A failed attempt, with what the decision to wait or fail needs.
+    public struct AttemptReport: Sendable {
+        var failure: AttemptFailure
+        /// New bytes arrived in the attempt: the count of failures starts again.
+        var progressed: Bool
+        var policy: RetryPolicy
+        /// A random number in 0..<1 for the backoff's jitter.
+        var unit: Double
+
+        init(failure: AttemptFailure, progressed: Bool, policy: RetryPolicy, unit: Double) {
+            self.failure = failure
+            self.progressed = progressed
+            self.policy = policy
+            self.unit = unit
+        }
+    }
+
+    public enum Action: Sendable, Hashable {
+        case journal(Int64, TransferChange)
+        /// Journal `started`, then run a worker with this token.
+        case startWorker(Int64, worker: Int)
+        /// Ask the worker to let go; it reports `workerEnded` when it has.
+        case stopWorker(Int64)
+        case armRetryTimer(Int64, timer: Int, after: Duration)
+        case cancelRetryTimer(Int64)
+        /// Delete the part file (after the change that called for it is journaled).
+        case deletePartFile(Int64)
+        /// Wake the scheduler at this date (nil: no wake needed).
+        case armScheduleTimer(Date?)
+    }
+
+    public private(set) var entries: [Int64: Entry] = [:]
+    /// Setting them starts nothing; the `limits` input does (at start, before recovery, nothing
+    /// may start yet).
+    public var limits: Limits
+    public private(set) var isShutDown = false
+    /// Queued transfers in queue order (by id: a transfer keeps its place).
+    private var queue: [Int64] = []
+    private var nextToken = 1
+    private var scheduleTimer: Date?
+
+    public init(limits: Limits) {
+        self.limits = limits
+    }
+
+    // MARK: - Reading
+
+    public func entry(_ id: Int64) -> Entry? { entries[id] }
+
+    /// A worker or a retry timer holds it.
+    public func isHeld(_ id: Int64) -> Bool {
+        entries[id].map { $0.worker != nil || $0.timer != nil } ?? false
+    }
+
+    /// Transfers a worker holds: these use the slots.
+    public var running: Int { entries.values.count { $0.worker != nil } }
+
+    // MARK: - Loading
+
+    /// Forgets a transfer that is finished and held by nothing (one a command read from the
+    /// journal and left as it was).
+    public mutating func tidy(_ id: Int64) { settle(id) }
+
+    /// Takes in a transfer the journal has and the control does not know (at start, or when a
+    /// command names a finished one). Nothing happens until an input names it.
+    public mutating func adopt(_ id: Int64, _ entry: Entry) {
+        guard entries[id] == nil else { return }
+        var entry = entry
+        entry.worker = nil
+        entry.timer = nil
+        entries[id] = entry
+        if entry.state == .queued { enqueue(id) }
+    }
+
+    /// After a start, once the last run's transfers are adopted: running ones lost their worker
+    /// (they go back into the queue, keeping their order), waiting ones get their timers back.
+    public mutating func recover(now: Date) -> [Action] {
+        var actions: [Action] = []
+        for (id, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.worker == nil && entry.timer == nil {
+            switch entry.state {
+            case .running:
+                actions += change(id, .interrupt, .queued(.interrupted))
+            case .waiting:
+                let delay = Duration.seconds(max(0, entry.retryAt.map { $0.timeIntervalSince(now) } ?? 0))
+                actions.append(armTimer(id, after: delay))
+            default:
+                break
+            }
+        }
+        return actions + schedule(now: now)
+    }
+
+    // MARK: - Inputs
+
+    public mutating func handle(_ input: Input, now: Date) throws(FerryError) -> [Action] {
+        switch input {
+        case .enqueued(let id, let entry):
+            adopt(id, entry)
+            return schedule(now: now)
+
+        case .pause(let id):
+            return try command(.pause, id, now: now, journal: .paused)
+
+        case .resume(let id):
+            return try command(.resume, id, now: now, journal: .queued(.resumed)) { entry in
+                entry.failures = 0
+                entry.waitingSince = nil
+                entry.waitsForNetwork = false
+                entry.retryAt = nil
+            }
+
+        case .cancel(let id, let keeping):
+            return try command(.cancel, id, now: now, journal: .cancelled(keepsPartFile: keeping)) { entry in
+                entry.keepsPartFile = keeping
+            }
+
+        case .remove(let id):
+            guard let entry = entries[id] else { throw FerryError.notFound(transfer: id) }
+            var actions: [Action] = []
+            if entry.state.isActive || entry.state == .paused {
+                actions += try command(.cancel, id, now: now, journal: .cancelled(keepsPartFile: false)) { $0.keepsPartFile = false }
+            }
+            actions.append(.journal(id, .removed))
+            if !actions.contains(.deletePartFile(id)) { actions.append(.deletePartFile(id)) }
+            if entries[id] != nil {
+                entries[id]?.removed = true
+                settle(id)  // Forgotten now, or when its worker lets go.
+            }
+            return actions
+
+        case .reopen(let id):
+            return try command(.reopen, id, now: now, journal: .queued(.reopened)) { entry in
+                entry.keepsPartFile = false
+                entry.failures = 0
+                entry.waitingSince = nil
+            }
+
+        case .restore(let id, var before):
+            guard let current = entries[id] else { return [] }
+            before.worker = current.worker
+            before.timer = current.timer
+            before.removed = current.removed
+            before.finishing = current.finishing
+            queue.removeAll { $0 == id }
+            entries[id] = before
+            if before.state == .queued { enqueue(id) }
+            switch before.state {
+            case .running where before.worker == nil:
+                return change(id, .interrupt, .queued(.interrupted)) + schedule(now: now)
+            case .waiting where before.timer == nil:
+                let delay = Duration.seconds(max(0, before.retryAt.map { $0.timeIntervalSince(now) } ?? 0))
+                return [armTimer(id, after: delay)]
+            default:
+                return schedule(now: now)
+            }
+
+        case .recoveredMove(let id, let path, let sha256):
+            guard entries[id]?.worker == nil else { return [] }
+            let actions = change(id, .complete, .completed(path: path, sha256: sha256))
+            settle(id)
+            return actions
+
+        case .finishing(let id, let worker):
+            guard entries[id]?.worker == worker, entries[id]?.state == .running else {
+                throw FerryError.invalidState("The transfer is no longer running.")
+            }
+            entries[id]?.finishing = true
+            return []
+
+        case .workerEnded(let id, let worker, let report):
+            return workerEnded(id, worker: worker, report, now: now)
+
+        case .retryDue(let id, let timer):
+            guard entries[id]?.timer == timer else { return [] }
+            entries[id]?.timer = nil
+            guard entries[id]?.state == .waiting else { return schedule(now: now) }
+            return change(id, .retry, .queued(.retry)) + schedule(now: now)
+
+        case .scheduleDue:
+            scheduleTimer = nil
+            return schedule(now: now)
+
+        case .networkBack:
+            var actions: [Action] = []
+            for (id, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.state == .waiting && entry.waitsForNetwork {
+                actions += change(id, .retry, .queued(.retry))
+            }
+            return actions + schedule(now: now)
+
+        case .limits(let limits):
+            self.limits = limits
+            return schedule(now: now)
+
+        case .shutdown:
+            isShutDown = true
+            var actions: [Action] = []
+            for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                if entry.worker != nil { actions.append(.stopWorker(id)) }
+                if entry.timer != nil {
+                    entries[id]?.timer = nil
+                    actions.append(.cancelRetryTimer(id))
+                }
+            }
+            if scheduleTimer != nil {
+                scheduleTimer = nil
+                actions.append(.armScheduleTimer(nil))
+            }
+            return actions
+        }
+    }
+
+    // MARK: - Commands
+
+    /// A person's command through the table: the new state, then its effects.
+    private mutating func command(
+        _ command: TransferLifecycle.Command, _ id: Int64, now: Date, journal: TransferChange,
+        adjust: (inout Entry) -> Void = { _ in }
+    ) throws(FerryError) -> [Action] {
+        guard let entry = entries[id] else { throw FerryError.notFound(transfer: id) }
+        let transition = try TransferLifecycle.transition(from: entry.state, on: command, finishing: entry.finishing)
+        guard transition.changed else { return [] }
+        return apply(transition, to: id, journal: journal, adjust: adjust, now: now)
+    }
+
+    /// Applies a changed transition: the state, then stopping (before the journal, so that the
+    /// worker's last checkpoint comes first and the change's event carries every byte on disk),
+    /// the journal, the part file and the queue.
+    private mutating func apply(
+        _ transition: TransferLifecycle.Transition, to id: Int64, journal: TransferChange,
+        adjust: (inout Entry) -> Void = { _ in }, now: Date
+    ) -> [Action] {
+        guard var entry = entries[id] else { return [] }
+        var actions: [Action] = []
+        let wasQueued = entry.state == .queued
+        entry.state = transition.state
+        adjust(&entry)
+        if transition.effects.contains(.stopWorker) {
+            if entry.worker != nil { actions.append(.stopWorker(id)) }
+            if entry.timer != nil {
+                entry.timer = nil
+                actions.append(.cancelRetryTimer(id))
+            }
+        }
+        actions.append(.journal(id, journal))
+        // After the journal: a change the journal refuses leaves the bytes where they were. A
+        // worker still holding the file writes into an unlinked file; nothing reopens it.
+        if transition.effects.contains(.deletePartFile), !entry.keepsPartFile {
+            actions.append(.deletePartFile(id))
+        }
+        entries[id] = entry
+        if wasQueued, entry.state != .queued { queue.removeAll { $0 == id } }
+        if !wasQueued, entry.state == .queued { enqueue(id) }
+        settle(id)
+        if transition.effects.contains(.schedule) { actions += schedule(now: now) }
+        return actions
+    }
+
+    /// A change the control makes itself (retry, interrupt): the table, then the journal.
+    private mutating func change(_ id: Int64, _ command: TransferLifecycle.Command, _ journal: TransferChange) -> [Action] {
+        guard let state = entries[id]?.state, let transition = try? TransferLifecycle.transition(from: state, on: command),
+            transition.changed
+        else { return [] }
+        // Scheduling is the caller's: once, after all the changes.
+        var effects = transition
+        effects.effects.removeAll { $0 == .schedule }
+        return apply(effects, to: id, journal: journal, now: .distantPast)
+    }
+
+    // MARK: - Workers
+
+    private mutating func workerEnded(_ id: Int64, worker: Int, _ report: WorkerReport, now: Date) -> [Action] {
+        guard var entry = entries[id], entry.worker == worker else { return [] }
+        entry.worker = nil
+        entry.finishing = false
+        entries[id] = entry
+        var actions: [Action] = []
+        if entry.state == .running, !entry.removed {
+            // The worker's own outcome: nothing else changed the transfer meanwhile.
+            switch report {
+            case .completed(let path, let sha256):
+                actions += change(id, .complete, .completed(path: path, sha256: sha256))
+            case .failed(let attempt) where !isShutDown:
+                actions += failed(id, attempt, now: now)
+            case .stopped where !isShutDown:
+                // Not asked to stop: its start could not be journaled. Back into the queue, and
+                // not started again for a second, so that a failing journal is not a busy loop.
+                actions += change(id, .interrupt, .queued(.interrupted))
+                let notBefore = max(entries[id]?.startAfter ?? now, now.addingTimeInterval(1))
+                entries[id]?.startAfter = notBefore
+            case .failed, .stopped:
+                break  // Cut by the shutdown: the next start puts it back into the queue.
+            }
+        }
+        settle(id)
+        return actions + schedule(now: now)
+    }
+
+    /// Waits (if waiting can mend it and the resource timeout allows) or fails.
+    private mutating func failed(_ id: Int64, _ attempt: AttemptReport, now: Date) -> [Action] {
+        guard var entry = entries[id] else { return [] }
+        let failure = attempt.failure
+        entry.failures = attempt.progressed ? 1 : entry.failures + 1
+        if attempt.progressed || entry.waitingSince == nil { entry.waitingSince = now }
+        let since = entry.waitingSince ?? now
+        let waited = Duration.seconds(now.timeIntervalSince(since))
+        let delay = failure.retryable
+            ? attempt.policy.delay(afterFailures: entry.failures, retryAfter: failure.retryAfter, unit: attempt.unit, waited: waited) : nil
+        if let delay {
+            entry.retryAt = now.addingTimeInterval(delay / .seconds(1))
+            entry.waitsForNetwork = failure.waitsForNetwork
+            entries[id] = entry
+            let wait = TransferChange.Wait(
+                failures: entry.failures, waitingSince: since, retryAt: entry.retryAt!, reason: failure.reason,
+                forNetwork: failure.waitsForNetwork, error: failure.error.info
+            )
+            var actions = change(id, .wait, .waiting(wait))
+            if !isShutDown { actions.append(armTimer(id, after: delay)) }
+            return actions
+        }
+        entry.retryAt = nil
+        entry.waitsForNetwork = false
+        entries[id] = entry
+        let error = TransferErrorInfo(
+            code: failure.error.code.rawValue,
+            message: Self.giveUp(failure, failures: entry.failures, waited: waited, policy: attempt.policy)
+        )
+        return change(id, .fail, .failed(.init(failures: entry.failures, waitingSince: entry.waitingSince, error: error)))
+    }
+
+    /// Why a transfer stops trying: the failure itself, or the limit that ended the waiting.
+    static func giveUp(_ failure: AttemptFailure, failures: Int, waited: Duration, policy: RetryPolicy) -> String {
+        guard failure.retryable else { return failure.error.message }
+        if let maxAttempts = policy.maxAttempts, failures >= maxAttempts {
+            return "Gave up after \(failures) failed attempts. Last error: \(failure.error.message)"
+        }
+        if let retryAfter = failure.retryAfter, retryAfter > policy.maxRetryAfter {
+            return "The server asks to wait \(DurationText.describe(retryAfter)), longer than Ferry waits (\(DurationText.describe(policy.maxRetryAfter))). \(failure.error.message)"
+        }
+        return "Gave up after \(DurationText.describe(waited)) without progress (the resource timeout is \(DurationText.describe(policy.resourceTimeout))). Last error: \(failure.error.message)"
+    }
+
+    // MARK: - Scheduling
+
+    /// Starts queued transfers that are due, in queue order, while slots are free: the daemon's
+    /// and each session's. Keeps one timer for the earliest scheduled start.
+    private mutating func schedule(now: Date) -> [Action] {
+        guard !isShutDown else { return [] }
+        var actions: [Action] = []
+        var running = 0
+        var perSession: [String: Int] = [:]
+        for entry in entries.values where entry.worker != nil {
+            running += 1
+            perSession[entry.session, default: 0] += 1
+        }
+        var nextStart: Date?
+        var started: [Int64] = []
+        for id in queue {
+            guard let entry = entries[id], entry.worker == nil else { continue }
+            if let at = entry.startAfter, at > now {
+                nextStart = min(nextStart ?? at, at)
+                continue
+            }
+            guard running < limits.daemon else { continue }
+            if let limit = limits.sessions[entry.session], perSession[entry.session, default: 0] >= limit { continue }
+            running += 1
+            perSession[entry.session, default: 0] += 1
+            started.append(id)
+        }
+        for id in started {
+            let token = takeToken()
+            entries[id]?.state = (try? TransferLifecycle.transition(from: .queued, on: .start).state) ?? .running
+            entries[id]?.worker = token
+            entries[id]?.finishing = false
+            actions.append(.startWorker(id, worker: token))
+        }
+        if !started.isEmpty {
+            let set = Set(started)
+            queue.removeAll { set.contains($0) }
+        }
+        if nextStart != scheduleTimer {
+            scheduleTimer = nextStart
+            actions.append(.armScheduleTimer(nextStart))
+        }
+        return actions
+    }
+
+    private mutating func armTimer(_ id: Int64, after delay: Duration) -> Action {
+        let token = takeToken()
+        entries[id]?.timer = token
+        return .armRetryTimer(id, timer: token, after: delay)
+    }
+
+    private mutating func takeToken() -> Int {
+        defer { nextToken += 1 }
+        return nextToken
+    }
+
+    /// Inserts into the queue at its place.
+    private mutating func enqueue(_ id: Int64) {
+        let index = queue.partitioningIndex { $0 >= id }
+        if index == queue.count || queue[index] != id { queue.insert(id, at: index) }
+    }
+
+    /// Finished transfers that nothing holds are forgotten (the journal has them).
+    private mutating func settle(_ id: Int64) {
+        guard let entry = entries[id], entry.worker == nil, entry.timer == nil else { return }
+        if entry.removed || entry.state == .completed || entry.state == .cancelled { forget(id) }
+    }
+
+    private mutating func forget(_ id: Int64) {
+        entries[id] = nil
+        queue.removeAll { $0 == id }
+    }
+}
+
+extension TransferControl.Action {
+    /// The transfer the action is about.
+    public var transferID: Int64? {
+        switch self {
+        case .journal(let id, _), .startWorker(let id, _), .stopWorker(let id), .armRetryTimer(let id, _, _),
+            .cancelRetryTimer(let id), .deletePartFile(let id):
+            id
+        case .armScheduleTimer:
+            nil
+        }
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongs`, for a predicate false then true.
+    func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if belongs(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}
