@@ -22,7 +22,8 @@ import Testing
             }
             try await CommandRunner.withHome { home in
                 let urls = files.indices.map { base.appendingPathComponent("big\($0).bin").absoluteString }
-                let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json"] + urls, home: home)
+                // One connection each: this is about a single stream's bytes after the last checkpoint.
+                let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", "-x", "1"] + urls, home: home)
                 #expect(queued.status == 0, "\(queued)")
                 let ids = try FerryJSON.decoder().decode([Transfer].self, from: Data(queued.stdout.utf8)).map(\.id)
 
@@ -85,7 +86,9 @@ import Testing
             origin.serve("/f.bin", file)
             origin.script("/f.bin", [.holdAfter(1_000_000, gate)])  // until the daemon has stopped
             try await CommandRunner.withHome { home in
-                let queued = try await CommandRunner.ferry(["get", "--no-wait", "--json", base.appendingPathComponent("f.bin").absoluteString], home: home)
+                let queued = try await CommandRunner.ferry(
+                    ["get", "--no-wait", "--json", "-x", "1", base.appendingPathComponent("f.bin").absoluteString], home: home
+                )
                 let id = try FerryJSON.decoder().decode([Transfer].self, from: Data(queued.stdout.utf8))[0].id
                 try await eventually("a million bytes", timeout: .seconds(60)) {
                     let list = try await CommandRunner.ferry(["ls", "--json"], home: home)

@@ -39,7 +39,7 @@ import Testing
             try await withTemporaryDirectory { home in
                 try await withTestHTTPClient(trustTestCertificate: true) { client in
                     try await EngineHarness.run(home: home, httpClient: client) { h in
-                        let t = try await h.get(base.appendingPathComponent("f"))
+                        let t = try await h.get(base.appendingPathComponent("f"), connections: 1)
                         let done = try await h.wait(t.id, for: .completed)
                         #expect(done.sha256 == file.sha256)
                         let requests = origin.requests(for: "/f")

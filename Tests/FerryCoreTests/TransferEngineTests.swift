@@ -221,7 +221,7 @@ import Testing
             origin.script("/b", [.holdAfter(300_000, gateB)])
             try await withTemporaryDirectory { home in
                 try await EngineHarness.run(home: home) { h in
-                    let a = try await h.get(base.appendingPathComponent("a"))
+                    let a = try await h.get(base.appendingPathComponent("a"), connections: 1)
                     try await h.wait(a.id, bytes: 300_000)
                     let paused = try await h.engine.pause(a.id)
                     #expect(!h.engine.isHeld(a.id))
@@ -234,7 +234,7 @@ import Testing
                     _ = try await h.engine.resume(a.id)
                     #expect(h.engine.isHeld(a.id))  // Taken by the scheduler within the resume.
 
-                    let b = try await h.get(base.appendingPathComponent("b"))
+                    let b = try await h.get(base.appendingPathComponent("b"), connections: 1)
                     try await h.wait(b.id, bytes: 300_000)
                     _ = try await h.engine.cancel(b.id)
                     #expect(!h.engine.isHeld(b.id))

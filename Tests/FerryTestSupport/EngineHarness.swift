@@ -102,8 +102,10 @@ public struct EngineHarness: Sendable {
         try await engine.enqueue(.init(urls: urls, session: session, force: force))
     }
 
-    public func get(_ url: URL, session: String = "test") async throws -> Transfer {
-        try await get([url], session: session)[0]
+    /// - Parameter connections: the transfer's ``TransferOptions/connections`` (1: one stream,
+    ///   for tests of what a single connection does).
+    public func get(_ url: URL, session: String = "test", connections: Int? = nil) async throws -> Transfer {
+        try await engine.enqueue(.init(urls: [url], session: session, options: connections.map { TransferOptions(connections: $0) }))[0]
     }
 
     /// Waits until the transfer reaches `state` (failing fast if it ends in another final one).

@@ -57,6 +57,10 @@ public final class Origin: Sendable {
         case wrongRangeStart
         /// Send this many body bytes, then wait until the test opens the gate.
         case holdAfter(Int, Gate)
+        /// Ignore the Range header: the whole file with 200.
+        case ignoreRange
+        /// Nothing: this request is served as usual (to reach a later request with a fault).
+        case normal
     }
 
     /// Holds responses (``Fault/holdAfter(_:_:)``) until the test opens it, so a test can act
@@ -243,19 +247,23 @@ public final class Origin: Sendable {
         let size = file.data.count
         var start = 0
         var status = HTTPResponse.Status.ok
+        var last = size - 1
         if file.honorsRanges, let range = seen.range, let offset = Self.rangeStart(range),
             seen.ifRange == nil || seen.ifRange == file.etag || seen.ifRange == file.lastModified
         {
+            if case .ignoreRange = fault {} else {
             if offset >= size {
                 headers[.contentRange] = "bytes */\(size)"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
             }
             start = offset
             if case .wrongRangeStart = fault { start = max(0, offset - 1) }
+            last = min(Self.rangeEnd(range) ?? last, last)
             status = .partialContent
-            headers[.contentRange] = "bytes \(start)-\(size - 1)/\(size)"
+            headers[.contentRange] = "bytes \(start)-\(last)/\(size)"
+            }
         }
-        let body = file.data[start...]
+        let body = file.data[start...last]
         var announced = body.count
         if case .contentLengthExtra(let extra) = fault { announced += extra }
         let responseBody = ResponseBody(contentLength: announced) { writer in
@@ -311,7 +319,13 @@ public final class Origin: Sendable {
     }
 
     /// `bytes=100-` or `bytes=100-199` → 100.
-    static func rangeStart(_ header: String) -> Int? {
+    /// The last byte of `bytes=a-b`, nil for `bytes=a-`.
+    public static func rangeEnd(_ header: String) -> Int? {
+        guard header.hasPrefix("bytes="), let dash = header.firstIndex(of: "-") else { return nil }
+        return Int(header[header.index(after: dash)...])
+    }
+
+    public static func rangeStart(_ header: String) -> Int? {
         guard header.hasPrefix("bytes="), let dash = header.firstIndex(of: "-") else { return nil }
         return Int(header[header.index(header.startIndex, offsetBy: 6)..<dash])
     }

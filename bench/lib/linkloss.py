@@ -147,10 +147,13 @@ class Tool:
 
 
 class Ferry:
-    """`ferry serve` in C for the whole scenario; one `ferry get --no-wait` per run."""
+    """`ferry serve` in C for the whole scenario; one `ferry get --no-wait` per run (with
+    `options` after get's own, e.g. bench/run --ferry-option); `ferry ls` at most every
+    `poll_interval` s. Also used by bench/lib/throttled.py."""
 
-    def __init__(self, lab, binary, home):
+    def __init__(self, lab, binary, home, session="linkloss", options=(), poll_interval=0.5):
         self.lab, self.binary, self.home = lab, binary, home
+        self.session, self.options, self.poll_interval = session, list(options), poll_interval
         self.env = {k: v for k, v in os.environ.items() if k not in ("XDG_DATA_HOME", "XDG_STATE_HOME", "FERRY_HOST")}
         self.env.update(FERRY_HOME=str(home), FERRY_PORT="0")
         self.serve = None
@@ -192,7 +195,8 @@ class Ferry:
 
     def get(self, url):
         def go():
-            transfer = json.loads(self.cli("get", "--no-wait", "--force", "--session", "linkloss", "--json", url).stdout)
+            transfer = json.loads(self.cli("get", "--no-wait", "--force", "--session", self.session, "--json",
+                                           *self.options, url).stdout)
             self.transfer = transfer[0] if isinstance(transfer, list) else transfer
             self.name = url.rsplit("/", 1)[1]
             self._state = None
@@ -214,7 +218,7 @@ class Ferry:
         return file_size(Path(path) if path else self.home / "library" / "Downloads" / self.name)
 
     def _poll(self):
-        if time.monotonic() - self._polled < 0.5 and self._state is not None:
+        if time.monotonic() - self._polled < self.poll_interval and self._state is not None:
             return self._state
         self._polled = time.monotonic()
         listed = self.cli("ls", "--all", "--json", check=False)

@@ -38,7 +38,9 @@ API (ns arguments are namespace names: lab.client, lab.origin, lab.proxy):
                                                user_agent, connection, connection_requests. nginx
                                                logs a request when it ends.
   clear_nginx_log()                            empties it in place (nginx appends with O_APPEND)
-  shape(rate="20mbit", burst=None) / unshape() tc tbf on O's egress toward C (or P); no netem here
+  shape(rate="20mbit", burst=None, qdisc="tbf") / unshape()
+                                               tc tbf (or htb: qdisc="htb") on O's egress toward C
+                                               (or P); no netem here
   link_down() -> epoch / link_up(wait=True) -> dict
                                                `ip link set <C's veth> down/up`, run inside C so a
                                                process there watching rtnetlink sees it. The
@@ -65,6 +67,9 @@ API (ns arguments are namespace names: lab.client, lab.origin, lab.proxy):
                                                them) and their /etc/netns folders, and the
                                                work folder if the lab made it. Idempotent; also
                                                registered with atexit.
+
+Lab(server_extra="...") adds directives to nginx's server block (e.g. a location with
+limit_rate: bench/lib/throttled.py); the same access log records its requests.
 
 Attributes: client, origin, proxy (namespace names; proxy None when direct), client_ip, origin_ip,
 proxy_ip (P's C side), proxy_origin_ip (P's O side), client_dev (C's veth), gateway (C's next
@@ -208,8 +213,9 @@ def sweep_stale():
 
 class Lab:
     def __init__(self, proxied: bool = False, workdir=None, www=None, origin_name: str = ORIGIN_NAME,
-                 ports=(80, 8080), nginx_workers: int = 1):
+                 ports=(80, 8080), nginx_workers: int = 1, server_extra: str = ""):
         self.proxied = proxied
+        self.server_extra = server_extra
         self.prefix = f"fl{os.getpid()}x{next(_labs)}"
         self.client, self.origin = self.prefix + "c", self.prefix + "o"
         self.proxy = self.prefix + "p" if proxied else None
@@ -466,6 +472,7 @@ http {{
         root {self.www};
         location / {{ }}
         location = /__lab/ping {{ access_log off; return 204; }}
+        {self.server_extra}
     }}
 }}
 """
@@ -497,13 +504,26 @@ http {{
             with open(self.access_log, "r+") as f:
                 f.truncate(0)
 
-    def shape(self, rate: str = "20mbit", burst: str | None = None, latency: str = "200ms"):
-        """Limits the origin's egress toward the client (or the proxy) to `rate` with tc tbf.
-        `burst` defaults to 20 ms of the rate (at least 32 KiB)."""
+    def shape(self, rate: str = "20mbit", burst: str | None = None, latency: str = "200ms", qdisc: str = "tbf"):
+        """Limits the origin's egress toward the client (or the proxy) to `rate` with tc tbf, or
+        with qdisc="htb" an htb root with one class (rate = ceil) that all traffic falls into,
+        as a router's shaper would be set up (`latency` is tbf's only). `burst` defaults to
+        20 ms of the rate (at least 32 KiB): tc's own htb default is rate/HZ + MTU, under 2 KB
+        with high-resolution timers, smaller than one GSO packet on a veth."""
         bits = rate_bits(rate)
         burst = burst or f"{max(32 << 10, bits // 8 // 50)}b"
-        self.run_in(self.origin, ["tc", "qdisc", "replace", "dev", self.origin_dev, "root", "tbf",
-                                  "rate", f"{bits}bit", "burst", burst, "latency", latency])
+        tc = ["tc", "qdisc", "replace", "dev", self.origin_dev, "root"]
+        if qdisc == "tbf":
+            self.run_in(self.origin, [*tc, "tbf", "rate", f"{bits}bit", "burst", burst, "latency", latency])
+        elif qdisc == "htb":
+            self.run_in(self.origin, [*tc, "handle", "1:", "htb", "default", "1"])
+            # quantum only shares a parent between classes (there is one); set so the kernel does
+            # not warn that rate / r2q is "big".
+            self.run_in(self.origin, ["tc", "class", "replace", "dev", self.origin_dev, "parent", "1:", "classid",
+                                      "1:1", "htb", "rate", f"{bits}bit", "ceil", f"{bits}bit", "burst", burst,
+                                      "cburst", burst, "quantum", "200000"])
+        else:
+            raise ValueError(f"shape: qdisc must be tbf or htb, not {qdisc!r}")
         self.shaped = rate
 
     def unshape(self):

@@ -150,6 +150,30 @@ def test_shaping_limits_the_origins_rate(lab, files):
     assert free < expected / 3, f"unshaped download took {free:.2f} s"
 
 
+
+def test_htb_shaping_limits_the_origins_rate(lab, files):
+    lab.shape("20mbit", qdisc="htb")
+    classes = lab.run_in(lab.origin, ["tc", "class", "show", "dev", lab.origin_dev]).stdout
+    assert "htb 1:1 root" in classes and "rate 20Mbit" in classes, classes
+    got = curl(lab, "-o", "/dev/null", "-w", "%{time_total}", lab.url("four.bin"))
+    shaped = float(got.stdout)
+    expected = (4 << 20) * 8 / 20e6  # 1.68 s
+    assert expected * 0.85 < shaped < expected * 1.5, f"{shaped:.2f} s at 20 Mbit/s, expected about {expected:.2f} s"
+    lab.unshape()
+    assert "htb" not in lab.run_in(lab.origin, ["tc", "qdisc", "show", "dev", lab.origin_dev]).stdout
+
+
+def test_server_extra_adds_a_rate_limited_location(www, files):
+    lab = Lab(www=www, server_extra=f"location /slow/ {{ alias {www}/; limit_rate 1m; }}").start()
+    try:
+        got = curl(lab, "-o", "/dev/null", "-w", "%{http_code} %{time_total}", lab.url("slow/four.bin"))
+        status, seconds = got.stdout.split()
+        assert status == "200" and 3.0 < float(seconds) < 6.0, got.stdout  # 4 MiB at 1 MiB/s
+        assert lab.nginx_requests("slow/four.bin")[-1]["body_bytes_sent"] == 4 << 20
+    finally:
+        lab.close()
+
+
 # MARK: The link
 
 

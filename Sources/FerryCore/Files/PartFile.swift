@@ -70,6 +70,12 @@ final class PartFile {
         }
     }
 
+    /// Reads the file's length again (others wrote into it).
+    func readLength() {
+        var info = stat()
+        if fstat(fd, &info) == 0 { length = Int64(info.st_size) }
+    }
+
     /// Makes every byte written so far durable.
     func sync() throws(FerryError) {
         guard fsync(fd) == 0 else { throw PartFile.error(errno, "fsync", url) }

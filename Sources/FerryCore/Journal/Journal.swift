@@ -196,6 +196,9 @@ public struct Journal: Sendable {
                 t.add(column: "password", .text)
             }
         }
+        migrator.registerMigration("v7: segmented downloads' ranges") { db in
+            try db.alter(table: "transfer") { t in t.add(column: "segments", .text) }
+        }
         return migrator
     }
 }

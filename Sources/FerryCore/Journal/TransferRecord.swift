@@ -69,6 +69,9 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     /// True when it waits for the network (not for a date a server named): it tries again as
     /// soon as the machine's network changes.
     public var waitsForNetwork: Bool = false
+    /// A segmented download's ranges, `[[start, durable, end], ...]` (``SegmentPlan``): each range
+    /// resumes from its own durable end. Nil for a download over one connection.
+    public var segments: String?
 
     public init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,

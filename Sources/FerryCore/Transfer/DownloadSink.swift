@@ -98,6 +98,16 @@ final class DownloadSink: @unchecked Sendable {
         return try await hasher.finalize(length: part.length)
     }
 
+    /// The hash may follow the file up to `length` (bytes written by ranges elsewhere).
+    func hash(through length: Int64) {
+        hasher.hash(through: length)
+    }
+
+    /// Ranges were written into the file through another descriptor: its length is read again.
+    func adoptWrittenFile() {
+        part.readLength()
+    }
+
     func close() {
         hasher.close()
         part.close()

@@ -22,6 +22,10 @@ public actor TransferEngine: Service {
         public var checkpointInterval: Duration = .milliseconds(100)
         public var retry = RetryPolicy()
         public var redirects = RedirectPolicy()
+        /// A segmented download's connection quiet this long gives its range up to another.
+        public var segmentStall: Duration = .seconds(5)
+        /// No range is split into pieces under this (and a download under twice it uses one connection).
+        public var segmentMinimumSplit: Int64 = SegmentPlan.minimumSplit
         /// How often live progress is sent to listeners.
         public var progressInterval: Duration = .milliseconds(250)
         /// How often idle event streams get a keep-alive.
@@ -147,7 +151,8 @@ public actor TransferEngine: Service {
         worker = TransferWorker(
             store: store, library: library,
             fetcher: HTTPFetcher(clients: clients, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
-            progress: progress, bandwidth: bandwidth, network: network, configuration: configuration, random: random, logger: logger
+            progress: progress, bandwidth: bandwidth, network: network, hosts: HostConnections(), configuration: configuration,
+            random: random, logger: logger
         )
     }
 
@@ -424,7 +429,8 @@ public actor TransferEngine: Service {
         let sameBoot = boot != nil && lastBoot == boot
         // Running ones too: they go back into the queue only when the engine runs.
         let unfinished: Set<TransferState> = [.queued, .running, .paused, .waiting, .failed, .cancelled]
-        for record in try await journal.transfers(states: unfinished) where record.kind == .download {
+        // A segmented download's file has holes between its ranges: only its journaled ranges count.
+        for record in try await journal.transfers(states: unfinished) where record.kind == .download && record.segments == nil {
             let url = library.partURL(for: record.transferId)
             var info = stat()
             guard stat(url.path, &info) == 0 else { continue }

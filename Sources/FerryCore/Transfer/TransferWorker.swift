@@ -3,6 +3,7 @@ import FerryKit
 import Foundation
 import Logging
 import NIOCore
+import Synchronization
 
 /// One run of one transfer: claim it, make one request (following redirects, and at most one
 /// fresh request when the server mishandles a range), stream the body into the part file with
@@ -19,6 +20,7 @@ struct TransferWorker: Sendable {
     let progress: ProgressBoard
     let bandwidth: Bandwidth
     let network: NetworkChanges
+    let hosts: HostConnections
     let configuration: TransferEngine.Configuration
     let random: @Sendable () -> Double
     let logger: Logger
@@ -41,7 +43,8 @@ struct TransferWorker: Sendable {
         let sink: DownloadSink
         do {
             try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
-            sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.durableBytes)
+            // A segmented download's ranges lie anywhere in the file: nothing is cut.
+            sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.segments == nil ? record.durableBytes : .max)
         } catch {
             return failed(
                 url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
@@ -52,22 +55,34 @@ struct TransferWorker: Sendable {
             sink.close()
             progress.end(id)
         }
-        progress.begin(id, session: record.session, bytes: sink.length, total: record.totalBytes)
-        let startLength = sink.length
+        progress.begin(id, session: record.session, bytes: record.segments == nil ? sink.length : record.durableBytes, total: record.totalBytes)
         let pace = bandwidth.pace(for: record.session, settings)
         let progress = progress
+        let startBytes = progress.snapshot(id)?.bytes ?? 0
+        let segmented = SegmentedBox()
+        let host = URL(string: record.url)?.host?.lowercased() ?? ""
+        hosts.enter(host)
+        defer { hosts.leave(host) }
+        /// What a stop or failure must make durable: the ranges, or the one stream's bytes.
+        func checkpointOnExit() async {
+            if let download = segmented.current {
+                do { try await download.checkpoint() } catch { logger.warning("checkpoint failed", metadata: ["error": "\(error)"]) }
+            } else if sink.isTouched {
+                await checkpoint(id, sink, logger: logger)
+            }
+        }
 
         do {
             // On the event loop that will read the connection: see EventLoopExecutor.
             let downloaded: Void? = try await withTaskExecutorPreference(fetcher.executor()) {
                 try await signal.race {
                     try await IdleWatchdog.run(limit: settings.idleTimeout, network: network, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
-                        try await download(record, into: sink, settings: settings, pace: pace)
+                        try await download(record, into: sink, settings: settings, pace: pace, segmented: segmented)
                     }
                 }
             }
             guard downloaded != nil else {
-                if sink.isTouched { await checkpoint(id, sink, logger: logger) }
+                await checkpointOnExit()
                 return .stopped
             }
             let done = try await complete(record, sink, mayFinish: mayFinish)
@@ -76,10 +91,11 @@ struct TransferWorker: Sendable {
         } catch {
             // An attempt that wrote nothing (a refused connection, no network) has nothing to
             // make durable: no fsync, no journal write, which is most of a waiting transfer's cost.
-            if sink.isTouched { await checkpoint(id, sink, logger: logger) }
+            await checkpointOnExit()
             if signal.isFired || error is FinishRefused { return .stopped }
+            let moved = (progress.snapshot(id)?.bytes ?? 0) > startBytes
             return failed(
-                url: record.url, error: error, progressed: sink.length > startLength, policy: settings.retryPolicy(configuration.retry),
+                url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry),
                 options: settings.merged, logger: logger
             )
         }
@@ -91,15 +107,41 @@ struct TransferWorker: Sendable {
     // MARK: - Download
 
     private func download(
-        _ record: TransferRecord, into sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?
+        _ record: TransferRecord, into sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
+        segmented: SegmentedBox
     ) async throws {
         let id = record.transferId
-        var plan = ResumePlan(durableBytes: sink.length, knownTotal: record.totalBytes, validator: record.validator)
+        let url = URL(string: record.url)!
+        var startedOver = false
+        // A segmented download resumes each range from its own durable end.
+        if let text = record.segments, let total = record.totalBytes, let validator = record.validator,
+            let ranges = SegmentPlan.ranges(journalText: text), SegmentPlan.ranges(ranges, cover: total)
+        {
+            let plan = SegmentPlan(total: total, durable: ranges, minimumSplit: configuration.segmentMinimumSplit)
+            try await store.update(id: id) { record in
+                var event = record.event(.resumed)
+                event.offset = plan.durableBytes
+                return event
+            }
+            do {
+                try await runSegments(
+                    record, plan: plan, url: url, validator: validator, first: nil, sink: sink, settings: settings, pace: pace, into: segmented
+                )
+                return
+            } catch let changed as SegmentedDownload.FileChanged {
+                segmented.current = nil
+                startedOver = true
+                try await restart(id, sink, reason: changed.reason)
+            }
+        } else if record.segments != nil {
+            try await restart(id, sink, reason: "its ranges in the journal were not readable")
+        }
+        var plan = startedOver
+            ? ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
+            : ResumePlan(durableBytes: sink.length, knownTotal: record.totalBytes, validator: record.validator)
         if let reason = plan.discardReason {
             try await restart(id, sink, reason: reason)
         }
-        var startedOver = false
-        let url = URL(string: record.url)!
         while true {
             let (response, finalURL) = try await fetcher.get(
                 url, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged
@@ -152,6 +194,27 @@ struct TransferWorker: Sendable {
                     return event
                 }
                 progress.set(id, bytes: from, total: total)
+                if let total, let validator = facts.validator, status == 206 || Self.acceptsRanges(headers.first(name: "Accept-Ranges")),
+                    let mode = connectionMode(settings.merged), total - from >= 2 * configuration.segmentMinimumSplit
+                {
+                    do {
+                        try await runSegments(
+                            record, plan: SegmentPlan(total: total, done: from, minimumSplit: configuration.segmentMinimumSplit), url: finalURL,
+                            validator: validator, first: .init(body: response.body, from: from), sink: sink, settings: settings, pace: pace,
+                            mode: mode, into: segmented
+                        )
+                        return
+                    } catch let changed as SegmentedDownload.FileChanged {
+                        guard !startedOver else {
+                            throw FerryError(.rangeMismatch, "The server keeps answering range requests wrongly: \(changed.reason).")
+                        }
+                        segmented.current = nil
+                        startedOver = true
+                        try await restart(id, sink, reason: changed.reason)
+                        plan = ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
+                        continue
+                    }
+                }
                 try await stream(response.body, into: sink, id: id, total: total, pace: pace)
                 if let total, sink.length != total {
                     throw FerryError(
@@ -161,6 +224,65 @@ struct TransferWorker: Sendable {
                 return
             }
         }
+    }
+
+    /// `Accept-Ranges: bytes`.
+    static func acceptsRanges(_ header: String?) -> Bool {
+        header?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "bytes" } ?? false
+    }
+
+    /// How many connections a download may use: nil for one.
+    private func connectionMode(_ options: TransferOptions) -> ConnectionTuner.Mode? {
+        let cap = options.maxConnectionsPerHost ?? HostConnections.defaultCap
+        switch options.connections {
+        case 1?: return nil
+        case let count?: return .fixed(count)
+        case nil: return cap > 1 ? .adaptive(maximum: cap) : nil
+        }
+    }
+
+    /// Runs the rest of the download over several connections (``SegmentedDownload``), then
+    /// brings the sink up to date with the file for the finish.
+    private func runSegments(
+        _ record: TransferRecord, plan: SegmentPlan, url: URL, validator: String, first: SegmentedDownload.FirstResponse?,
+        sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
+        mode: ConnectionTuner.Mode? = nil, into box: SegmentedBox
+    ) async throws {
+        let id = record.transferId
+        let options = settings.merged
+        let mode = mode ?? connectionMode(options) ?? .fixed(1)
+        var segmentSettings = SegmentedDownload.Settings(mode: mode)
+        segmentSettings.stallAfter = configuration.segmentStall
+        segmentSettings.minimumSplit = configuration.segmentMinimumSplit
+        segmentSettings.maxPerHost = options.maxConnectionsPerHost ?? HostConnections.defaultCap
+        segmentSettings.checkpointBytes = configuration.checkpointBytes
+        segmentSettings.checkpointMaxInterval = configuration.checkpointMaxInterval
+        segmentSettings.bytesPerSecond = [settings.daemon.bytesPerSecond, settings.session.bytesPerSecond, settings.own.bytesPerSecond]
+            .compactMap { $0 }.min()
+        let store = store
+        let download = try SegmentedDownload(
+            id: id, url: url, validator: validator, total: plan.total, plan: plan, settings: segmentSettings, partURL: sink.url, fetcher: fetcher,
+            extraHeaders: settings.headers, headTimeout: settings.headTimeout, options: options, hosts: hosts, progress: progress, pace: pace,
+            written: { [sink] prefix in sink.hash(through: prefix) },
+            journal: { ranges in
+                let durable = ranges.reduce(0) { $0 + ($1.durable - $1.start) }
+                try await store.update(id: id) { record in
+                    let text = SegmentPlan.journalText(ranges)
+                    guard record.segments != text else { return nil }
+                    record.segments = text
+                    record.durableBytes = durable
+                    return record.event(.progress)
+                }
+            },
+            logger: logger
+        )
+        box.current = download
+        progress.set(id, bytes: plan.writtenBytes, total: plan.total)
+        // The ranges are journaled before a second connection writes anywhere: from now on the
+        // part file may have holes, and recovery must know to trust only the ranges.
+        if record.segments == nil { try await download.checkpoint() }
+        try await download.run(first: first)
+        sink.adoptWrittenFile()
     }
 
     /// Streams the body into the sink. A checkpoint runs beside the stream rather than in its way:
@@ -250,6 +372,7 @@ struct TransferWorker: Sendable {
             record.durableBytes = 0
             record.totalBytes = nil
             record.validator = nil
+            record.segments = nil
             var event = record.event(.restarted)
             event.reason = reason
             return event
@@ -280,6 +403,7 @@ struct TransferWorker: Sendable {
                 record.sha256 = sha256
                 record.durableBytes = length
                 record.totalBytes = length
+                record.segments = nil
                 return nil
             }
         }
@@ -350,5 +474,14 @@ struct TransferWorker: Sendable {
         let failure = AttemptFailure(error, url: target, proxy: target.flatMap { fetcher.clients.proxy(for: $0, options: options) })
         logger.info("attempt failed", metadata: ["error": "\(failure.error.message)", "retryable": "\(failure.retryable)"])
         return .failed(.init(failure: failure, progressed: progressed, policy: policy, unit: random()))
+    }
+}
+
+/// The segmented download of an attempt, if it became one: what a stop must checkpoint.
+final class SegmentedBox: Sendable {
+    private let download = Mutex<SegmentedDownload?>(nil)
+    var current: SegmentedDownload? {
+        get { download.withLock { $0 } }
+        set { download.withLock { $0 = newValue } }
     }
 }

@@ -30,13 +30,21 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     public var proxy: String?
     /// True: connect directly, whatever the environment or an outer layer says.
     public var noProxy: Bool?
+    /// Connections per download (like aria2c's `-x`): 1 fetches over one connection; more split
+    /// the file into ranges fetched at once. Unset, a download adds connections while each one
+    /// added raises its speed (a server that throttles each connection), up to the per-host cap.
+    public var connections: Int?
+    /// The most connections open to one host across all transfers (16 unless set; like
+    /// `httpMaximumConnectionsPerHost`). Each transfer's first connection is always allowed.
+    public var maxConnectionsPerHost: Int?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
     public init(
         headers: [String: String]? = nil, connectTimeoutSeconds: Double? = nil, idleTimeoutSeconds: Double? = nil,
         maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil,
-        resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil
+        resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil, connections: Int? = nil,
+        maxConnectionsPerHost: Int? = nil
     ) {
         self.headers = headers
         self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -48,6 +56,8 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         self.resourceTimeoutSeconds = resourceTimeoutSeconds
         self.proxy = proxy
         self.noProxy = noProxy
+        self.connections = connections
+        self.maxConnectionsPerHost = maxConnectionsPerHost
     }
 
     /// True when nothing is set.
@@ -65,6 +75,8 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.startAfter = other.startAfter ?? startAfter
         merged.maxRetries = other.maxRetries ?? maxRetries
         merged.resourceTimeoutSeconds = other.resourceTimeoutSeconds ?? resourceTimeoutSeconds
+        merged.connections = other.connections ?? connections
+        merged.maxConnectionsPerHost = other.maxConnectionsPerHost ?? maxConnectionsPerHost
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -111,7 +123,8 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     public var set: TransferOptions?
     /// Field names to clear: `headers`, `connectTimeoutSeconds`, `idleTimeoutSeconds`,
     /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`, `resourceTimeoutSeconds`,
-    /// `proxy` and `noProxy` (either clears both: the environment decides again).
+    /// `proxy` and `noProxy` (either clears both: the environment decides again), `connections`,
+    /// `maxConnectionsPerHost`.
     public var clear: [String]?
 
     /// An update: it clears the fields named in `clear`, then sets those of `set`.
@@ -123,7 +136,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// The field names that `clear` accepts.
     public static let fieldNames: Set<String> = [
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
-        "resourceTimeoutSeconds", "proxy", "noProxy",
+        "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost",
     ]
 
     /// `options` with this update applied.
@@ -140,6 +153,8 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "startAfter": result.startAfter = nil
             case "maxRetries": result.maxRetries = nil
             case "resourceTimeoutSeconds": result.resourceTimeoutSeconds = nil
+            case "connections": result.connections = nil
+            case "maxConnectionsPerHost": result.maxConnectionsPerHost = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -173,6 +188,12 @@ extension TransferOptions {
         }
         if let value = bytesPerSecond, value < 1024 {
             throw FerryError.invalidRequest("bytesPerSecond must be at least 1024 (1 KiB/s).")
+        }
+        if let value = connections, !(1...64).contains(value) {
+            throw FerryError.invalidRequest("connections must be between 1 and 64.")
+        }
+        if let value = maxConnectionsPerHost, !(1...64).contains(value) {
+            throw FerryError.invalidRequest("maxConnectionsPerHost must be between 1 and 64.")
         }
         if let value = maxRetries, !(0...1000).contains(value) {
             throw FerryError.invalidRequest("maxRetries must be between 0 and 1000.")

@@ -45,6 +45,8 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.proxy { Terminal.print("  proxy           \(value)") }
         if options.noProxy == true { Terminal.print("  proxy           none (direct connections)") }
         if let value = options.resourceTimeoutSeconds { Terminal.print("  resource timeout \(DurationText.describe(.seconds(value)))") }
+        if let value = options.connections { Terminal.print("  connections     \(value) per download") }
+        if let value = options.maxConnectionsPerHost { Terminal.print("  per host        at most \(value) connections") }
     }
 }
 
@@ -67,6 +69,9 @@ struct SessionSetCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Transfers of the session running at once.", valueName: "n"))
     var maxConcurrent: Int?
 
+    @Option(name: .long, help: ArgumentHelp("The most connections to one host across all transfers (default 16).", valueName: "n"))
+    var maxConnectionsPerHost: Int?
+
     @Option(name: .long, help: ArgumentHelp("Stop sending this header (repeatable).", valueName: "name"))
     var removeHeader: [String] = []
 
@@ -78,6 +83,7 @@ struct SessionSetCommand: AsyncParsableCommand {
     func run() async throws {
         var set = try transfer.options() ?? TransferOptions()
         set.maxConcurrent = maxConcurrent
+        set.maxConnectionsPerHost = maxConnectionsPerHost
         if !removeHeader.isEmpty {
             var headers = set.headers ?? [:]
             for name in removeHeader { headers[name] = "" }  // An empty value removes it.

@@ -31,6 +31,9 @@ struct TransferOptionFlags: ParsableArguments {
     @Flag(name: .long, help: "Connect directly, whatever proxy the daemon's environment or the session names.")
     var noProxy = false
 
+    @Option(name: [.customShort("x"), .long], help: ArgumentHelp("Connections per download (like aria2c's -x): 1 for one connection; more fetch ranges of the file at once. Unset, Ferry adds connections while they make it faster (a server that throttles each connection).", valueName: "n"))
+    var connections: Int?
+
     /// The options given, or nil when none was.
     func options(now: Date = Date()) throws -> TransferOptions? {
         var options = TransferOptions()
@@ -51,6 +54,10 @@ struct TransferOptionFlags: ParsableArguments {
             options.proxy = proxy
         }
         options.noProxy = noProxy ? true : nil
+        if let connections {
+            guard (1...64).contains(connections) else { throw ValidationError("--connections takes 1 to 64 (it was \(connections)).") }
+            options.connections = connections
+        }
         return options.isEmpty ? nil : options
     }
 

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+@testable import FerryCore
+
+/// Sharing a file's ranges among connections, without I/O: taking, stealing half of the largest
+/// remainder (never under the minimum), a stalled connection's remainder, releasing, the written
+/// prefix the hash follows, durable ranges and the journal's form.
+@Suite struct SegmentPlanTests {
+    static let mib: Int64 = 1 << 20
+
+    @Test func theFirstConnectionTakesTheWholeFile() {
+        var plan = SegmentPlan(total: 10 * Self.mib)
+        #expect(plan.take(for: 0) == .init(segment: 0, from: 0, to: 10 * Self.mib))
+        #expect(plan.connections == [0])
+    }
+
+    @Test func aResumedPlanStartsAfterTheDurableBytes() {
+        var plan = SegmentPlan(total: 10 * Self.mib, done: 3 * Self.mib)
+        let assignment = plan.take(for: 0)
+        #expect(assignment?.from == 3 * Self.mib)
+        #expect(assignment?.to == 10 * Self.mib)
+        #expect(plan.writtenPrefix == 3 * Self.mib)
+    }
+
+    /// Each newcomer takes the upper half of the largest remainder, so all end together.
+    @Test func newcomersTakeHalfOfTheLargestRemainder() {
+        var plan = SegmentPlan(total: 16 * Self.mib)
+        _ = plan.take(for: 0)
+        #expect(plan.accept(2 * Self.mib, for: 0) == 2 * Self.mib)  // 0 is at 2 MiB of 16.
+        let second = plan.take(for: 1)!
+        #expect(second.from == 9 * Self.mib && second.to == 16 * Self.mib)
+        #expect(plan.accept(Self.mib, for: 0) == Self.mib)  // 0 is at 3 MiB, 6 left; the second has 7.
+        let third = plan.take(for: 2)!
+        // The largest remainder is the second's (7 MiB), from 9: split at 12.5.
+        #expect(third.from == 9 * Self.mib + 7 * Self.mib / 2 && third.to == 16 * Self.mib)
+        #expect(plan.segments[second.segment]?.end == third.from)
+        // Coverage stays whole: the ranges join up from 0 to the end.
+        let ranges = plan.ordered.map { ($0.segment.start, $0.segment.end) }
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.1 == $1.0 })
+        #expect(ranges.first?.0 == 0 && ranges.last?.1 == 16 * Self.mib)
+    }
+
+    @Test func nothingUnderTwiceTheMinimumIsSplit() {
+        var plan = SegmentPlan(total: 2 * Self.mib - 1)
+        _ = plan.take(for: 0)
+        #expect(plan.take(for: 1) == nil)
+        #expect(!plan.hasWorkToShare)
+    }
+
+    /// A connection whose range was cut below what it received gets only the bytes still its own.
+    @Test func aShrunkRangeAcceptsOnlyItsOwnBytes() {
+        var plan = SegmentPlan(total: 4 * Self.mib)
+        let first = plan.take(for: 0)!
+        _ = plan.take(for: 1)  // 0 now ends at 2 MiB.
+        #expect(plan.accept(Self.mib, for: first.segment) == Self.mib)
+        #expect(plan.accept(2 * Self.mib, for: first.segment) == Self.mib)
+        #expect(plan.accept(10, for: first.segment) == 0)
+    }
+
+    /// A stalled connection's remainder goes whole to the next that asks, from what it wrote.
+    @Test func aStalledConnectionsRemainderIsTaken() {
+        var plan = SegmentPlan(total: 3 * Self.mib)
+        let first = plan.take(for: 0)!
+        _ = plan.accept(Self.mib / 2, for: first.segment)
+        plan.wrote(first.segment, through: Self.mib / 4)  // The rest is in its buffer.
+        let second = plan.take(for: 1)!
+        _ = plan.accept(3 * Self.mib, for: second.segment)
+        plan.wrote(second.segment, through: second.to)
+        plan.release(second.segment)
+        #expect(plan.take(for: 1) == nil)  // 0's remainder is under twice the minimum... halved once already.
+        let taken = plan.take(for: 1, stalled: [0])!
+        #expect(taken.from == Self.mib / 4)
+        #expect(plan.accept(100, for: first.segment) == 0)  // The quiet one stops when it wakes.
+    }
+
+    @Test func releasingForgetsReceivedButUnwrittenBytes() {
+        var plan = SegmentPlan(total: 4 * Self.mib)
+        let first = plan.take(for: 0)!
+        _ = plan.accept(Self.mib, for: first.segment)
+        plan.wrote(first.segment, through: Self.mib / 2)
+        plan.release(first.segment)
+        #expect(plan.take(for: 3)?.from == Self.mib / 2)
+    }
+
+    /// The hash follows the file from its start: across a finished range into the next one, and
+    /// not past a gap.
+    @Test func theWrittenPrefixStopsAtTheFirstGap() {
+        var plan = SegmentPlan(total: 4 * Self.mib)
+        let first = plan.take(for: 0)!
+        let second = plan.take(for: 1)!  // 2..4 MiB
+        _ = plan.accept(Self.mib, for: second.segment)
+        plan.wrote(second.segment, through: second.from + Self.mib)
+        #expect(plan.writtenPrefix == 0)
+        _ = plan.accept(2 * Self.mib, for: first.segment)
+        plan.wrote(first.segment, through: 2 * Self.mib)
+        #expect(plan.writtenPrefix == 3 * Self.mib)
+        #expect(plan.writtenBytes == 3 * Self.mib)
+        #expect(!plan.isComplete)
+    }
+
+    @Test func durableRangesRoundTripThroughTheJournalAndFinishedOnesMerge() throws {
+        var plan = SegmentPlan(total: 4 * Self.mib)
+        let first = plan.take(for: 0)!
+        let second = plan.take(for: 1)!
+        _ = plan.accept(2 * Self.mib, for: first.segment)
+        plan.wrote(first.segment, through: 2 * Self.mib)
+        _ = plan.accept(Self.mib, for: second.segment)
+        plan.wrote(second.segment, through: 3 * Self.mib)
+        plan.madeDurable(plan.writtenOffsets)
+        plan.release(first.segment)
+        plan.release(second.segment)
+        let text = SegmentPlan.journalText(plan.durableRanges)
+        #expect(text == "[[0,\(2 * Self.mib),\(2 * Self.mib)],[\(2 * Self.mib),\(3 * Self.mib),\(4 * Self.mib)]]")
+        let ranges = try #require(SegmentPlan.ranges(journalText: text))
+        #expect(SegmentPlan.ranges(ranges, cover: 4 * Self.mib))
+        var resumed = SegmentPlan(total: 4 * Self.mib, durable: ranges)
+        #expect(resumed.durableBytes == 3 * Self.mib)
+        #expect(resumed.take(for: 0)?.from == 3 * Self.mib)
+        // Finishing the second range merges the two into one.
+        _ = resumed.accept(Self.mib, for: 1)
+        resumed.wrote(1, through: 4 * Self.mib)
+        resumed.madeDurable(resumed.writtenOffsets)
+        resumed.release(1)
+        #expect(resumed.isComplete)
+        #expect(resumed.durableRanges.count == 1)
+    }
+
+    static let badRanges: [String] = ["", "[[0,5]]", "[[1,2,10]]", "[[0,2,4],[5,6,10]]", "[[0,6,4],[4,4,10]]", "not json", "[[0,2,4]]"]
+
+    @Test(arguments: badRanges)
+    func brokenJournalRangesAreRefused(_ text: String) {
+        let ranges = SegmentPlan.ranges(journalText: text)
+        #expect(ranges.map { SegmentPlan.ranges($0, cover: 10) } != true)
+    }
+}
+
+/// The adaptive connection count: doubling while it pays, holding once it does not.
+@Suite struct ConnectionTunerTests {
+    /// Feeds `rate(connections)` bytes a second in 100 ms steps; returns the targets seen.
+    static func run(_ tuner: inout ConnectionTuner, seconds: Double, rate: (Int) -> Double) -> [Int] {
+        var bytes: Int64 = 0
+        var targets: [Int] = []
+        var target = tuner.target
+        for step in 0..<Int(seconds * 10) {
+            bytes += Int64(rate(target) / 10)
+            target = tuner.sample(bytes: bytes, at: .milliseconds(100 * step), running: target)
+            if targets.last != target { targets.append(target) }
+        }
+        return targets
+    }
+
+    @Test func aThrottledServerGetsMoreConnectionsUpToTheCap() {
+        var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
+        let targets = Self.run(&tuner, seconds: 10) { Double($0) * 4_000_000 }  // 4 MB/s each
+        #expect(targets == [1, 2, 4, 8, 16])
+        #expect(tuner.isDone)
+    }
+
+    @Test func aLinkThatOneConnectionFillsStaysNearOne() {
+        var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
+        let targets = Self.run(&tuner, seconds: 10) { _ in 50_000_000 }
+        #expect(targets == [1, 2])
+        #expect(tuner.isDone)
+    }
+
+    /// The link fills at 50 MB/s: doubling stops once it no longer pays.
+    @Test func doublingStopsWhereTheLinkIsFull() {
+        var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
+        let targets = Self.run(&tuner, seconds: 10) { min(Double($0) * 4_000_000, 50_000_000) }
+        #expect(targets == [1, 2, 4, 8, 16])
+        var slower = ConnectionTuner(mode: .adaptive(maximum: 16))
+        let few = Self.run(&slower, seconds: 10) { min(Double($0) * 20_000_000, 50_000_000) }
+        #expect(few == [1, 2, 4])
+    }
+
+    /// Under a bandwidth limit it reaches, more connections cannot help.
+    @Test func aBandwidthLimitStopsTheAdding() {
+        var tuner = ConnectionTuner(mode: .adaptive(maximum: 16), limit: 1_000_000)
+        let targets = Self.run(&tuner, seconds: 10) { min(Double($0) * 600_000, 1_000_000) }
+        #expect(targets == [1, 2])
+    }
+
+    @Test func aFixedNumberIsKept() {
+        var tuner = ConnectionTuner(mode: .fixed(8))
+        #expect(Self.run(&tuner, seconds: 3) { Double($0) } == [8])
+    }
+
+    /// When the plan cannot give the connections asked for work, the tuner stops asking.
+    @Test func itStopsWhenTheConnectionsAskedForNeverRun() {
+        var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
+        var target = tuner.target
+        for step in 0..<40 {
+            target = tuner.sample(bytes: Int64(step) * 400_000, at: .milliseconds(100 * step), running: 1)
+        }
+        #expect(target == 2)
+        #expect(tuner.isDone)
+    }
+}
