@@ -7,7 +7,9 @@ import Testing
 @Suite(.serialized) struct WaitingCLITests {
     @Test func lsShowsWhyATransferWaitsAndWhenItTriesAgain() async throws {
         try await CommandRunner.withHome { home in
-            let port = try unusedLoopbackPort()
+            let refusing = try RefusingPort()
+            defer { withExtendedLifetime(refusing) {} }
+            let port = refusing.port
             let get = try await CommandRunner.ferry(["get", "--no-wait", "http://127.0.0.1:\(port)/big.iso"], home: home)
             #expect(get.status == 0, "\(get)")
             var listing = ""

@@ -17,7 +17,9 @@ import Testing
     }
 
     @Test func aRefusedConnectionWaitsAndTheNetworksReturnEndsTheWait() async throws {
-        let port = try unusedLoopbackPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await withTemporaryDirectory { home in
             try await EngineHarness.run(home: home, configuration: Self.slowRetries) { h in
                 let t = try await h.get(URL(string: "http://127.0.0.1:\(port)/file.bin")!)
@@ -140,7 +142,9 @@ import Testing
     }
 
     @Test func aTransferFailsWhenItsResourceTimeoutPasses() async throws {
-        let port = try unusedLoopbackPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await withTemporaryDirectory { home in
             var configuration = TransferEngine.Configuration.fast
             // Short delays against a 3 s timeout: several tries even when a loaded machine (the

@@ -20,7 +20,8 @@ import Testing
         completedAt: Date(timeIntervalSince1970: 0), kind: .upload, method: "PUT", sourcePath: "/tmp/x.bin",
         uploadProtocol: .tus,
         response: UploadResponse(status: 201, headers: ["Location": "/files/1", "Tus-Resumable": "1.0.0"], body: "ok", bodyTruncated: false),
-        startAfter: Date(timeIntervalSince1970: 4_102_444_800), options: TransferOptions(headers: ["Authorization": "[redacted]"], bytesPerSecond: 1000)
+        startAfter: Date(timeIntervalSince1970: 4_102_444_800), options: TransferOptions(headers: ["Authorization": "[redacted]"], bytesPerSecond: 1000),
+        connections: 8, ranges: [TransferRange(start: 0, end: 100, bytes: 100), TransferRange(start: 100, end: 9_876_543_210, bytes: 7)]
     )
 
     /// Only what is always there.

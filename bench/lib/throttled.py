@@ -59,7 +59,6 @@ import contextlib
 import copy
 import os
 import re
-import shlex
 import shutil
 import statistics
 import subprocess

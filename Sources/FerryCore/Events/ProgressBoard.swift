@@ -14,12 +14,16 @@ final class ProgressBoard: Sendable {
         var lastSampleBytes: Int64
         var lastSampleTime: ContinuousClock.Instant
         var lastPublishedBytes: Int64 = -1
+        var connections: Int?
+        var ranges: [TransferRange]?
     }
 
     struct Snapshot: Sendable {
         var bytes: Int64
         var total: Int64?
         var bytesPerSecond: Double?
+        var connections: Int?
+        var ranges: [TransferRange]?
         var etaSeconds: Double? {
             guard let total, let bytesPerSecond, bytesPerSecond > 0 else { return nil }
             return Double(max(0, total - bytes)) / bytesPerSecond
@@ -42,6 +46,14 @@ final class ProgressBoard: Sendable {
         }
     }
 
+    /// A segmented download's connections and ranges now.
+    func setSegments(_ id: Int64, connections: Int, ranges: [TransferRange]) {
+        entries.withLock { entries in
+            entries[id]?.connections = connections
+            entries[id]?.ranges = ranges
+        }
+    }
+
     func add(_ id: Int64, bytes: Int) {
         entries.withLock { $0[id]?.bytes += Int64(bytes) }
     }
@@ -52,7 +64,9 @@ final class ProgressBoard: Sendable {
 
     func snapshot(_ id: Int64) -> Snapshot? {
         entries.withLock { entries in
-            entries[id].map { Snapshot(bytes: $0.bytes, total: $0.total, bytesPerSecond: $0.bytesPerSecond) }
+            entries[id].map {
+                Snapshot(bytes: $0.bytes, total: $0.total, bytesPerSecond: $0.bytesPerSecond, connections: $0.connections, ranges: $0.ranges)
+            }
         }
     }
 
@@ -74,7 +88,8 @@ final class ProgressBoard: Sendable {
                     events.append(
                         TransferEvent(
                             kind: .progress, transferId: id, session: entry.session, bytesReceived: entry.bytes,
-                            totalBytes: entry.total, bytesPerSecond: entry.bytesPerSecond, etaSeconds: snapshot.etaSeconds
+                            totalBytes: entry.total, bytesPerSecond: entry.bytesPerSecond, etaSeconds: snapshot.etaSeconds,
+                            connections: entry.connections, ranges: entry.ranges
                         )
                     )
                 }

@@ -145,6 +145,7 @@ final class SegmentedDownload: Sendable {
                 switch event {
                 case .tick:
                     if plan.isComplete { break }
+                    progress.setSegments(id, connections: alive.count, ranges: liveRanges())
                     // More connections, as the tuner asks and the plan and the host allow.
                     let (target, shareable) = state.withLock { state in
                         (
@@ -205,6 +206,13 @@ final class SegmentedDownload: Sendable {
             }
         }
         guard plan.isComplete else { throw CancellationError() }
+    }
+
+    /// The ranges with the bytes of each in the file, for progress.
+    private func liveRanges() -> [TransferRange] {
+        state.withLock { state in
+            state.plan.ordered.map { TransferRange(start: $0.segment.start, end: $0.segment.end, bytes: $0.segment.written - $0.segment.start) }
+        }
     }
 
     /// fsync, then journal the ranges as durable up to what was written before it.

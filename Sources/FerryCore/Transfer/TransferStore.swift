@@ -37,8 +37,15 @@ extension TransferRecord {
             attempts: attempts, retryAt: state == .waiting ? retryAt : nil,
             createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, kind: kind, method: method,
             sourcePath: sourcePath, uploadProtocol: uploadProtocol, response: uploadResponse, startAfter: startAfter,
-            options: transferOptions?.redacted
+            options: transferOptions?.redacted,
+            connections: state == .running ? live?.connections : nil,
+            ranges: state == .running ? (live?.ranges ?? journaledRanges) : (state == .completed ? nil : journaledRanges)
         )
+    }
+
+    /// The journaled ranges of a segmented download, with their durable bytes.
+    var journaledRanges: [TransferRange]? {
+        segments.flatMap(SegmentPlan.ranges(journalText:))?.map { TransferRange(start: $0.start, end: $0.end, bytes: $0.durable - $0.start) }
     }
 
     func event(_ kind: TransferEvent.Kind) -> TransferEvent {

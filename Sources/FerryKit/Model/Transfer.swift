@@ -56,6 +56,11 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public var startAfter: Date?
     /// This transfer's own options (over its session's), sensitive header values redacted.
     public var options: TransferOptions?
+    /// A segmented download while it runs: the connections fetching it now.
+    public var connections: Int?
+    /// A segmented download's ranges in file order, with the bytes of each in the file (live
+    /// while it runs, else the durable ones).
+    public var ranges: [TransferRange]?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -65,7 +70,8 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         bytesPerSecond: Double? = nil, etaSeconds: Double? = nil, attempts: Int = 0,
         retryAt: Date? = nil, createdAt: Date, updatedAt: Date, completedAt: Date? = nil, kind: TransferKind = .download,
         method: String? = nil, sourcePath: String? = nil, uploadProtocol: UploadProtocol? = nil,
-        response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil
+        response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil,
+        connections: Int? = nil, ranges: [TransferRange]? = nil
     ) {
         self.id = id
         self.url = url
@@ -93,6 +99,8 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.response = response
         self.startAfter = startAfter
         self.options = options
+        self.connections = connections
+        self.ranges = ranges
     }
 
     /// Fraction done in 0...1, when the total is known (1 once completed, even without one).
@@ -104,7 +112,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     enum CodingKeys: String, CodingKey {
         case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
-        case kind, method, sourcePath, uploadProtocol, response, startAfter, options
+        case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -137,6 +145,8 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encodeIfPresent(response, forKey: .response)
         try c.encodeIfPresent(startAfter, forKey: .startAfter)
         try c.encodeIfPresent(options, forKey: .options)
+        try c.encodeIfPresent(connections, forKey: .connections)
+        try c.encodeIfPresent(ranges, forKey: .ranges)
     }
 
     /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
@@ -169,6 +179,23 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         response = try c.decodeIfPresent(UploadResponse.self, forKey: .response)
         startAfter = try c.decodeIfPresent(Date.self, forKey: .startAfter)
         options = try c.decodeIfPresent(TransferOptions.self, forKey: .options)
+        connections = try c.decodeIfPresent(Int.self, forKey: .connections)
+        ranges = try c.decodeIfPresent([TransferRange].self, forKey: .ranges)
+    }
+}
+
+/// One range of a segmented download: bytes `start..<end` of the file, of which the first
+/// `bytes` are in the part file.
+public struct TransferRange: Codable, Sendable, Hashable {
+    public var start: Int64
+    public var end: Int64
+    public var bytes: Int64
+
+    /// Each parameter sets the property of the same name.
+    public init(start: Int64, end: Int64, bytes: Int64) {
+        self.start = start
+        self.end = end
+        self.bytes = bytes
     }
 }
 

@@ -68,6 +68,9 @@ public struct TransferEvent: Codable, Sendable, Hashable {
     public var bytesPerSecond: Double?
     /// Live `progress`: the estimated seconds left, when the size is known.
     public var etaSeconds: Double?
+    /// Live `progress` of a segmented download: its connections now, and its ranges.
+    public var connections: Int?
+    public var ranges: [TransferRange]?
 
     /// Makes an event; the daemon makes them and clients decode them.
     /// Each parameter sets the property of the same name.
@@ -76,7 +79,7 @@ public struct TransferEvent: Codable, Sendable, Hashable {
         bytesReceived: Int64? = nil, totalBytes: Int64? = nil, offset: Int64? = nil,
         reason: String? = nil, attempt: Int? = nil, retryAt: Date? = nil, path: String? = nil,
         sha256: String? = nil, error: TransferErrorInfo? = nil, bytesPerSecond: Double? = nil,
-        etaSeconds: Double? = nil
+        etaSeconds: Double? = nil, connections: Int? = nil, ranges: [TransferRange]? = nil
     ) {
         self.seq = seq
         self.kind = kind
@@ -94,5 +97,7 @@ public struct TransferEvent: Codable, Sendable, Hashable {
         self.error = error
         self.bytesPerSecond = bytesPerSecond
         self.etaSeconds = etaSeconds
+        self.connections = connections
+        self.ranges = ranges
     }
 }

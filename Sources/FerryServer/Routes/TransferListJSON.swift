@@ -35,6 +35,7 @@ enum TransferListJSON {
             if let value = t.bytesPerSecond { key("bytesPerSecond"); try double(value) }
             key("bytesReceived"); integer(t.bytesReceived)
             if let value = t.completedAt { key("completedAt"); date(value) }
+            if let value = t.connections { key("connections"); integer(value) }
             key("createdAt"); date(t.createdAt)
             key("error")
             if let error = t.error {
@@ -49,6 +50,7 @@ enum TransferListJSON {
             if let value = t.method { key("method"); string(value) }
             if let value = t.options { key("options"); try encoded(value) }
             key("path"); optional(t.path)
+            if let value = t.ranges { key("ranges"); try encoded(value) }
             if let value = t.response { key("response"); try encoded(value) }
             if let value = t.retryAt { key("retryAt"); date(value) }
             key("session"); string(t.session)

@@ -56,7 +56,7 @@ struct ListCommand: AsyncParsableCommand {
                 default: nil
                 }
             let name = note.map { "\(Format.name(t)) (\($0))" } ?? Format.name(t)
-            return [String(t.id), t.state.rawValue, Format.progress(t), Format.speed(t.bytesPerSecond), t.session, name]
+            return [String(t.id), t.state.rawValue, Format.progress(t), Format.speedAndConnections(t), t.session, name]
         }
         let widths = (0..<header.count - 1).map { column in
             ([header] + rows).map { $0[column].count }.max() ?? 0

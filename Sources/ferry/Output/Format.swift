@@ -16,6 +16,13 @@ enum Format {
         return String(format: value < 10 ? "%.2f %@" : value < 100 ? "%.1f %@" : "%.0f %@", value, units[unit])
     }
 
+    /// `4.2 MB/s`, with `×8` for a download over 8 connections.
+    static func speedAndConnections(_ transfer: Transfer) -> String {
+        let rate = speed(transfer.bytesPerSecond)
+        guard let connections = transfer.connections, connections > 1 else { return rate }
+        return rate.isEmpty ? "×\(connections)" : "\(rate) ×\(connections)"
+    }
+
     static func speed(_ bytesPerSecond: Double?) -> String {
         guard let bytesPerSecond, bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "" }
         return bytes(Int64(bytesPerSecond)) + "/s"

@@ -80,6 +80,7 @@ struct ProgressView {
         if event.kind == .progress, event.seq == nil {
             transfer.bytesPerSecond = event.bytesPerSecond
             transfer.etaSeconds = event.etaSeconds
+            transfer.connections = event.connections
         }
         if let error = event.error { transfer.error = error }
         if let path = event.path { transfer.path = path }
@@ -112,7 +113,7 @@ struct ProgressView {
         let state: String
         switch transfer.state {
         case .running:
-            state = [Format.speed(transfer.bytesPerSecond), transfer.etaSeconds.map { "ETA " + Format.duration($0) } ?? ""]
+            state = [Format.speedAndConnections(transfer), transfer.etaSeconds.map { "ETA " + Format.duration($0) } ?? ""]
                 .filter { !$0.isEmpty }.joined(separator: "  ")
         case .completed: state = "done"
         case .waiting: state = "waiting: " + Format.waiting(transfer)

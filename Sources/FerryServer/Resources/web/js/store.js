@@ -117,6 +117,8 @@ export class TransferStore {
     if (typeof event.totalBytes === "number") t.totalBytes = event.totalBytes;
     switch (event.kind) {
       case "progress":
+        if (typeof event.connections === "number") t.connections = event.connections;
+        if (Array.isArray(event.ranges)) t.ranges = event.ranges;
         if (typeof event.bytesPerSecond === "number") t.bytesPerSecond = event.bytesPerSecond;
         if (typeof event.etaSeconds === "number") t.etaSeconds = event.etaSeconds;
         else if (event.seq === undefined) delete t.etaSeconds;
@@ -130,6 +132,7 @@ export class TransferStore {
       case "restarted":
         t.state = "running";
         t.error = null;
+        if (event.kind === "restarted") delete t.ranges;
         if (event.kind === "restarted" && typeof event.bytesReceived !== "number") t.bytesReceived = 0;
         break;
       case "paused":
@@ -161,6 +164,7 @@ export class TransferStore {
     if (t.state !== "running") {
       delete t.bytesPerSecond;
       delete t.etaSeconds;
+      delete t.connections;
     }
     // The newest journal event applied (not an API field): a listing older than it is not trusted.
     if (typeof event.seq === "number") t.seq = Math.max(t.seq || 0, event.seq);

@@ -87,6 +87,7 @@ export function longStatus(transfer) {
   if (done !== null) parts.push(percent(done));
   const rate = speed(transfer.bytesPerSecond);
   if (rate) parts.push(rate);
+  if (transfer.connections > 1) parts.push(`${transfer.connections} connections`);
   const left = eta(transfer.etaSeconds);
   if (left) parts.push(left);
   return parts.join(" · ");

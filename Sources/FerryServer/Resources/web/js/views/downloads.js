@@ -177,10 +177,13 @@ function downloadRow(initial, ctx) {
   const name = h("p", { class: "download-name" });
   const source = h("p", { class: "download-source" });
   const bar = progressBar("download-bar");
+  // A segmented download's ranges, each filled as far as its bytes reach (decorative: the bar
+  // and the status line say the same in words).
+  const ranges = h("div", { class: "download-ranges", aria: { hidden: "true" } });
   const status = h("p", { class: "download-status" });
   const details = h("div", { class: "download-details" });
   const actions = h("div", { class: "download-actions" });
-  const el = h("li", { class: "download" }, kindIcon, h("div", { class: "download-main" }, name, source, bar.el, status, details), actions);
+  const el = h("li", { class: "download" }, kindIcon, h("div", { class: "download-main" }, name, source, bar.el, ranges, status, details), actions);
   let lastKey = null;
 
   const fileName = () => transferName(t);
@@ -256,6 +259,21 @@ function downloadRow(initial, ctx) {
     }
   }
 
+  /** One piece per range, placed and filled through CSS custom properties (CSSOM, which the
+   * page's Content-Security-Policy allows, unlike style attributes). */
+  function renderRanges(list) {
+    ranges.hidden = list.length === 0;
+    while (ranges.children.length > list.length) ranges.lastChild.remove();
+    while (ranges.children.length < list.length) ranges.append(h("span", { class: "range" }));
+    list.forEach((range, index) => {
+      const piece = ranges.children[index];
+      const length = Math.max(1, range.end - range.start);
+      piece.style.setProperty("--start", String(range.start / t.totalBytes));
+      piece.style.setProperty("--width", String(length / t.totalBytes));
+      piece.style.setProperty("--fill", String(Math.min(1, Math.max(0, range.bytes / length))));
+    });
+  }
+
   function update(next) {
     t = next;
     el.dataset.state = t.state;
@@ -277,6 +295,7 @@ function downloadRow(initial, ctx) {
       bar.el.classList.toggle("paused", t.state === "paused");
       bar.el.classList.toggle("failed", t.state === "failed");
     }
+    renderRanges(!finished && t.totalBytes > 0 && Array.isArray(t.ranges) && t.ranges.length > 1 ? t.ranges : []);
     status.textContent = t.state === "completed" ? [bytes(t.totalBytes ?? t.bytesReceived), dateTime(t.completedAt || t.updatedAt)].filter(Boolean).join(" · ") : longStatus(t);
     status.classList.toggle("is-error", troubled(t));
     if (t.state === "completed" && t.sha256) {
