@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["ferry", "FerryTestSupport"]
+            dependencies: ["ferry", "FerryCore", "FerryTestSupport"]
         ),
     ]
 )

@@ -135,7 +135,7 @@ import Testing
     }
 }
 
-/// The adaptive connection count: doubling while it pays, holding once it does not.
+/// The adaptive connection count: growing fourfold while it pays, holding once it does not.
 @Suite struct ConnectionTunerTests {
     /// Feeds `rate(connections)` bytes a second in 100 ms steps; returns the targets seen.
     static func run(_ tuner: inout ConnectionTuner, seconds: Double, rate: (Int) -> Double) -> [Int] {
@@ -153,32 +153,50 @@ import Testing
     @Test func aThrottledServerGetsMoreConnectionsUpToTheCap() {
         var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
         let targets = Self.run(&tuner, seconds: 10) { Double($0) * 4_000_000 }  // 4 MB/s each
-        #expect(targets == [1, 2, 4, 8, 16])
+        #expect(targets == [1, 4, 16])
         #expect(tuner.isDone)
     }
 
     @Test func aLinkThatOneConnectionFillsStaysNearOne() {
         var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
         let targets = Self.run(&tuner, seconds: 10) { _ in 50_000_000 }
-        #expect(targets == [1, 2])
+        #expect(targets == [1, 4, 1])
         #expect(tuner.isDone)
     }
 
-    /// The link fills at 50 MB/s: doubling stops once it no longer pays.
-    @Test func doublingStopsWhereTheLinkIsFull() {
+    /// The link fills at 50 MB/s: growing stops once it no longer pays.
+    @Test func growingStopsWhereTheLinkIsFull() {
         var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
         let targets = Self.run(&tuner, seconds: 10) { min(Double($0) * 4_000_000, 50_000_000) }
-        #expect(targets == [1, 2, 4, 8, 16])
+        #expect(targets == [1, 4, 16])
         var slower = ConnectionTuner(mode: .adaptive(maximum: 16))
-        let few = Self.run(&slower, seconds: 10) { min(Double($0) * 20_000_000, 50_000_000) }
-        #expect(few == [1, 2, 4])
+        let few = Self.run(&slower, seconds: 10) { min(Double($0) * 45_000_000, 50_000_000) }
+        #expect(few == [1, 4, 1])
+        var capped = ConnectionTuner(mode: .adaptive(maximum: 6))
+        #expect(Self.run(&capped, seconds: 10) { Double($0) * 1_000_000 } == [1, 4, 6])
+    }
+
+    /// One miss may be noise: the step after it is measured again before the adding ends.
+    @Test func oneNoisyWindowDoesNotEndTheAdding() {
+        var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
+        var bytes: Int64 = 0
+        var targets: [Int] = []
+        var target = tuner.target
+        for step in 0..<100 {
+            // Throttled at 4 MB/s a connection, except for a stall of 0.3 s at 4 connections.
+            let stalled = target == 4 && (6...8).contains(step)
+            bytes += stalled ? 0 : Int64(target) * 400_000
+            target = tuner.sample(bytes: bytes, at: .milliseconds(100 * step), running: target)
+            if targets.last != target { targets.append(target) }
+        }
+        #expect(targets == [1, 4, 16])
     }
 
     /// Under a bandwidth limit it reaches, more connections cannot help.
     @Test func aBandwidthLimitStopsTheAdding() {
         var tuner = ConnectionTuner(mode: .adaptive(maximum: 16), limit: 1_000_000)
-        let targets = Self.run(&tuner, seconds: 10) { min(Double($0) * 600_000, 1_000_000) }
-        #expect(targets == [1, 2])
+        let targets = Self.run(&tuner, seconds: 10) { min(Double($0) * 300_000, 1_000_000) }
+        #expect(targets == [1, 4])
     }
 
     @Test func aFixedNumberIsKept() {
@@ -193,7 +211,7 @@ import Testing
         for step in 0..<40 {
             target = tuner.sample(bytes: Int64(step) * 400_000, at: .milliseconds(100 * step), running: 1)
         }
-        #expect(target == 2)
+        #expect(target == 4)
         #expect(tuner.isDone)
     }
 }

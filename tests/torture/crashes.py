@@ -1,6 +1,8 @@
 """Kill rounds: queue downloads, kill -9 the daemon at a random moment, start it again, and at
 the end check that every file is whole and right, each asked-for URL has exactly one transfer
-and nothing is left behind. Used with nginx (well-behaved) and with chaos_origin.py."""
+and nothing is left behind. Used with nginx (well-behaved) and with chaos_origin.py. Every other
+round queues its downloads in a session whose transfers use 8 connections each (segmented
+downloads: ranges journaled and resumed from their own durable ends)."""
 
 import json
 import sqlite3
@@ -13,6 +15,9 @@ from harness import FerryDaemon, log, sha256, threads_alive, wait_for
 
 KNOWN_STATE_FILES = {"journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm", "token", "daemon.json",
                      "daemon.lock", "daemon.log", "last-search.json"}
+
+
+SEGMENTED = "torture-x8"
 
 
 def make_pool(folder, count, rng, largest, smallest=1024):
@@ -36,11 +41,13 @@ def kill_rounds(label, home, binary, base_url, pool, rounds, rng, per_round=20, 
     daemon = FerryDaemon(home, binary, max_concurrent=max_concurrent)
     daemon.wipe()
     daemon.start()
+    daemon.api("PATCH", f"/v1/sessions/{SEGMENTED}/config", {"set": {"connections": 8}})
     expected = {}  # url → (size, sha256)
     kills = 0
     names = sorted(pool)
     began = time.monotonic()
     for round_index in range(rounds):
+        session = SEGMENTED if round_index % 2 else "torture"
         batch = []
         for k in range(per_round):
             name = rng.choice(names)
@@ -50,7 +57,7 @@ def kill_rounds(label, home, binary, base_url, pool, rounds, rng, per_round=20, 
 
         def ask():
             try:
-                daemon.get(batch, session="torture", force=False)
+                daemon.get(batch, session=session, force=False)
             except Exception:
                 pass  # The daemon may die mid-request: the client asks again below.
 
@@ -63,7 +70,7 @@ def kill_rounds(label, home, binary, base_url, pool, rounds, rng, per_round=20, 
         daemon.start()
         # A client that does not know whether its request landed asks again: same URLs, same
         # session, no force — it must get the same transfers back, not new ones.
-        daemon.get(batch, session="torture", force=False)
+        daemon.get(batch, session=session, force=False)
         if (round_index + 1) % 10 == 0 or round_index + 1 == rounds:
             log(f"  {label}: round {round_index + 1}/{rounds}, {kills} kills")
 
@@ -79,6 +86,8 @@ def kill_rounds(label, home, binary, base_url, pool, rounds, rng, per_round=20, 
     result = {
         "rounds": rounds, "kills": kills, "transfers": len(transfers), "completed": len(completed),
         "bytes": sum(expected[t["url"]][0] for t in completed if t["url"] in expected),
+        # Over 8 connections: those of the segmented session with 2 MiB or more.
+        "segmented": sum(1 for t in completed if t["session"] == SEGMENTED and (t.get("totalBytes") or 0) >= 2 << 20),
         "seconds": round(seconds, 1), "problems": problems,
     }
     if not problems:

@@ -1,7 +1,8 @@
 """Loopback stand-ins for the outside world the web app's tests need.
 
 - FileServer: serves bytes with ETag, Last-Modified and Range/If-Range (what Ferry's resume
-  protocol relies on), at a configurable speed so that progress is visible, and counts requests.
+  protocol and segmented downloads rely on: `bytes=a-`, bounded `bytes=a-b`, `bytes=-n`), at a
+  configurable speed per response so that progress is visible, and logs requests.
 - CatalogServer: Apple's iTunes Search and Lookup API, answering with the recorded responses in
   Tests/Fixtures/itunes/ (previews, artwork and feeds rewritten to the file server), plus a few
   podcasts of its own (one with a hostile title); a term starting with "throttle" gets a 403,
@@ -156,6 +157,7 @@ class FileServer:
         self.files: dict[str, Served] = {}
         self.logins: dict[str, str] = {}  # path → the Authorization header it requires
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, Range)
+        self.request_headers: list[tuple[str, str, dict[str, str]]] = []  # (method, path, headers by lower-case name)
         self.lock = threading.Lock()
         server = self
 
@@ -199,10 +201,16 @@ class FileServer:
         with self.lock:
             return [r for r in self.requests if r[1] == path]
 
+    def headers_for(self, path: str) -> list[tuple[str, dict[str, str]]]:
+        """(method, headers by lower-case name: "range", "if-range"...) of every request for `path`, in order."""
+        with self.lock:
+            return [(method, dict(headers)) for (method, p, headers) in self.request_headers if p == path]
+
     def handle(self, h: http.server.BaseHTTPRequestHandler, head: bool):
         path = urllib.parse.urlsplit(h.path).path
         with self.lock:
             self.requests.append((h.command, path, h.headers.get("Range")))
+            self.request_headers.append((h.command, path, {name.lower(): value for name, value in h.headers.items()}))
             served = self.files.get(path)
             login = self.logins.get(path)
         if login is not None and h.headers.get("Authorization") != login:
@@ -236,13 +244,16 @@ class FileServer:
                 end = min(int(last), len(data) - 1) if last else len(data) - 1
             elif last:
                 start, end = max(0, len(data) - int(last)), len(data) - 1
-            if start >= len(data):
+            if last and first and int(last) < int(first):
+                start, end = 0, len(data) - 1  # not a valid range: ignored, the whole file (RFC 9110 14.1.1)
+            elif start >= len(data):
                 h.send_response(416)
                 h.send_header("Content-Range", f"bytes */{len(data)}")
                 h.send_header("Content-Length", "0")
                 h.end_headers()
                 return
-            status = 206
+            else:
+                status = 206
         h.send_response(status)
         h.send_header("Content-Type", served.content_type)
         h.send_header("Content-Length", str(end - start + 1))

@@ -20,7 +20,7 @@ final class SegmentedDownload: Sendable {
         /// A connection quiet this long gives up its remaining range to the next that asks.
         var stallAfter: Duration = .seconds(5)
         /// How often the tuner samples and checkpoints are considered.
-        var tick: Duration = .milliseconds(100)
+        var tick: Duration = .milliseconds(50)
         var minimumSplit: Int64 = SegmentPlan.minimumSplit
         /// Failed connections in a row, without a byte between them, before the attempt fails.
         var failuresInARow = 4
@@ -40,6 +40,10 @@ final class SegmentedDownload: Sendable {
         var from: Int64
     }
 
+    /// A connection writes about this much at a time: less than one stream's 1 MiB, as up to 16
+    /// of them gather at once (memory is bounded by connections × this).
+    static let writeBatchBytes = 256 << 10
+
     /// What a connection tells the coordinator when it ends.
     private enum Event: Sendable {
         case tick
@@ -53,6 +57,9 @@ final class SegmentedDownload: Sendable {
         var lastByte: [Int: ContinuousClock.Instant] = [:]
         var nextConnection = 0
         var receivedBytes: Int64 = 0
+        /// Connections told to stop after their current write (the tuner went back down):
+        /// their ranges go to the others.
+        var retired: Set<Int> = []
     }
 
     let id: Int64
@@ -147,16 +154,29 @@ final class SegmentedDownload: Sendable {
                     if plan.isComplete { break }
                     progress.setSegments(id, connections: alive.count, ranges: liveRanges())
                     // More connections, as the tuner asks and the plan and the host allow.
-                    let (target, shareable) = state.withLock { state in
-                        (
-                            state.tuner.sample(bytes: state.receivedBytes, at: started.duration(to: .now), running: alive.count),
-                            state.plan.hasWorkToShare
-                        )
+                    let target = state.withLock { state in
+                        state.tuner.sample(bytes: state.receivedBytes, at: started.duration(to: .now), running: alive.count)
                     }
-                    if alive.isEmpty, !plan.isComplete {
-                        spawn()
-                    } else if alive.count < target, shareable, hosts.tryEnter(host, cap: settings.maxPerHost) {
+                    logger.trace("tick", metadata: ["after": "\(started.duration(to: .now))", "bytes": "\(state.withLock { $0.receivedBytes })", "target": "\(target)", "alive": "\(alive.count)"])
+                    if alive.isEmpty, !plan.isComplete { spawn() }
+                    // Fewer wanted: the newest connections stop, leaving their ranges to the rest.
+                    if alive.count > target {
+                        let excess = alive.sorted().suffix(alive.count - target)
+                        state.withLock { $0.retired.formUnion(excess) }
+                    }
+                    // All the connections the tuner asks for at once (each takes its range when it
+                    // starts, so the plan is asked again for each).
+                    var added = 0
+                    while alive.count < target, plan.hasWorkToShare, hosts.tryEnter(host, cap: settings.maxPerHost) {
                         spawn(counted: true)
+                        added += 1
+                    }
+                    if added > 0 {
+                        logger.debug(
+                            "more connections",
+                            metadata: ["connections": "\(alive.count)", "target": "\(target)", "after": "\(started.duration(to: .now))",
+                                       "bytes": "\(plan.writtenBytes)"]
+                        )
                     }
                     let now = plan.writtenBytes
                     if now - checkpointed >= settings.checkpointBytes
@@ -232,6 +252,7 @@ final class SegmentedDownload: Sendable {
         var pending = first
         while true {
             try Task.checkCancellation()
+            if state.withLock({ $0.retired.contains(connection) }) { return }
             let stalled = stalledConnections()
             guard let assignment = state.withLock({ $0.plan.take(for: connection, stalled: stalled) }) else { return }
             do {
@@ -293,7 +314,7 @@ final class SegmentedDownload: Sendable {
         var batchBytes = 0
         var offset = assignment.from
         // A slow connection writes at least this often, so checkpoints find its bytes.
-        let flushInterval = settings.checkpointMaxInterval / 2
+        let flushInterval = min(settings.checkpointMaxInterval / 2, .milliseconds(250))
         var lastFlush = ContinuousClock.now
         func flush() throws {
             guard !batch.isEmpty else { return }
@@ -310,11 +331,16 @@ final class SegmentedDownload: Sendable {
         do {
             for try await buffer in body {
                 let count = Int64(buffer.readableBytes)
-                let taken = state.withLock { state in
+                let (taken, retired) = state.withLock { state in
+                    guard !state.retired.contains(connection) else { return (Int64(0), true) }
                     let taken = state.plan.accept(count, for: assignment.segment)
                     state.receivedBytes += taken
                     state.lastByte[connection] = .now
-                    return taken
+                    return (taken, false)
+                }
+                if retired {
+                    try flush()
+                    return
                 }
                 if taken > 0 {
                     batch.append(buffer.getSlice(at: buffer.readerIndex, length: Int(taken))!)
@@ -332,7 +358,7 @@ final class SegmentedDownload: Sendable {
                 let done = state.withLock { state in
                     state.plan.segments[assignment.segment].map { $0.received >= $0.end } ?? true
                 }
-                if batchBytes >= DownloadSink.writeBatchBytes || batch.count >= DownloadSink.writeBatchCount || done
+                if batchBytes >= Self.writeBatchBytes || batch.count >= DownloadSink.writeBatchCount || done
                     || lastFlush.duration(to: .now) >= flushInterval
                 {
                     try flush()
@@ -344,7 +370,9 @@ final class SegmentedDownload: Sendable {
             try? flush()
             throw error
         }
-        let short = state.withLock { state in state.plan.segments[assignment.segment].map { $0.written < $0.end } ?? false }
+        let short = state.withLock { state in
+            !state.retired.contains(connection) && (state.plan.segments[assignment.segment].map { $0.written < $0.end } ?? false)
+        }
         if short {
             throw FerryError(.lengthMismatch, "A range ended early: bytes \(assignment.from)-\(assignment.to - 1) stopped at \(offset).")
         }

@@ -85,8 +85,9 @@ struct TransferWorker: Sendable {
                 await checkpointOnExit()
                 return .stopped
             }
+            let finishing = ContinuousClock.now
             let done = try await complete(record, sink, mayFinish: mayFinish)
-            logger.info("completed", metadata: ["transfer.bytes": "\(sink.length)"])
+            logger.info("completed", metadata: ["transfer.bytes": "\(sink.length)", "transfer.finish": "\(finishing.duration(to: .now))"])
             return done
         } catch {
             // An attempt that wrote nothing (a refused connection, no network) has nothing to
@@ -113,6 +114,9 @@ struct TransferWorker: Sendable {
         let id = record.transferId
         let url = URL(string: record.url)!
         var startedOver = false
+        // After the file changed under a segmented download, the rest of this attempt is one
+        // stream: a file that keeps changing is fetched whole, as it is, from one response.
+        var segmenting = true
         // A segmented download resumes each range from its own durable end.
         if let text = record.segments, let total = record.totalBytes, let validator = record.validator,
             let ranges = SegmentPlan.ranges(journalText: text), SegmentPlan.ranges(ranges, cover: total)
@@ -131,6 +135,7 @@ struct TransferWorker: Sendable {
             } catch let changed as SegmentedDownload.FileChanged {
                 segmented.current = nil
                 startedOver = true
+                segmenting = false
                 try await restart(id, sink, reason: changed.reason)
             }
         } else if record.segments != nil {
@@ -194,7 +199,7 @@ struct TransferWorker: Sendable {
                     return event
                 }
                 progress.set(id, bytes: from, total: total)
-                if let total, let validator = facts.validator, status == 206 || Self.acceptsRanges(headers.first(name: "Accept-Ranges")),
+                if segmenting, let total, let validator = facts.validator, status == 206 || Self.acceptsRanges(headers.first(name: "Accept-Ranges")),
                     let mode = connectionMode(settings.merged), total - from >= 2 * configuration.segmentMinimumSplit
                 {
                     do {
@@ -205,11 +210,9 @@ struct TransferWorker: Sendable {
                         )
                         return
                     } catch let changed as SegmentedDownload.FileChanged {
-                        guard !startedOver else {
-                            throw FerryError(.rangeMismatch, "The server keeps answering range requests wrongly: \(changed.reason).")
-                        }
                         segmented.current = nil
                         startedOver = true
+                        segmenting = false
                         try await restart(id, sink, reason: changed.reason)
                         plan = ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
                         continue
