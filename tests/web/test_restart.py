@@ -67,7 +67,7 @@ def covered(ranges, size):
     """Bytes of the file that `Range: bytes=a-b` / `bytes=a-` headers ask for, overlaps counted once."""
     spans = []
     for header in ranges:
-        first, _, last = re.match(r"bytes=(\d+)-(\d*)", header).groups()
+        first, last = re.match(r"bytes=(\d+)-(\d*)", header).groups()
         spans.append((int(first), int(last) + 1 if last else size))
     total, reach = 0, 0
     for start, end in sorted(spans):
