@@ -92,6 +92,9 @@ def test_screenshots_of_every_view(daemon, pages, catalog, files, media):
     shoot(login, "login")
 
     page = pages.new(daemon)
+    # One connection per download: a throttled preview would otherwise grow to several, whose
+    # progress moves every sample, so the bars' transitions never rest for the shot.
+    daemon.api("PATCH", "/v1/sessions/web/config", {"set": {"connections": 1}})
     # Half Tunes: one finished and playing, one finished, one paused, one downloading.
     slow = f"/previews/{catalog.songs[4]['trackId']}.wav"
     files.set_rate(slow, 45_000)
