@@ -186,6 +186,32 @@ import Testing
         }
     }
 
+    static let badCounts: [TransferOptions] = [
+        TransferOptions(connections: 0), TransferOptions(connections: 65), TransferOptions(connections: -1),
+        TransferOptions(maxConnectionsPerHost: 0), TransferOptions(maxConnectionsPerHost: 100),
+    ]
+
+    /// Connection counts out of range are refused with the field's name; nothing is journaled.
+    @Test(arguments: badCounts)
+    func badConnectionCountsAreRefusedAndNothingIsJournaled(_ options: TransferOptions) async throws {
+        try await withTemporaryDirectory { home in
+            try await EngineHarness.run(home: home, configuration: Self.configuration) { h in
+                do {
+                    _ = try await h.engine.enqueue(.init(urls: [URL(string: "http://127.0.0.1:9/x")!], session: "test", options: options))
+                    Issue.record("\(options) was accepted")
+                } catch let error as FerryError {
+                    #expect(error.code == .invalidRequest)
+                    #expect(error.message.contains(options.connections != nil ? "connections" : "maxConnectionsPerHost"), "\(error.message)")
+                }
+                await #expect(throws: FerryError.self) { try await h.engine.updateOptions(session: nil, .init(set: options)) }
+                let journaled = try await h.journal.transfers()
+                #expect(journaled.isEmpty)
+                let daemon = try await h.engine.options(session: nil)
+                #expect(daemon.connections == nil && daemon.maxConnectionsPerHost == nil)
+            }
+        }
+    }
+
     /// Two downloads asking for 8 connections each from one host capped at 3.
     @Test func thePerHostCapHoldsAcrossTransfers() async throws {
         let files = (1...2).map { Origin.File(data: Origin.bytes(1_500_000, seed: UInt64($0)), bytesPerSecond: 500_000) }

@@ -58,6 +58,23 @@ final class ProgressBoard: Sendable {
         entries.withLock { $0[id]?.bytes += Int64(bytes) }
     }
 
+    /// How much of a read is counted, and waited for under a bandwidth limit, at a time.
+    static let paceStep = 64 * 1024
+
+    /// Counts a read's bytes. Under a bandwidth limit it waits for them, which holds the server
+    /// back (the client reads again only when asked), 64 KiB at a time: a read is up to 256 KiB,
+    /// and progress and the limit should not move a second's worth at once at 256 KiB/s.
+    func count(_ id: Int64, bytes: Int, pace: (@Sendable (Int) async throws -> Void)?) async throws {
+        guard let pace else { return add(id, bytes: bytes) }
+        var uncounted = bytes
+        while uncounted > 0 {
+            let step = min(uncounted, Self.paceStep)
+            add(id, bytes: step)
+            try await pace(step)
+            uncounted -= step
+        }
+    }
+
     func end(_ id: Int64) {
         _ = entries.withLock { $0.removeValue(forKey: id) }
     }

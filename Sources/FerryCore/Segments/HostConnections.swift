@@ -7,43 +7,42 @@ import Synchronization
 final class HostConnections: Sendable {
     static let defaultCap = 16
 
-    private let open = Mutex<[String: Int]>([:])
-    private let peaks = Mutex<[String: Int]>([:])
+    private struct Counts {
+        var open: [String: Int] = [:]
+        /// The most open at once, by host (for tests and diagnosis).
+        var peak: [String: Int] = [:]
+
+        mutating func add(_ host: String) {
+            open[host, default: 0] += 1
+            peak[host] = max(peak[host, default: 0], open[host]!)
+        }
+    }
+
+    private let counts = Mutex(Counts())
 
     /// A transfer's first connection.
     func enter(_ host: String) {
-        let now = open.withLock { open in
-            open[host, default: 0] += 1
-            return open[host]!
-        }
-        notePeak(host, now)
+        counts.withLock { $0.add(host) }
     }
 
     /// Another connection, if the host is under `cap`.
     func tryEnter(_ host: String, cap: Int) -> Bool {
-        let now = open.withLock { open -> Int? in
-            guard open[host, default: 0] < cap else { return nil }
-            open[host, default: 0] += 1
-            return open[host]!
+        counts.withLock { counts in
+            guard counts.open[host, default: 0] < cap else { return false }
+            counts.add(host)
+            return true
         }
-        guard let now else { return false }
-        notePeak(host, now)
-        return true
-    }
-
-    /// The most connections open to `host` at once so far.
-    func peak(_ host: String) -> Int { peaks.withLock { $0[host, default: 0] } }
-
-    private func notePeak(_ host: String, _ count: Int) {
-        peaks.withLock { $0[host] = max($0[host, default: 0], count) }
     }
 
     func leave(_ host: String) {
-        open.withLock { open in
-            let left = open[host, default: 0] - 1
-            open[host] = left > 0 ? left : nil
+        counts.withLock { counts in
+            let left = counts.open[host, default: 0] - 1
+            counts.open[host] = left > 0 ? left : nil
         }
     }
 
-    func count(_ host: String) -> Int { open.withLock { $0[host, default: 0] } }
+    func count(_ host: String) -> Int { counts.withLock { $0.open[host, default: 0] } }
+
+    /// The most connections open to `host` at once so far.
+    func peak(_ host: String) -> Int { counts.withLock { $0.peak[host, default: 0] } }
 }

@@ -157,7 +157,10 @@ final class SegmentedDownload: Sendable {
                     let target = state.withLock { state in
                         state.tuner.sample(bytes: state.receivedBytes, at: started.duration(to: .now), running: alive.count)
                     }
-                    logger.trace("tick", metadata: ["after": "\(started.duration(to: .now))", "bytes": "\(state.withLock { $0.receivedBytes })", "target": "\(target)", "alive": "\(alive.count)"])
+                    logger.trace(
+                        "tick",
+                        metadata: ["after": "\(started.duration(to: .now))", "target": "\(target)", "alive": "\(alive.count)"]
+                    )
                     if alive.isEmpty, !plan.isComplete { spawn() }
                     // Fewer wanted: the newest connections stop, leaving their ranges to the rest.
                     if alive.count > target {
@@ -331,32 +334,19 @@ final class SegmentedDownload: Sendable {
         do {
             for try await buffer in body {
                 let count = Int64(buffer.readableBytes)
-                let (taken, retired) = state.withLock { state in
-                    guard !state.retired.contains(connection) else { return (Int64(0), true) }
+                // One lock per read: the bytes that are this range's, and whether it has ended
+                // (reached its end, which another connection may have moved, or retired).
+                let (taken, done) = state.withLock { state -> (Int64, Bool) in
+                    guard !state.retired.contains(connection) else { return (0, true) }
                     let taken = state.plan.accept(count, for: assignment.segment)
                     state.receivedBytes += taken
                     state.lastByte[connection] = .now
-                    return (taken, false)
-                }
-                if retired {
-                    try flush()
-                    return
+                    return (taken, state.plan.segments[assignment.segment].map { $0.received >= $0.end } ?? true)
                 }
                 if taken > 0 {
                     batch.append(buffer.getSlice(at: buffer.readerIndex, length: Int(taken))!)
                     batchBytes += Int(taken)
-                    // Counted (and, under a bandwidth limit, waited for) a piece at a time, as one
-                    // stream's bytes are.
-                    var uncounted = Int(taken)
-                    while uncounted > 0 {
-                        let step = min(uncounted, TransferWorker.paceStep)
-                        progress.add(id, bytes: step)
-                        if let pace { try await pace(step) }
-                        uncounted -= step
-                    }
-                }
-                let done = state.withLock { state in
-                    state.plan.segments[assignment.segment].map { $0.received >= $0.end } ?? true
+                    try await progress.count(id, bytes: Int(taken), pace: pace)
                 }
                 if batchBytes >= Self.writeBatchBytes || batch.count >= DownloadSink.writeBatchCount || done
                     || lastFlush.duration(to: .now) >= flushInterval

@@ -300,7 +300,7 @@ struct TransferWorker: Sendable {
         do {
             for try await buffer in body {
                 try sink.append(buffer)
-                try await count(buffer.readableBytes, of: id, pace: pace)
+                try await progress.count(id, bytes: buffer.readableBytes, pace: pace)
                 sinceCheckpoint += Int64(buffer.readableBytes)
                 if let total, sink.length > total {
                     throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
@@ -322,23 +322,6 @@ struct TransferWorker: Sendable {
             throw error
         }
         try await checkpointing?.value
-    }
-
-    /// How much of a read is counted, and waited for under a bandwidth limit, at a time.
-    static let paceStep = 64 * 1024
-
-    /// Counts a read's bytes. Under a bandwidth limit it waits for them, which holds the server
-    /// back (the client reads again only when asked), 64 KiB at a time: a read is up to 256 KiB,
-    /// and progress and the limit should not move a second's worth at once at 256 KiB/s.
-    private func count(_ bytes: Int, of id: Int64, pace: (@Sendable (Int) async throws -> Void)?) async throws {
-        guard let pace else { return progress.add(id, bytes: bytes) }
-        var uncounted = bytes
-        while uncounted > 0 {
-            let step = min(uncounted, Self.paceStep)
-            progress.add(id, bytes: step)
-            try await pace(step)
-            uncounted -= step
-        }
     }
 
     /// Write what is gathered, fsync, then journal the durable length (with a journaled progress
