@@ -83,19 +83,14 @@ def timed_with_rss(command, **kwargs):
     return seconds, int(stderr.strip().splitlines()[-1]), anon.peak_kib
 
 
-class AnonPeak:
-    """The peak anonymous memory (RssAnon: heap, stacks, buffers) of a process, or with
-    `children` of its child processes (the tool under GNU time), sampled every 5 ms while in the
-    `with` block. Unlike RSS it leaves out the mapped pages of the binary and its libraries,
-    which are clean, shared and can be dropped: it is the memory the process itself asks for."""
+class Sampler:
+    """A thread that calls `tick()` every `interval` seconds while in the `with` block (and once at
+    its start); a `tick()` that returns True ends it early."""
 
-    def __init__(self, pid, children=False, interval=0.005):
-        self.pid = pid
-        self.children = children
+    def __init__(self, interval):
         self.interval = interval
-        self.peak_kib = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self):
         self._thread.start()
@@ -105,6 +100,26 @@ class AnonPeak:
         self._stop.set()
         self._thread.join()
 
+    def _run(self):
+        while not self.tick() and not self._stop.wait(self.interval):
+            pass
+
+    def tick(self):
+        raise NotImplementedError
+
+
+class AnonPeak(Sampler):
+    """The peak anonymous memory (RssAnon: heap, stacks, buffers) of a process, or with
+    `children` of its child processes (the tool under GNU time), sampled every 5 ms while in the
+    `with` block. Unlike RSS it leaves out the mapped pages of the binary and its libraries,
+    which are clean, shared and can be dropped: it is the memory the process itself asks for."""
+
+    def __init__(self, pid, children=False, interval=0.005):
+        super().__init__(interval)
+        self.pid = pid
+        self.children = children
+        self.peak_kib = 0
+
     def _pids(self):
         if not self.children:
             return [self.pid]
@@ -113,17 +128,14 @@ class AnonPeak:
         except OSError:
             return []
 
-    def _sample(self):
-        while True:
-            for pid in self._pids():
-                try:
-                    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                        if line.startswith("RssAnon:"):
-                            self.peak_kib = max(self.peak_kib, int(line.split()[1]))
-                except (OSError, ValueError):
-                    pass
-            if self._stop.wait(self.interval):
-                return
+    def tick(self):
+        for pid in self._pids():
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("RssAnon:"):
+                        self.peak_kib = max(self.peak_kib, int(line.split()[1]))
+            except (OSError, ValueError):
+                pass
 
 
 def summary(values):

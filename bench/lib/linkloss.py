@@ -30,12 +30,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from downloads import ARIA2, clear, rotate, settle
-from harness import REPO, is_root, log, sha256, summary
+from harness import REPO, Sampler, is_root, log, sha256, summary
 
 sys.path.insert(0, str(REPO / "tests" / "lab"))
 from lab import Lab, cpu_seconds  # noqa: E402
@@ -44,28 +43,16 @@ DOWN_AT = 0.30
 SAMPLE_INTERVAL = 0.05
 
 
-class Growth:
+class Growth(Sampler):
     """Samples a file's size every 50 ms in a thread: (epoch seconds, bytes) pairs."""
 
     def __init__(self, size):
+        super().__init__(SAMPLE_INTERVAL)
         self.size = size
         self.samples = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self):
-        while True:
-            self.samples.append((time.time(), self.size()))
-            if self._stop.wait(SAMPLE_INTERVAL):
-                return
+    def tick(self):
+        self.samples.append((time.time(), self.size()))
 
     def latest(self):
         return self.samples[-1][1] if self.samples else 0
@@ -402,7 +389,7 @@ def linkloss(ctx):
 
 
 def markdown(result):
-    from report import mib, secs, span
+    from report import mib, span
     lines = [
         f"File: {mib(result['size'])}, origin shaped to {result['rate_bits'] / 1e6:.1f} Mbit/s (about "
         f"{result['seconds']} s), link down in the client's namespace at {result['down_at']:.0%} for "

@@ -63,13 +63,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 
 from downloads import ARIA2, clear, rotate, settle
-from harness import REPO, is_root, log, reset_peak_memory, sha256, summary
+from harness import REPO, Sampler, is_root, log, reset_peak_memory, sha256, summary
 from linkloss import Ferry, Tool
 
 sys.path.insert(0, str(REPO / "tests" / "lab"))
@@ -108,30 +107,18 @@ def unavailable():
     return None
 
 
-class PeakMemory:
+class PeakMemory(Sampler):
     """Peak RSS and peak anonymous RSS (KiB) of one process, from /proc every 100 ms in a thread.
     RSS is read from VmHWM, the kernel's own high-water mark, so a peak between two samples still
     counts (a long-lived daemon's mark must be reset before: harness.reset_peak_memory)."""
 
     def __init__(self, pid):
+        super().__init__(SAMPLE_INTERVAL)
         self.pid = pid
         self.rss_kib = self.anon_kib = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self):
-        while True:
-            self.sample()
-            if self._stop.wait(SAMPLE_INTERVAL):
-                return
+    def tick(self):
+        self.sample()
 
     def sample(self):
         try:
@@ -148,35 +135,24 @@ class PeakMemory:
                     self.anon_kib = max(self.anon_kib or 0, kib)
 
 
-class Arrival:
+class Arrival(Sampler):
     """The first moment (monotonic) a file of `size` bytes is in `folder`, checked every 10 ms
     in a thread: when Ferry's download is done for its user (it moves the whole file there from
     .partial/), without waiting for the next `ferry ls`."""
 
     def __init__(self, folder, size):
+        super().__init__(ARRIVAL_INTERVAL)
         self.folder, self.size = Path(folder), size
         self.at = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self):
-        while self.at is None:
-            try:
-                if any(p.stat().st_size == self.size for p in self.folder.iterdir() if not p.name.startswith(".")):
-                    self.at = time.monotonic()
-                    return
-            except OSError:
-                pass  # the folder is made at the first download; a file may move under us
-            if self._stop.wait(ARRIVAL_INTERVAL):
-                return
+    def tick(self):
+        try:
+            if any(p.stat().st_size == self.size for p in self.folder.iterdir() if not p.name.startswith(".")):
+                self.at = time.monotonic()
+                return True
+        except OSError:
+            pass  # the folder is made at the first download; a file may move under us
+        return False
 
 
 def has_single_connection_flag(binary):
