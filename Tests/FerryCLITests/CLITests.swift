@@ -78,6 +78,27 @@ import Testing
         }
     }
 
+    /// `ferry get URL --mirror URL2`: a mirror that 404s is dropped with a note in `--json`, and
+    /// the file comes whole from the URL; --mirror with two URLs is refused before anything runs.
+    @Test func getWithAMirrorThatIsMissing() async throws {
+        let file = Origin.File(data: Origin.bytes(3_000_000), bytesPerSecond: 1_500_000)
+        try await Origin.run { origin, base in
+            origin.serve("/iso", file)
+            try await withHome { home in
+                let url = base.appendingPathComponent("iso").absoluteString
+                let mirror = base.appendingPathComponent("elsewhere/iso").absoluteString
+                let two = try await CommandRunner.ferry(["get", "--mirror", mirror, url, url + "?2"], home: home)
+                #expect(two.status != 0 && two.stderr.contains("--mirror goes with one URL"), "\(two)")
+                let get = try await CommandRunner.ferry(["get", "--json", "-x", "4", "--mirror", mirror, url], home: home)
+                #expect(get.status == 0, "\(get)")
+                let done = try transfers(get)[0]
+                #expect(done.sha256 == file.sha256)
+                #expect(done.mirrors == [TransferMirror(url: mirror, dropped: "answered 404 Not Found")])
+                #expect(origin.requests(for: "/elsewhere/iso").count >= 1)
+            }
+        }
+    }
+
     @Test func waitTimesOutWith124AndTheTransferGoesOn() async throws {
         let gate = Origin.Gate()
         try await Origin.run { origin, base in

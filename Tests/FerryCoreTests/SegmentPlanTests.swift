@@ -8,6 +8,8 @@ import Testing
 /// prefix the hash follows, durable ranges and the journal's form.
 @Suite struct SegmentPlanTests {
     static let mib: Int64 = 1 << 20
+    /// A request size larger than any file here: a bounded request for all that is left.
+    static let bounded: Int64 = 1 << 40
 
     @Test func theFirstConnectionTakesTheWholeFile() {
         var plan = SegmentPlan(total: 10 * Self.mib)
@@ -26,9 +28,9 @@ import Testing
     /// Each newcomer takes the upper half of the largest remainder, so all end together.
     @Test func newcomersTakeHalfOfTheLargestRemainder() {
         var plan = SegmentPlan(total: 16 * Self.mib)
-        _ = plan.take(for: 0)
+        _ = plan.take(for: 0, size: Self.bounded)
         #expect(plan.accept(2 * Self.mib, for: 0) == 2 * Self.mib)  // 0 is at 2 MiB of 16.
-        let second = plan.take(for: 1)!
+        let second = plan.take(for: 1, size: Self.bounded)!
         #expect(second.from == 9 * Self.mib && second.to == 16 * Self.mib)
         #expect(plan.accept(Self.mib, for: 0) == Self.mib)  // 0 is at 3 MiB, 6 left; the second has 7.
         let third = plan.take(for: 2)!
@@ -41,9 +43,50 @@ import Testing
         #expect(ranges.first?.0 == 0 && ranges.last?.1 == 16 * Self.mib)
     }
 
+    /// Unasked bytes go out in order, a request's worth at a time; a remainder under half a
+    /// request goes with the one before it.
+    @Test func connectionsTakeTheLowestUnaskedBytesARequestAtATime() {
+        var plan = SegmentPlan(total: 10 * Self.mib)
+        #expect(plan.take(for: 0, size: 4 * Self.mib) == .init(segment: 0, from: 0, to: 4 * Self.mib))
+        let second = plan.take(for: 1, size: 4 * Self.mib)
+        #expect(second?.from == 4 * Self.mib && second?.to == 10 * Self.mib)  // 2 MiB would be left: it goes too.
+        #expect(plan.unasked == 0)
+        // The first finishes and asks again: nothing unasked, so half of the second's remainder.
+        _ = plan.accept(4 * Self.mib, for: 0)
+        plan.wrote(0, through: 4 * Self.mib)
+        plan.release(0)
+        let third = plan.take(for: 0, size: 4 * Self.mib)
+        #expect(third?.from == 7 * Self.mib && third?.to == 10 * Self.mib)
+    }
+
+    /// The first response asked for the whole file; a newcomer cuts it a little past where it is,
+    /// and the rest is shared out in order.
+    @Test func theFirstResponseIsCutJustPastWhereItIs() {
+        var plan = SegmentPlan(total: 64 * Self.mib)
+        let first = plan.take(for: 0)!
+        #expect(first.to == 64 * Self.mib)
+        _ = plan.accept(3 * Self.mib, for: first.segment)
+        let second = plan.take(for: 1, size: 2 * Self.mib)!
+        #expect(plan.segments[first.segment]?.end == 3 * Self.mib + Self.mib / 4)
+        #expect(second.from == 3 * Self.mib + Self.mib / 4 && second.to == second.from + 2 * Self.mib)
+        #expect(plan.take(for: 2, size: 2 * Self.mib)?.from == second.to)
+    }
+
+    @Test func requestsAreTwoSecondsOfAConnectionsShareAndShrinkNearTheEnd() {
+        let size = { (rate: Double, connections: Int, unasked: Int64, alone: Bool) in
+            SegmentPlan.requestSize(rate: rate, connections: connections, unasked: unasked, alone: alone, minimumSplit: Self.mib)
+        }
+        #expect(size(16 * 4e6, 16, 1 << 30, false) == 8_000_000)
+        #expect(size(0, 4, 1 << 30, false) == Self.mib)  // No rate yet: the minimum.
+        #expect(size(1e10, 1, 1 << 40, false) == 64 * Self.mib)  // At most 64 MiB.
+        #expect(size(16 * 4e6, 16, 32 * Self.mib, false) == Self.mib)  // Near the end: a share of what is left...
+        #expect(size(16 * 4e6, 16, Self.mib, false) == Self.mib / 4)  // ...down to a quarter of the minimum.
+        #expect(size(16 * 4e6, 1, 1 << 30, true) == .max)  // Alone: all of it.
+    }
+
     @Test func nothingUnderTwiceTheMinimumIsSplit() {
         var plan = SegmentPlan(total: 2 * Self.mib - 1)
-        _ = plan.take(for: 0)
+        _ = plan.take(for: 0, size: Self.bounded)
         #expect(plan.take(for: 1) == nil)
         #expect(!plan.hasWorkToShare)
     }
@@ -51,8 +94,8 @@ import Testing
     /// A connection whose range was cut below what it received gets only the bytes still its own.
     @Test func aShrunkRangeAcceptsOnlyItsOwnBytes() {
         var plan = SegmentPlan(total: 4 * Self.mib)
-        let first = plan.take(for: 0)!
-        _ = plan.take(for: 1)  // 0 now ends at 2 MiB.
+        let first = plan.take(for: 0, size: Self.bounded)!
+        _ = plan.take(for: 1, size: Self.bounded)  // 0 now ends at 2 MiB.
         #expect(plan.accept(Self.mib, for: first.segment) == Self.mib)
         #expect(plan.accept(2 * Self.mib, for: first.segment) == Self.mib)
         #expect(plan.accept(10, for: first.segment) == 0)
@@ -61,10 +104,10 @@ import Testing
     /// A stalled connection's remainder goes whole to the next that asks, from what it wrote.
     @Test func aStalledConnectionsRemainderIsTaken() {
         var plan = SegmentPlan(total: 3 * Self.mib)
-        let first = plan.take(for: 0)!
+        let first = plan.take(for: 0, size: Self.bounded)!
         _ = plan.accept(Self.mib / 2, for: first.segment)
         plan.wrote(first.segment, through: Self.mib / 4)  // The rest is in its buffer.
-        let second = plan.take(for: 1)!
+        let second = plan.take(for: 1, size: Self.bounded)!
         _ = plan.accept(3 * Self.mib, for: second.segment)
         plan.wrote(second.segment, through: second.to)
         plan.release(second.segment)
@@ -76,7 +119,7 @@ import Testing
 
     @Test func releasingForgetsReceivedButUnwrittenBytes() {
         var plan = SegmentPlan(total: 4 * Self.mib)
-        let first = plan.take(for: 0)!
+        let first = plan.take(for: 0, size: Self.bounded)!
         _ = plan.accept(Self.mib, for: first.segment)
         plan.wrote(first.segment, through: Self.mib / 2)
         plan.release(first.segment)
@@ -87,8 +130,8 @@ import Testing
     /// not past a gap.
     @Test func theWrittenPrefixStopsAtTheFirstGap() {
         var plan = SegmentPlan(total: 4 * Self.mib)
-        let first = plan.take(for: 0)!
-        let second = plan.take(for: 1)!  // 2..4 MiB
+        let first = plan.take(for: 0, size: Self.bounded)!
+        let second = plan.take(for: 1, size: Self.bounded)!  // 2..4 MiB
         _ = plan.accept(Self.mib, for: second.segment)
         plan.wrote(second.segment, through: second.from + Self.mib)
         #expect(plan.writtenPrefix == 0)
@@ -101,8 +144,8 @@ import Testing
 
     @Test func durableRangesRoundTripThroughTheJournalAndFinishedOnesMerge() throws {
         var plan = SegmentPlan(total: 4 * Self.mib)
-        let first = plan.take(for: 0)!
-        let second = plan.take(for: 1)!
+        let first = plan.take(for: 0, size: Self.bounded)!
+        let second = plan.take(for: 1, size: Self.bounded)!
         _ = plan.accept(2 * Self.mib, for: first.segment)
         plan.wrote(first.segment, through: 2 * Self.mib)
         _ = plan.accept(Self.mib, for: second.segment)
@@ -174,6 +217,16 @@ import Testing
         #expect(few == [1, 4, 1])
         var capped = ConnectionTuner(mode: .adaptive(maximum: 6))
         #expect(Self.run(&capped, seconds: 10) { Double($0) * 1_000_000 } == [1, 4, 6])
+    }
+
+    /// Four young connections look as fast as the link (a server's first-second burst); sixteen
+    /// are no faster but are kept, as going back would leave four throttled ones. Sixteen that
+    /// make it slower (a busy disk) go back to four.
+    @Test func aLaterStepIsUndoneOnlyWhenItMadeThingsSlower() {
+        var bursting = ConnectionTuner(mode: .adaptive(maximum: 16))
+        #expect(Self.run(&bursting, seconds: 10) { $0 == 1 ? 4_000_000 : 48_000_000 } == [1, 4, 16])
+        var thrashing = ConnectionTuner(mode: .adaptive(maximum: 16))
+        #expect(Self.run(&thrashing, seconds: 10) { $0 == 1 ? 4_000_000 : $0 == 4 ? 48_000_000 : 30_000_000 } == [1, 4, 16, 4])
     }
 
     /// One miss may be noise: the step after it is measured again before the adding ends.

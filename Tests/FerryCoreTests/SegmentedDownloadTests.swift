@@ -122,7 +122,7 @@ import Testing
                 let stopped = try await Self.journaledRanges(home: home, id: id)
                 // After the stop: every range's durable bytes are on disk.
                 let part = try Data(contentsOf: home.appendingPathComponent("library/.partial/\(id).part"))
-                for range in stopped {
+                for range in stopped where range.durable > range.start {
                     #expect(part[Int(range.start)..<Int(range.durable)] == file.data[Int(range.start)..<Int(range.durable)])
                 }
                 let before = origin.requests(for: "/f").count
@@ -210,6 +210,16 @@ import Testing
                 #expect(daemon.connections == nil && daemon.maxConnectionsPerHost == nil)
             }
         }
+    }
+
+    /// A connection far slower than the others (a newcomer starved by a full link) counts as
+    /// stalled; one only a little slower, newcomers not yet measured, and few connections do not.
+    @Test func laggardsAreFarBelowTheMedian() {
+        let before: [Int: Int64] = [0: 0, 1: 0, 2: 0, 3: 0, 4: 0]
+        let after: [Int: Int64] = [0: 1_000_000, 1: 900_000, 2: 1_100_000, 3: 200_000, 4: 600_000, 5: 0]
+        #expect(SegmentedDownload.laggards(after, since: before) == [3])
+        #expect(SegmentedDownload.laggards(after, since: [0: 0, 1: 0, 3: 0]).isEmpty)
+        #expect(SegmentedDownload.laggards(before, since: before).isEmpty)
     }
 
     /// Two downloads asking for 8 connections each from one host capped at 3.

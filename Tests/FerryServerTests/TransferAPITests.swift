@@ -36,6 +36,9 @@ import Testing
         (#"{"urls": ["http://127.0.0.1/"], "session": "no spaces allowed"}"#, "session"),
         (#"{"resumeData": "%%%"}"#, "base64"),
         (#"{"resumeData": "aGVsbG8="}"#, "not Ferry resume data"),
+        (#"{"urls": ["http://127.0.0.1/a", "http://127.0.0.1/b"], "mirrors": ["http://127.0.0.1/c"]}"#, "one URL"),
+        (#"{"urls": ["http://127.0.0.1/a"], "mirrors": ["ftp://127.0.0.1/c"]}"#, "ftp"),
+        (#"{"urls": ["http://127.0.0.1/a"], "mirrors": "http://127.0.0.1/c"}"#, "mirrors"),
     ])
     func malformedBodiesGetAClear400(body: String, mentions: String) async throws {
         try await withTemporaryDirectory { home in
@@ -44,6 +47,20 @@ import Testing
                 #expect(response.status == 400)
                 let error = try FerryJSON.decoder().decode(ErrorResponse.self, from: Data(response.body.utf8))
                 #expect(error.error.message.contains(mentions), "\(error.error.message)")
+            }
+        }
+    }
+
+    /// Mirrors are kept with the transfer and shown in its JSON; none of a refused request is.
+    @Test func mirrorsAreKeptAndShown() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let body = #"{"urls": ["http://127.0.0.1:9/a"], "mirrors": ["http://127.0.0.1:9/b"], "options": {"startAfter": "2999-01-01T00:00:00Z"}}"#
+                let created = try await d.raw(.POST, "/v1/transfers", headers: [("Content-Type", "application/json")], body: body)
+                #expect(created.status == 201)
+                #expect(created.body.contains(#""mirrors":[{"url":"http:\/\/127.0.0.1:9\/b"}]"#) || created.body.contains(#""mirrors":[{"url":"http://127.0.0.1:9/b"}]"#), "\(created.body)")
+                let listed = try await d.client.transfers().transfers
+                #expect(listed.map(\.mirrors) == [[TransferMirror(url: "http://127.0.0.1:9/b")]])
             }
         }
     }

@@ -199,6 +199,9 @@ public struct Journal: Sendable {
         migrator.registerMigration("v7: segmented downloads' ranges") { db in
             try db.alter(table: "transfer") { t in t.add(column: "segments", .text) }
         }
+        migrator.registerMigration("v8: mirrors") { db in
+            try db.alter(table: "transfer") { t in t.add(column: "mirrors", .text) }
+        }
         return migrator
     }
 }

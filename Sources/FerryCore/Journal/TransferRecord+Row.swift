@@ -12,7 +12,7 @@ extension TransferRecord {
         case durableBytes, totalBytes, validator, sha256, errorCode, errorMessage, attempts, failures, retryAt
         case keepsPartFile, createdAt, updatedAt, completedAt, kind, method, sourcePath, sourceIdentity, formField
         case uploadProtocol, uploadURL, responseStatus, responseHeaders, responseBody, options, startAfter
-        case waitReason, waitingSince, waitsForNetwork, segments
+        case waitReason, waitingSince, waitsForNetwork, segments, mirrors
     }
 
     public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
@@ -95,5 +95,6 @@ extension TransferRecord {
         waitingSince = try nextDateIfPresent()
         waitsForNetwork = try next()
         segments = try nextIfPresent()
+        mirrors = try nextIfPresent()
     }
 }

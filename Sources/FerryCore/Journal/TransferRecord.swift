@@ -72,6 +72,9 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     /// A segmented download's ranges, `[[start, durable, end], ...]` (``SegmentPlan``): each range
     /// resumes from its own durable end. Nil for a download over one connection.
     public var segments: String?
+    /// JSON of the download's ``TransferMirror``s: other URLs of the same file, and why any was
+    /// dropped. Nil without mirrors.
+    public var mirrors: String?
 
     public init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,
@@ -105,6 +108,12 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
             errorCode = newValue?.code
             errorMessage = newValue?.message
         }
+    }
+
+    /// The mirrors, as ``mirrors`` keeps them.
+    public var mirrorList: [TransferMirror] {
+        get { mirrors.flatMap { try? JSONDecoder().decode([TransferMirror].self, from: Data($0.utf8)) } ?? [] }
+        set { mirrors = newValue.isEmpty ? nil : String(decoding: (try? JSONEncoder().encode(newValue)) ?? Data("[]".utf8), as: UTF8.self) }
     }
 
     /// Path of the finished file relative to the library root.

@@ -1,9 +1,15 @@
 /// How many connections a segmented download uses. Fixed (`--connections N`), or adaptive: it
 /// starts with one and multiplies them by four while that raises the total throughput (by a
-/// fifth at least, above noise), and once a step does not, measured twice (a fast link, a busy
-/// disk, a server's overall limit), goes back to the number before it for good. Steps of four and short windows reach 16
-/// connections in under a second: on a throttled server every second at one connection costs
-/// what the whole file takes at sixteen (bench/run --only throttled).
+/// fifth at least, above noise). Once a step does not, measured twice (a fast link, a busy disk,
+/// a server's overall limit), the adding ends: the first step goes back to one stream (the
+/// cheapest on a fast link), a later one only when it made the download slower. Steps of four
+/// and short windows reach 16 connections in under a second: on a throttled server every second
+/// at one connection costs what the whole file takes at sixteen (bench/run --only throttled).
+///
+/// Why a later step that brought nothing is kept: nginx's `limit_rate` lets each request's
+/// first second through at once, so four young connections can look as fast as the link, and
+/// sixteen no faster; back at four they would soon run at a quarter of it. Sixteen connections
+/// on a link that four fill cost little.
 ///
 /// Why not ask for the gain a per-connection limit would give (4× for 4× the connections): nginx's
 /// `limit_rate` lets each response's first second through at once, so the first connection's
@@ -42,7 +48,7 @@ struct ConnectionTuner: Sendable {
     /// The least rise in throughput a step must bring.
     static let gain = 1.2
 
-    init(mode: Mode, limit: Double? = nil, window: Duration = .milliseconds(150), settle: Duration = .milliseconds(50)) {
+    init(mode: Mode, limit: Double? = nil, window: Duration = .milliseconds(100), settle: Duration = .milliseconds(25)) {
         self.mode = mode
         self.limit = limit
         self.window = window
@@ -89,10 +95,8 @@ struct ConnectionTuner: Sendable {
                 misses += 1
                 since = (now, bytes)
                 if misses >= 2 {
-                    // Back to what the step started from: more connections brought nothing, and
-                    // one stream lets the hash follow the file as it fills.
                     isDone = true
-                    target = previous.connections
+                    if previous.connections == 1 || rate * Self.gain < previous.rate { target = previous.connections }
                 }
                 return target
             }

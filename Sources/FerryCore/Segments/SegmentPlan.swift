@@ -5,9 +5,11 @@ import Foundation
 /// gaps, each with the next byte it needs, how far it is written to the part file, how far that is
 /// durable, and the connection fetching it. Pure: ``SegmentedDownload`` keeps it under a lock.
 ///
-/// A connection takes a range nobody fetches, else half of the largest range still left (never
-/// a piece under ``minimumSplit``), so all connections end together; a stalled connection's whole
-/// remainder may be taken.
+/// A connection takes the lowest bytes nobody fetches, a request's worth at a time (so the file
+/// fills from its start and the hash can follow; each request ends where it asked, so its
+/// connection is kept for the next one). When nothing is left unasked, it takes half of the
+/// largest range still left (never a piece under ``minimumSplit``), so all connections end
+/// together; a stalled connection's whole remainder may be taken.
 struct SegmentPlan: Sendable, Hashable {
     struct Segment: Sendable, Hashable {
         var start: Int64
@@ -21,6 +23,8 @@ struct SegmentPlan: Sendable, Hashable {
         var durable: Int64
         /// The connection fetching it.
         var connection: Int?
+        /// Its connection asked for all of what was left (the first response, or a lone one).
+        var unbounded = false
 
         var remaining: Int64 { end - received }
         var isDone: Bool { written == end }
@@ -106,36 +110,69 @@ struct SegmentPlan: Sendable, Hashable {
         segments.values.contains { ($0.connection == nil && $0.remaining > 0) || $0.remaining >= 2 * minimumSplit }
     }
 
+    /// Bytes nobody fetches yet.
+    var unasked: Int64 {
+        segments.values.reduce(0) { $0 + ($1.connection == nil ? $1.remaining : 0) }
+    }
+
+    /// How much a connection asks for at a time: about two seconds of its share of the rate (so a
+    /// request's round trip costs little; at least ``minimumSplit``, at most 64 MiB), less near
+    /// the end so that all connections end together (down to a quarter of the minimum), and
+    /// everything when one connection is all there will be.
+    static func requestSize(rate: Double, connections: Int, unasked: Int64, alone: Bool, minimumSplit: Int64) -> Int64 {
+        if alone { return .max }
+        let share = rate / Double(max(1, connections)) * 2
+        let size = min(max(Int64(share.isFinite ? min(share, 1e15) : 0), minimumSplit), 64 << 20)
+        return min(size, max(minimumSplit / 4, unasked / Int64(2 * max(1, connections))))
+    }
+
     // MARK: - Changing
 
-    /// Gives `connection` a range: one nobody fetches (the lowest), else the upper half of the
-    /// largest remainder, else (when `stalled` names connections that have gone quiet) all of a
-    /// stalled connection's remainder. Nil when there is nothing to share.
-    mutating func take(for connection: Int, stalled: Set<Int> = []) -> Assignment? {
-        if let (id, segment) = ordered.first(where: { $0.segment.connection == nil && $0.segment.remaining > 0 }) {
-            segments[id]?.connection = connection
-            return Assignment(segment: id, from: segment.received, to: segment.end)
-        }
+    /// Gives `connection` a range of at most `size` bytes (more when what is left after it would
+    /// be under half of that): the lowest bytes nobody fetches; else, from the largest remainder
+    /// of another connection's range, the bytes beyond the first half of it (or beyond `size` of
+    /// it, whichever is nearer; the rest is left for whoever asks next); else (when `stalled`
+    /// names connections that have gone quiet) a stalled connection's remainder. Nil when there is
+    /// nothing to share.
+    mutating func take(for connection: Int, size: Int64 = .max, stalled: Set<Int> = []) -> Assignment? {
+        if let assignment = takeUnasked(for: connection, size: size) { return assignment }
         let owned = ordered.filter { $0.segment.connection != nil && $0.segment.connection != connection }
         if let (id, victim) = owned.max(by: { $0.segment.remaining < $1.segment.remaining }), victim.remaining >= 2 * minimumSplit {
-            return split(id, at: victim.received + victim.remaining / 2, for: connection)
+            // A range asked for without a bound (the first response) is cut just past where it
+            // is: its connection then asks again while few others compete for the link (one that
+            // joins a full link late gets a small share of it for a long time).
+            let kept = victim.unbounded ? min(victim.remaining / 2, minimumSplit / 4) : max(minimumSplit, min(victim.remaining / 2, size))
+            split(id, at: victim.received + kept)
+            return takeUnasked(for: connection, size: size)
         }
         // A quiet connection may hold received bytes it has not written: the taker fetches them
         // again (the same bytes; should the quiet one write them after all, nothing changes).
         let quiet = owned.filter { stalled.contains($0.segment.connection!) && $0.segment.end > $0.segment.written }
         if let (id, victim) = quiet.max(by: { $0.segment.end - $0.segment.written < $1.segment.end - $1.segment.written }) {
-            return split(id, at: victim.written, for: connection)
+            split(id, at: victim.written)
+            return takeUnasked(for: connection, size: .max)
         }
         return nil
     }
 
-    /// The victim keeps `start..<point`; `connection` takes `point..<end`.
-    private mutating func split(_ id: Int, at point: Int64, for connection: Int) -> Assignment {
+    /// The lowest bytes nobody fetches, at most `size` of them (all when the rest would be under
+    /// half of `size`).
+    private mutating func takeUnasked(for connection: Int, size: Int64) -> Assignment? {
+        guard let (id, free) = ordered.first(where: { $0.segment.connection == nil && $0.segment.remaining > 0 }) else { return nil }
+        if size < .max / 2, free.remaining > size + size / 2 {
+            split(id, at: free.received + size)
+        }
+        segments[id]?.connection = connection
+        segments[id]?.unbounded = size >= .max / 2
+        return Assignment(segment: id, from: free.received, to: segments[id]!.end)
+    }
+
+    /// The segment keeps `start..<point`; `point..<end` becomes a range nobody fetches.
+    private mutating func split(_ id: Int, at point: Int64) {
         let victim = segments[id]!
         segments[id]?.end = point
         segments[id]?.received = min(victim.received, point)
-        let new = add(Segment(start: point, end: victim.end, received: point, written: point, durable: point, connection: connection))
-        return Assignment(segment: new, from: point, to: victim.end)
+        add(Segment(start: point, end: victim.end, received: point, written: point, durable: point))
     }
 
     /// `count` bytes arrived for `segment`: how many of them belong to it (fewer once its end has

@@ -7,9 +7,11 @@ import Synchronization
 
 /// One attempt of a download over several connections, each fetching a range of the file into
 /// the same part file (``RangeFile``), as the ``SegmentPlan`` shares them out and the
-/// ``ConnectionTuner`` sizes them. Every range request carries `If-Range` with the download's
-/// validator: a `200`, or another validator, means the file changed (``FileChanged``), and every
-/// connection stops. Checkpoints fsync, then journal each range's durable end, so after a crash
+/// ``ConnectionTuner`` sizes them, from the download's URL and its mirrors
+/// (``DownloadSources``: each new connection goes to the server with the fewest). Every range
+/// request carries `If-Range` with the download's validator: a `200`, or another validator,
+/// means the file changed (``FileChanged``), and every connection stops; from a mirror it means
+/// the mirror's copy differs, and the mirror is dropped. Checkpoints fsync, then journal each range's durable end, so after a crash
 /// every range resumes from its own. The SHA-256 follows the part of the file written from its
 /// start. Memory: one gathered batch (about 1 MiB) per connection.
 final class SegmentedDownload: Sendable {
@@ -20,7 +22,7 @@ final class SegmentedDownload: Sendable {
         /// A connection quiet this long gives up its remaining range to the next that asks.
         var stallAfter: Duration = .seconds(5)
         /// How often the tuner samples and checkpoints are considered.
-        var tick: Duration = .milliseconds(50)
+        var tick: Duration = .milliseconds(25)
         var minimumSplit: Int64 = SegmentPlan.minimumSplit
         /// Failed connections in a row, without a byte between them, before the attempt fails.
         var failuresInARow = 4
@@ -53,20 +55,28 @@ final class SegmentedDownload: Sendable {
     private struct State: Sendable {
         var plan: SegmentPlan
         var tuner: ConnectionTuner
+        var sources: DownloadSources
+        /// The source each connection fetches from.
+        var sourceOf: [Int: Int] = [:]
         /// When each connection last received a byte (or started).
         var lastByte: [Int: ContinuousClock.Instant] = [:]
+        /// Bytes each connection received, and the counts at the last look at their rates.
+        var connectionBytes: [Int: Int64] = [:]
+        var ratedBytes: [Int: Int64] = [:]
+        /// Connections far slower than the others at the last look (``laggards(_:since:)``).
+        var slow: Set<Int> = []
         var nextConnection = 0
         var receivedBytes: Int64 = 0
         /// Connections told to stop after their current write (the tuner went back down):
         /// their ranges go to the others.
         var retired: Set<Int> = []
+        /// How much a connection asks for at a time (``SegmentPlan/requestSize(rate:connections:unasked:alone:minimumSplit:)``).
+        var requestSize: Int64 = .max
     }
 
     let id: Int64
-    let url: URL
     let validator: String
     let total: Int64
-    let host: String
     let settings: Settings
     private let file: RangeFile
     private let state: Mutex<State>
@@ -81,23 +91,26 @@ final class SegmentedDownload: Sendable {
     private let written: @Sendable (Int64) -> Void
     /// Journals the durable ranges (after an fsync).
     private let journal: @Sendable ([(start: Int64, durable: Int64, end: Int64)]) async throws -> Void
+    /// Records a source that is no longer used: its URL, why, and whether for good.
+    private let dropped: @Sendable (URL, String, Bool) async -> Void
     private let logger: Logger
 
     init(
-        id: Int64, url: URL, validator: String, total: Int64, plan: SegmentPlan, settings: Settings, partURL: URL,
+        id: Int64, sources: DownloadSources, validator: String, total: Int64, plan: SegmentPlan, settings: Settings, partURL: URL,
         fetcher: HTTPFetcher, extraHeaders: [(name: String, value: String)], headTimeout: Duration?, options: TransferOptions,
         hosts: HostConnections, progress: ProgressBoard, pace: (@Sendable (Int) async throws -> Void)?,
         written: @escaping @Sendable (Int64) -> Void,
-        journal: @escaping @Sendable ([(start: Int64, durable: Int64, end: Int64)]) async throws -> Void, logger: Logger
+        journal: @escaping @Sendable ([(start: Int64, durable: Int64, end: Int64)]) async throws -> Void,
+        dropped: @escaping @Sendable (URL, String, Bool) async -> Void, logger: Logger
     ) throws(FerryError) {
         self.id = id
-        self.url = url
         self.validator = validator
         self.total = total
-        host = url.host?.lowercased() ?? ""
         self.settings = settings
         file = try RangeFile(url: partURL)
-        state = Mutex(State(plan: plan, tuner: ConnectionTuner(mode: settings.mode, limit: settings.bytesPerSecond.map(Double.init))))
+        state = Mutex(
+            State(plan: plan, tuner: ConnectionTuner(mode: settings.mode, limit: settings.bytesPerSecond.map(Double.init)), sources: sources)
+        )
         self.fetcher = fetcher
         self.extraHeaders = extraHeaders
         self.headTimeout = headTimeout
@@ -107,6 +120,7 @@ final class SegmentedDownload: Sendable {
         self.pace = pace
         self.written = written
         self.journal = journal
+        self.dropped = dropped
         self.logger = logger
     }
 
@@ -119,31 +133,46 @@ final class SegmentedDownload: Sendable {
         var lastCheckpoint = ContinuousClock.now
         var checkpointed = plan.writtenBytes
         let started = ContinuousClock.now
+        // The download's rate, smoothed over about half a second, sizes the requests.
+        var rate = 0.0
+        var sampled = (at: started, bytes: Int64(0))
+        var rated = started
         // The transfer's own connection is counted by its worker; the others here.
         try await withThrowingTaskGroup(of: Event.self) { group in
             var alive: Set<Int> = []
-            var failures = 0
-            var failedAt: Int64 = -1
-            var lastError: (any Error)?
-            func spawn(first: FirstResponse? = nil, counted isCounted: Bool = false) {
-                let connection = state.withLock { state in
+            func spawn(source: Int, first: FirstResponse? = nil, counted isCounted: Bool = false) {
+                let (connection, host) = state.withLock { state in
                     defer { state.nextConnection += 1 }
                     state.lastByte[state.nextConnection] = .now
-                    return state.nextConnection
+                    state.connectionBytes[state.nextConnection] = 0
+                    state.sourceOf[state.nextConnection] = source
+                    return (state.nextConnection, state.sources.all[source].host)
                 }
                 alive.insert(connection)
                 group.addTask {
                     // Connections beyond the transfer's own one count against the host's cap.
-                    defer { if isCounted { self.hosts.leave(self.host) } }
+                    defer { if isCounted { self.hosts.leave(host) } }
                     do {
-                        try await self.connection(connection, first: first)
+                        try await self.connection(connection, source: source, first: first)
                         return .ended(connection: connection, error: nil)
                     } catch {
                         return .ended(connection: connection, error: error)
                     }
                 }
             }
-            spawn(first: first)
+            /// The live sources, fewest connections first (then in order).
+            func sourcesByLoad() -> [Int] {
+                state.withLock { state in
+                    let load = Dictionary(grouping: alive, by: { state.sourceOf[$0] ?? 0 }).mapValues(\.count)
+                    return state.sources.live.sorted { (load[$0] ?? 0, $0) < (load[$1] ?? 0, $1) }
+                }
+            }
+            /// A source whose host takes one more connection, entered.
+            func enterSource() -> Int? {
+                let hosts = state.withLock { $0.sources.all.map(\.host) }
+                return sourcesByLoad().first { self.hosts.tryEnter(hosts[$0], cap: settings.maxPerHost) }
+            }
+            spawn(source: 0, first: first)
             group.addTask {
                 try await Task.sleep(for: self.settings.tick)
                 return .tick
@@ -154,14 +183,32 @@ final class SegmentedDownload: Sendable {
                     if plan.isComplete { break }
                     progress.setSegments(id, connections: alive.count, ranges: liveRanges())
                     // More connections, as the tuner asks and the plan and the host allow.
+                    let now = ContinuousClock.now
                     let target = state.withLock { state in
-                        state.tuner.sample(bytes: state.receivedBytes, at: started.duration(to: .now), running: alive.count)
+                        let elapsed = sampled.at.duration(to: now) / .seconds(1)
+                        if elapsed > 0 {
+                            let weight = min(1, elapsed / 0.5)
+                            rate += weight * (Double(state.receivedBytes - sampled.bytes) / elapsed - rate)
+                            sampled = (now, state.receivedBytes)
+                        }
+                        let target = state.tuner.sample(bytes: state.receivedBytes, at: started.duration(to: now), running: alive.count)
+                        state.requestSize = SegmentPlan.requestSize(
+                            rate: rate, connections: max(alive.count, target), unasked: state.plan.unasked,
+                            alone: state.tuner.isDone && target == 1, minimumSplit: settings.minimumSplit)
+                        return target
                     }
                     logger.trace(
                         "tick",
                         metadata: ["after": "\(started.duration(to: .now))", "target": "\(target)", "alive": "\(alive.count)"]
                     )
-                    if alive.isEmpty, !plan.isComplete { spawn() }
+                    if alive.isEmpty, !plan.isComplete, let source = sourcesByLoad().first { spawn(source: source) }
+                    if rated.duration(to: now) >= .milliseconds(500) {
+                        rated = now
+                        state.withLock { state in
+                            state.slow = Self.laggards(state.connectionBytes, since: state.ratedBytes)
+                            state.ratedBytes = state.connectionBytes.filter { alive.contains($0.key) }
+                        }
+                    }
                     // Fewer wanted: the newest connections stop, leaving their ranges to the rest.
                     if alive.count > target {
                         let excess = alive.sorted().suffix(alive.count - target)
@@ -170,8 +217,8 @@ final class SegmentedDownload: Sendable {
                     // All the connections the tuner asks for at once (each takes its range when it
                     // starts, so the plan is asked again for each).
                     var added = 0
-                    while alive.count < target, plan.hasWorkToShare, hosts.tryEnter(host, cap: settings.maxPerHost) {
-                        spawn(counted: true)
+                    while alive.count < target, plan.hasWorkToShare, let source = enterSource() {
+                        spawn(source: source, counted: true)
                         added += 1
                     }
                     if added > 0 {
@@ -181,12 +228,12 @@ final class SegmentedDownload: Sendable {
                                        "bytes": "\(plan.writtenBytes)"]
                         )
                     }
-                    let now = plan.writtenBytes
-                    if now - checkpointed >= settings.checkpointBytes
-                        || (now > checkpointed && lastCheckpoint.duration(to: .now) >= settings.checkpointMaxInterval)
+                    let writtenBytes = plan.writtenBytes
+                    if writtenBytes - checkpointed >= settings.checkpointBytes
+                        || (writtenBytes > checkpointed && lastCheckpoint.duration(to: .now) >= settings.checkpointMaxInterval)
                     {
                         try await checkpoint()
-                        checkpointed = now
+                        checkpointed = writtenBytes
                         lastCheckpoint = .now
                     }
                     group.addTask {
@@ -195,36 +242,48 @@ final class SegmentedDownload: Sendable {
                     }
                 case .ended(let connection, let error):
                     alive.remove(connection)
-                    if let changed = error as? FileChanged {
-                        group.cancelAll()
-                        throw changed
-                    }
+                    guard let error, !(error is CancellationError) else { break }
                     // The part file failed (a full disk): no other connection can do better.
                     if let failure = error as? FerryError, failure.code == .diskFull || failure.code == .fileSystem {
                         group.cancelAll()
                         throw failure
                     }
-                    if let error, !(error is CancellationError) {
-                        // Failures in a row: with no byte written between them.
-                        let now = plan.writtenBytes
-                        failures = now == failedAt ? failures + 1 : 1
-                        failedAt = now
-                        lastError = error
-                        logger.debug("a connection failed", metadata: ["connection": "\(connection)", "error": "\(error)"])
-                        if failures >= settings.failuresInARow {
+                    let source = state.withLock { $0.sourceOf[connection] ?? 0 }
+                    let (verdict, server) = state.withLock { state in
+                        (state.sources.failed(source, error: error, limit: settings.failuresInARow), state.sources.all[source].url)
+                    }
+                    logger.debug(
+                        "a connection failed",
+                        metadata: ["connection": "\(connection)", "source": "\(server)", "error": "\(error)", "verdict": "\(verdict)"]
+                    )
+                    switch verdict {
+                    case .retry: break
+                    case .restart(let reason):
+                        group.cancelAll()
+                        throw FileChanged(reason: reason)
+                    case .fail:
+                        group.cancelAll()
+                        throw error
+                    case .drop(let reason, let forGood):
+                        await dropped(server, reason, forGood)
+                        // Its other connections stop; their ranges go to the others.
+                        state.withLock { state in
+                            state.retired.formUnion(alive.filter { state.sourceOf[$0] == source })
+                        }
+                        if state.withLock({ $0.sources.live.isEmpty }) {
                             group.cancelAll()
                             throw error
                         }
+                    }
+                    if alive.isEmpty, !plan.isComplete, let next = sourcesByLoad().first {
+                        // Every connection is gone: one more, after a pause that grows with the failures.
+                        try await Task.sleep(for: .milliseconds(100 * max(1, state.withLock { $0.sources.failures(next) })))
+                        spawn(source: next)
                     }
                 }
                 if plan.isComplete {
                     group.cancelAll()
                     break
-                }
-                if alive.isEmpty, lastError != nil, failures > 0 {
-                    // Every connection is gone: one more, after a pause that grows with the failures.
-                    try await Task.sleep(for: .milliseconds(100 * failures))
-                    spawn()
                 }
             }
         }
@@ -251,22 +310,27 @@ final class SegmentedDownload: Sendable {
 
     // MARK: - One connection
 
-    private func connection(_ connection: Int, first: FirstResponse?) async throws {
+    private func connection(_ connection: Int, source: Int, first: FirstResponse?) async throws {
+        let url = state.withLock { $0.sources.all[source].url }
         var pending = first
         while true {
             try Task.checkCancellation()
             if state.withLock({ $0.retired.contains(connection) }) { return }
             let stalled = stalledConnections()
-            guard let assignment = state.withLock({ $0.plan.take(for: connection, stalled: stalled) }) else { return }
+            // The first response runs to the end of what it was asked for (the whole file, or
+            // until another connection takes the upper part).
+            guard let assignment = state.withLock({ state in
+                state.plan.take(for: connection, size: pending == nil ? state.requestSize : .max, stalled: stalled)
+            }) else { return }
             do {
                 let body: HTTPClientResponse.Body
                 if let first = pending, first.from == assignment.from {
                     body = first.body
                     pending = nil
                 } else {
-                    body = try await request(assignment)
+                    body = try await request(assignment, from: url)
                 }
-                try await stream(body, assignment, connection)
+                try await stream(body, assignment, connection, source: source)
                 state.withLock { $0.plan.release(assignment.segment) }
             } catch {
                 state.withLock { $0.plan.release(assignment.segment) }
@@ -278,13 +342,25 @@ final class SegmentedDownload: Sendable {
     private func stalledConnections() -> Set<Int> {
         let now = ContinuousClock.now
         return state.withLock { state in
-            Set(state.lastByte.filter { $0.value.duration(to: now) >= settings.stallAfter }.keys)
+            Set(state.lastByte.filter { $0.value.duration(to: now) >= settings.stallAfter }.keys).union(state.slow)
         }
+    }
+
+    /// Connections that received under a quarter of the median since the last look, among four
+    /// or more that were there then: a newcomer starved by a full link crawls for seconds without
+    /// going quiet, and at the end the others would wait for it. Like a stalled one, its whole
+    /// remainder goes to the next connection that asks when nothing else is left.
+    static func laggards(_ bytes: [Int: Int64], since previous: [Int: Int64]) -> Set<Int> {
+        let deltas = previous.compactMap { connection, before in bytes[connection].map { (connection, $0 - before) } }
+        guard deltas.count >= 4 else { return [] }
+        let median = deltas.map(\.1).sorted()[deltas.count / 2]
+        guard median > 0 else { return [] }
+        return Set(deltas.filter { $0.1 * 4 < median }.map(\.0))
     }
 
     /// `Range` with `If-Range`: a 206 of exactly that range with the same validator, or the file
     /// changed.
-    private func request(_ assignment: SegmentPlan.Assignment) async throws -> HTTPClientResponse.Body {
+    private func request(_ assignment: SegmentPlan.Assignment, from url: URL) async throws -> HTTPClientResponse.Body {
         let (response, _) = try await fetcher.get(
             url, headers: [("Range", "bytes=\(assignment.from)-\(assignment.to - 1)"), ("If-Range", validator)],
             extra: extraHeaders, headTimeout: headTimeout, options: options
@@ -312,7 +388,7 @@ final class SegmentedDownload: Sendable {
 
     /// Streams a body into its range, about 1 MiB per write, until the range ends (it may shrink
     /// while it runs: another connection took its upper part).
-    private func stream(_ body: HTTPClientResponse.Body, _ assignment: SegmentPlan.Assignment, _ connection: Int) async throws {
+    private func stream(_ body: HTTPClientResponse.Body, _ assignment: SegmentPlan.Assignment, _ connection: Int, source: Int) async throws {
         var batch: [ByteBuffer] = []
         var batchBytes = 0
         var offset = assignment.from
@@ -334,14 +410,19 @@ final class SegmentedDownload: Sendable {
         do {
             for try await buffer in body {
                 let count = Int64(buffer.readableBytes)
-                // One lock per read: the bytes that are this range's, and whether it has ended
-                // (reached its end, which another connection may have moved, or retired).
+                // One lock per read: the bytes that are this range's, and whether it was cut short
+                // (another connection took its upper part, or this one retired). A range that
+                // reaches the end it asked for reads on to the response's end, so its connection
+                // can serve the next request.
                 let (taken, done) = state.withLock { state -> (Int64, Bool) in
                     guard !state.retired.contains(connection) else { return (0, true) }
                     let taken = state.plan.accept(count, for: assignment.segment)
                     state.receivedBytes += taken
+                    state.sources.received(taken, from: source)
+                    state.connectionBytes[connection, default: 0] += taken
                     state.lastByte[connection] = .now
-                    return (taken, state.plan.segments[assignment.segment].map { $0.received >= $0.end } ?? true)
+                    let cut = state.plan.segments[assignment.segment].map { $0.received >= $0.end && $0.end < assignment.to } ?? true
+                    return (taken, cut)
                 }
                 if taken > 0 {
                     batch.append(buffer.getSlice(at: buffer.readerIndex, length: Int(taken))!)

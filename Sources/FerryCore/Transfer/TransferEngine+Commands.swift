@@ -19,6 +19,7 @@ extension TransferEngine {
         try Self.validateSession(request.session)
         try request.options?.validate()
         let folder = Library.safeFolder(request.folder)
+        let mirrors = try Self.mirrors(request)
         let startAfter = try await startAfter(session: request.session, own: request.options)
         var result: [Transfer] = []
         for url in request.urls {
@@ -29,12 +30,30 @@ extension TransferEngine {
             )
             draft.transferOptions = request.options
             draft.startAfter = startAfter
+            draft.mirrorList = mirrors
             let (record, _) = try await journal.createTransfer(draft, reuseExisting: !request.force)
             await input(.enqueued(record.transferId, .init(record)))
             result.append(model(record))
         }
         return result
     }
+
+    /// The request's mirrors, checked: one URL with them, at most ``maxMirrors``, none the URL
+    /// itself (repeats are dropped).
+    static func mirrors(_ request: DownloadRequest) throws(FerryError) -> [TransferMirror] {
+        guard !request.mirrors.isEmpty else { return [] }
+        guard request.urls.count == 1 else {
+            throw FerryError.invalidRequest("Mirrors go with one URL: they are other addresses of the same file.")
+        }
+        guard request.mirrors.count <= maxMirrors else {
+            throw FerryError.invalidRequest("At most \(maxMirrors) mirrors per download (\(request.mirrors.count) given).")
+        }
+        var seen: Set<String> = [request.urls[0].absoluteString]
+        return request.mirrors.compactMap { url in seen.insert(url.absoluteString).inserted ? TransferMirror(url: url.absoluteString) : nil }
+    }
+
+    /// Mirrors of one download, at most (aria2c's `-x` is 16 too).
+    static let maxMirrors = 16
 
     /// Journals an upload of a local file and schedules it. The file is checked now (it must be
     /// a readable regular file) and again while it is sent.

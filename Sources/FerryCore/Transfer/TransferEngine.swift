@@ -51,11 +51,13 @@ public actor TransferEngine: Service {
         public var taskDescription: String?
         /// Overrides of the session's options for these transfers.
         public var options: TransferOptions?
+        /// Other URLs of the same file (with one URL only).
+        public var mirrors: [URL]
 
         public init(
             urls: [URL], session: String, force: Bool = false, folder: String = "Downloads",
             suggestedName: String? = nil, preferredName: String? = nil, taskDescription: String? = nil,
-            options: TransferOptions? = nil
+            options: TransferOptions? = nil, mirrors: [URL] = []
         ) {
             self.urls = urls
             self.session = session
@@ -65,6 +67,7 @@ public actor TransferEngine: Service {
             self.preferredName = preferredName
             self.taskDescription = taskDescription
             self.options = options
+            self.mirrors = mirrors
         }
     }
 

@@ -39,7 +39,8 @@ extension TransferRecord {
             sourcePath: sourcePath, uploadProtocol: uploadProtocol, response: uploadResponse, startAfter: startAfter,
             options: transferOptions?.redacted,
             connections: state == .running ? live?.connections : nil,
-            ranges: state == .running ? (live?.ranges ?? journaledRanges) : (state == .completed ? nil : journaledRanges)
+            ranges: state == .running ? (live?.ranges ?? journaledRanges) : (state == .completed ? nil : journaledRanges),
+            mirrors: mirrors == nil ? nil : mirrorList
         )
     }
 

@@ -113,6 +113,8 @@ struct TransferWorker: Sendable {
     ) async throws {
         let id = record.transferId
         let url = URL(string: record.url)!
+        // Mirrors still in use; one that fails in this attempt is left out of the rest of it.
+        var mirrors = record.mirrorList.filter { $0.dropped == nil }.compactMap { URL(string: $0.url) }
         var startedOver = false
         // After the file changed under a segmented download, the rest of this attempt is one
         // stream: a file that keeps changing is fetched whole, as it is, from one response.
@@ -129,7 +131,8 @@ struct TransferWorker: Sendable {
             }
             do {
                 try await runSegments(
-                    record, plan: plan, url: url, validator: validator, first: nil, sink: sink, settings: settings, pace: pace, into: segmented
+                    record, plan: plan, sources: DownloadSources(reference: url, mirrors: mirrors, own: url), validator: validator, first: nil,
+                    sink: sink, settings: settings, pace: pace, into: segmented
                 )
                 return
             } catch let changed as SegmentedDownload.FileChanged {
@@ -148,16 +151,8 @@ struct TransferWorker: Sendable {
             try await restart(id, sink, reason: reason)
         }
         while true {
-            let (response, finalURL) = try await fetcher.get(
-                url, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged
-            )
+            let (response, finalURL, source) = try await open(url, mirrors: &mirrors, plan: plan, record: record, settings: settings)
             let status = Int(response.status.code)
-            guard (200...299).contains(status) || status == 416 else {
-                throw HTTPStatusFailure(
-                    status: status, reason: response.status.reasonPhrase, url: finalURL,
-                    retryAfter: response.headers.first(name: "Retry-After")
-                )
-            }
             let headers = response.headers
             let facts = ResumePlan.Response(
                 status: status,
@@ -204,7 +199,8 @@ struct TransferWorker: Sendable {
                 {
                     do {
                         try await runSegments(
-                            record, plan: SegmentPlan(total: total, done: from, minimumSplit: configuration.segmentMinimumSplit), url: finalURL,
+                            record, plan: SegmentPlan(total: total, done: from, minimumSplit: configuration.segmentMinimumSplit),
+                            sources: DownloadSources(reference: finalURL, mirrors: mirrors.filter { $0 != source }, own: url),
                             validator: validator, first: .init(body: response.body, from: from), sink: sink, settings: settings, pace: pace,
                             mode: mode, into: segmented
                         )
@@ -229,6 +225,86 @@ struct TransferWorker: Sendable {
         }
     }
 
+    /// The attempt's first answer (2xx or 416): from the URL, else from each mirror in turn. A
+    /// source that fails is left out of the rest of the attempt while another remains, and a
+    /// mirror without the file (404, 410, 401, 403) or with another copy of it (when resuming:
+    /// the whole file, another length or validator) is dropped for good; each is journaled.
+    /// When all fail, the error is one that waiting can mend if any was, else the last.
+    /// - Returns: the response, its URL after redirects, and the source it came from.
+    private func open(
+        _ url: URL, mirrors: inout [URL], plan: ResumePlan, record: TransferRecord, settings: TransferSettings
+    ) async throws -> (HTTPClientResponse, URL, URL) {
+        var mendable: (any Error)?
+        let sources = [url] + mirrors
+        for source in sources {
+            let isLast = source == sources.last
+            var differs: String?
+            do {
+                let (response, finalURL) = try await fetcher.get(
+                    source, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged
+                )
+                let status = Int(response.status.code)
+                guard (200...299).contains(status) || status == 416 else {
+                    throw HTTPStatusFailure(
+                        status: status, reason: response.status.reasonPhrase, url: finalURL,
+                        retryAfter: response.headers.first(name: "Retry-After")
+                    )
+                }
+                differs = source == url ? nil : Self.mirrorDiffers(response, plan: plan)
+                guard let differs else { return (response, finalURL, source) }
+                throw FerryError(.rangeMismatch, "The mirror \(source.absoluteString) has another copy of the file: \(differs).")
+            } catch {
+                let failure = AttemptFailure(error, url: source)
+                if failure.retryable { mendable = mendable ?? error }
+                // A mirror without the file, or with another copy of it, is of no use again.
+                let forGood = source != url && (differs != nil || !failure.retryable)
+                if forGood || !isLast {
+                    await dropSource(record.transferId, source, reason: differs.map { "its copy differs: \($0)" } ?? Self.brief(error), forGood: forGood)
+                }
+                if isLast { throw mendable ?? error }
+                mirrors.removeAll { $0 == source }
+            }
+        }
+        throw mendable ?? FerryError(.internalError, "No source of the file was tried.")
+    }
+
+    /// Why a mirror's answer to a resumed request shows another copy of the file, if it does.
+    static func mirrorDiffers(_ response: HTTPClientResponse, plan: ResumePlan) -> String? {
+        guard plan.offset > 0 else { return nil }
+        let headers = response.headers
+        let theirs = Validator.from(etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"))
+        if response.status.code == 200 { return "it answered a range request with the whole file (validator \(theirs ?? "none"))" }
+        if let theirs, theirs != plan.validator { return "its validator is \(theirs), not \(plan.validator ?? "none")" }
+        if let total = headers.first(name: "Content-Range").flatMap(ContentRange.init)?.total, let known = plan.knownTotal, total != known {
+            return "it has \(total) bytes, not \(known)"
+        }
+        return nil
+    }
+
+    /// A few words of why a source failed: "answered 404 Not Found", "the connection to b failed".
+    static func brief(_ error: any Error) -> String {
+        if let status = error as? HTTPStatusFailure { return "answered \(status.status) \(status.reason)" }
+        return AttemptFailure(error).reason
+    }
+
+    /// Journals that `source` is no longer used (a `mirrorDropped` event), and for good in the
+    /// transfer's mirrors. A journal that refuses only loses the note.
+    private func dropSource(_ id: Int64, _ source: URL, reason: String, forGood: Bool) async {
+        logger.info("source dropped", metadata: ["transfer.id": "\(id)", "source": "\(source)", "reason": "\(reason)", "forGood": "\(forGood)"])
+        do {
+            try await store.update(id: id) { record in
+                if forGood, let index = record.mirrorList.firstIndex(where: { $0.url == source.absoluteString && $0.dropped == nil }) {
+                    record.mirrorList[index].dropped = reason
+                }
+                var event = record.event(.mirrorDropped)
+                event.reason = "\(source.absoluteString) \(reason); \(forGood ? "dropped" : "left out of this attempt")"
+                return event
+            }
+        } catch {
+            logger.warning("could not journal a dropped source", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// `Accept-Ranges: bytes`.
     static func acceptsRanges(_ header: String?) -> Bool {
         header?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "bytes" } ?? false
@@ -247,7 +323,7 @@ struct TransferWorker: Sendable {
     /// Runs the rest of the download over several connections (``SegmentedDownload``), then
     /// brings the sink up to date with the file for the finish.
     private func runSegments(
-        _ record: TransferRecord, plan: SegmentPlan, url: URL, validator: String, first: SegmentedDownload.FirstResponse?,
+        _ record: TransferRecord, plan: SegmentPlan, sources: DownloadSources, validator: String, first: SegmentedDownload.FirstResponse?,
         sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
         mode: ConnectionTuner.Mode? = nil, into box: SegmentedBox
     ) async throws {
@@ -264,7 +340,7 @@ struct TransferWorker: Sendable {
             .compactMap { $0 }.min()
         let store = store
         let download = try SegmentedDownload(
-            id: id, url: url, validator: validator, total: plan.total, plan: plan, settings: segmentSettings, partURL: sink.url, fetcher: fetcher,
+            id: id, sources: sources, validator: validator, total: plan.total, plan: plan, settings: segmentSettings, partURL: sink.url, fetcher: fetcher,
             extraHeaders: settings.headers, headTimeout: settings.headTimeout, options: options, hosts: hosts, progress: progress, pace: pace,
             written: { [sink] prefix in sink.hash(through: prefix) },
             journal: { ranges in
@@ -277,6 +353,7 @@ struct TransferWorker: Sendable {
                     return record.event(.progress)
                 }
             },
+            dropped: { source, reason, forGood in await dropSource(id, source, reason: reason, forGood: forGood) },
             logger: logger
         )
         box.current = download

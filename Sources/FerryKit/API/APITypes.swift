@@ -14,11 +14,14 @@ public struct CreateTransfersRequest: Codable, Sendable {
     public var taskDescription: String?
     /// Overrides of the session's options for these transfers (headers, rate, start date...).
     public var options: TransferOptions?
+    /// Other URLs of the same file (with one URL only): ranges are fetched from all of them,
+    /// and one that fails or differs is dropped while the download goes on.
+    public var mirrors: [String]?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         urls: [String]? = nil, resumeData: String? = nil, session: String? = nil, force: Bool? = nil,
-        taskDescription: String? = nil, options: TransferOptions? = nil
+        taskDescription: String? = nil, options: TransferOptions? = nil, mirrors: [String]? = nil
     ) {
         self.urls = urls
         self.resumeData = resumeData
@@ -26,6 +29,7 @@ public struct CreateTransfersRequest: Codable, Sendable {
         self.force = force
         self.taskDescription = taskDescription
         self.options = options
+        self.mirrors = mirrors
     }
 }
 

@@ -61,6 +61,9 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     /// A segmented download's ranges in file order, with the bytes of each in the file (live
     /// while it runs, else the durable ones).
     public var ranges: [TransferRange]?
+    /// Other servers with the same file, fetched from beside ``url`` (`ferry get --mirror`); a
+    /// dropped one says why.
+    public var mirrors: [TransferMirror]?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -71,7 +74,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         retryAt: Date? = nil, createdAt: Date, updatedAt: Date, completedAt: Date? = nil, kind: TransferKind = .download,
         method: String? = nil, sourcePath: String? = nil, uploadProtocol: UploadProtocol? = nil,
         response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil,
-        connections: Int? = nil, ranges: [TransferRange]? = nil
+        connections: Int? = nil, ranges: [TransferRange]? = nil, mirrors: [TransferMirror]? = nil
     ) {
         self.id = id
         self.url = url
@@ -101,6 +104,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.options = options
         self.connections = connections
         self.ranges = ranges
+        self.mirrors = mirrors
     }
 
     /// Fraction done in 0...1, when the total is known (1 once completed, even without one).
@@ -112,7 +116,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     enum CodingKeys: String, CodingKey {
         case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
-        case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges
+        case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges, mirrors
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -147,6 +151,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encodeIfPresent(options, forKey: .options)
         try c.encodeIfPresent(connections, forKey: .connections)
         try c.encodeIfPresent(ranges, forKey: .ranges)
+        try c.encodeIfPresent(mirrors, forKey: .mirrors)
     }
 
     /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
@@ -181,6 +186,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         options = try c.decodeIfPresent(TransferOptions.self, forKey: .options)
         connections = try c.decodeIfPresent(Int.self, forKey: .connections)
         ranges = try c.decodeIfPresent([TransferRange].self, forKey: .ranges)
+        mirrors = try c.decodeIfPresent([TransferMirror].self, forKey: .mirrors)
     }
 }
 
@@ -196,6 +202,20 @@ public struct TransferRange: Codable, Sendable, Hashable {
         self.start = start
         self.end = end
         self.bytes = bytes
+    }
+}
+
+/// A mirror of a download: another URL of the same file (same length, same validator). One that
+/// answered that it has no such file, or a different one, is dropped for good, with the reason.
+public struct TransferMirror: Codable, Sendable, Hashable {
+    public var url: String
+    /// Why it is no longer used ("answered 404 Not Found", "its copy is 12 bytes longer").
+    public var dropped: String?
+
+    /// Each parameter sets the property of the same name.
+    public init(url: String, dropped: String? = nil) {
+        self.url = url
+        self.dropped = dropped
     }
 }
 

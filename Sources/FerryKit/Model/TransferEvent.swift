@@ -25,6 +25,9 @@ public struct TransferEvent: Codable, Sendable, Hashable {
         /// ("no network", "cannot resolve example.com"), `error` in full, and the next attempt
         /// starts at `retryAt` (or sooner, when the network comes back).
         case waiting
+        /// A mirror (or, while mirrors remain, the URL itself) stopped being used; `reason` says
+        /// which and why. The download goes on from the others.
+        case mirrorDropped
         /// Finished; for a download, the file is in the library at `path`, with its `sha256`.
         case completed
         /// Gave up: a permanent `error`, or too many transient ones.

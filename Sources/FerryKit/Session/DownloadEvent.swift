@@ -41,6 +41,9 @@ public struct DownloadEvent: Sendable, Hashable {
         /// The server could not continue where the download stopped (the file changed, or the
         /// server ignores ranges), so it starts again from zero; `reason` says why.
         case didRestart(reason: String)
+        /// A mirror of the download stopped being used (it failed, or its copy differs); `reason`
+        /// names it and says why. The download goes on from the others.
+        case didDropMirror(reason: String)
         /// An attempt failed in a way that waiting can mend (no network, a name that does not
         /// resolve, a timeout, a busy server): the task waits, like iOS's
         /// `urlSession(_:taskIsWaitingForConnectivity:)`, and the daemon tries again on its own at
@@ -97,6 +100,7 @@ public struct DownloadEvent: Sendable, Hashable {
             kind = .didWriteData(totalBytesWritten: event.bytesReceived ?? 0, totalBytesExpectedToWrite: event.totalBytes)
         case .resumed: kind = .didResume(offset: event.offset ?? event.bytesReceived ?? 0)
         case .restarted: kind = .didRestart(reason: event.reason ?? "The server sent the whole file again.")
+        case .mirrorDropped: kind = .didDropMirror(reason: event.reason ?? "A mirror was dropped.")
         case .waiting:
             let error = event.error.map(FerryError.init) ?? FerryError(.connectionFailed, event.reason ?? "The attempt failed.")
             kind = .isWaiting(reason: event.reason ?? error.message, until: event.retryAt ?? event.date, error: error)

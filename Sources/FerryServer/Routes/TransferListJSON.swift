@@ -48,6 +48,7 @@ enum TransferListJSON {
             key("id"); integer(t.id)
             key("kind"); string(t.kind.rawValue)
             if let value = t.method { key("method"); string(value) }
+            if let value = t.mirrors { key("mirrors"); try encoded(value) }
             if let value = t.options { key("options"); try encoded(value) }
             key("path"); optional(t.path)
             if let value = t.ranges { key("ranges"); try encoded(value) }

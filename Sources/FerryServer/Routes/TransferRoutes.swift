@@ -56,8 +56,12 @@ struct TransferRoutes {
             guard texts.count <= 10_000 else { throw FerryError.invalidRequest("At most 10000 URLs per request.") }
             // Every URL is checked before any is journaled: one bad URL rejects the request.
             let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
+            let mirrors = try (body.mirrors ?? []).map { text throws(FerryError) in try TransferURL.validate(text) }
             transfers = try await engine.enqueue(
-                .init(urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options)
+                .init(
+                    urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options,
+                    mirrors: mirrors
+                )
             )
         }
         return try jsonResponse(TransferList(transfers: transfers, lastEventSeq: seq), status: .created)

@@ -52,7 +52,7 @@ struct ProgressView {
         // paused or finished: it must not bring it back to running.
         if event.seq == nil, transfer.state != .queued, transfer.state != .running { return }
         switch event.kind {
-        case .created: break
+        case .created, .mirrorDropped: break
         case .started, .resumed, .restarted: transfer.state = .running
         // A worker's last checkpoint can follow a pause when a slow disk delays it past the
         // pause's answer: it does not make the transfer run again.

@@ -6,7 +6,7 @@
 // stream with `?after=<last id>` after a short backoff. Every (re)opening calls `onOpen`, which
 // re-reads the transfers: whatever happened while the page was away shows its true state.
 
-export const EVENT_KINDS = ["created", "started", "progress", "paused", "resumed", "restarted", "waiting", "completed", "failed", "cancelled", "removed"];
+export const EVENT_KINDS = ["created", "started", "progress", "paused", "resumed", "restarted", "mirrorDropped", "waiting", "completed", "failed", "cancelled", "removed"];
 
 export class EventStream {
   /**
