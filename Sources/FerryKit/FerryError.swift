@@ -61,6 +61,9 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let diskFull = Code(rawValue: "disk_full")
         /// A file or folder could not be created, written or moved.
         public static let fileSystem = Code(rawValue: "file_system")
+        /// The finished file's digest is not the one expected (the checksum given, or the server's
+        /// own digest header): nothing was placed under its name.
+        public static let checksumMismatch = Code(rawValue: "checksum_mismatch")
         /// An upload's source file vanished or changed while it was sent: start a new upload.
         public static let sourceChanged = Code(rawValue: "source_changed")
         /// The upload server refused or contradicted the upload (no upload URL, a wrong offset).

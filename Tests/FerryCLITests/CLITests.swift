@@ -99,6 +99,84 @@ import Testing
         }
     }
 
+    /// `ferry get -o RELATIVE --checksum`: the path is the caller's, the file lands there under
+    /// its name with the checksum recorded; a wrong checksum fails with both digests and leaves
+    /// no file; a missing folder is refused before anything is queued, and --mkdir makes it.
+    @Test func getWithAnOutputPathAndAChecksum() async throws {
+        let data = Origin.bytes(400_000)
+        try await Origin.run { origin, base in
+            origin.serve("/file", .init(data: data))
+            try await withHome { home in
+                let here = home.appendingPathComponent("here")
+                try FileManager.default.createDirectory(at: here.appendingPathComponent("isos"), withIntermediateDirectories: true)
+                let url = base.appendingPathComponent("file").absoluteString
+                let sha = Digests.hex(data, .sha256)
+                let get = try await CommandRunner.ferry(
+                    ["get", "--json", "-o", "isos/x.iso", "--checksum", "sha-256=\(sha)", url], home: home, workingDirectory: here
+                )
+                #expect(get.status == 0, "\(get)")
+                let done = try transfers(get)[0]
+                #expect(done.path == here.appendingPathComponent("isos/x.iso").path)
+                #expect(done.verifiedBy == ["checksum sha-256"])
+                let md5 = Digests.hex(Origin.bytes(5), .md5)
+                let wrong = try await CommandRunner.ferry(
+                    ["get", "--force", "-o", "isos/y.iso", "--checksum", "md5=\(md5)", url], home: home, workingDirectory: here
+                )
+                #expect(wrong.status == 1)
+                #expect(wrong.stdout.contains(md5) || wrong.stderr.contains(md5), "\(wrong)")
+                #expect(!FileManager.default.fileExists(atPath: here.appendingPathComponent("isos/y.iso").path))
+                let missing = try await CommandRunner.ferry(["get", "-o", "nowhere/z.iso", url], home: home, workingDirectory: here)
+                #expect(missing.status != 0 && missing.stderr.contains("does not exist"), "\(missing)")
+                let made = try await CommandRunner.ferry(["get", "--force", "--mkdir", "--dir", "made", url], home: home, workingDirectory: here)
+                #expect(made.status == 0, "\(made)")
+                #expect(FileManager.default.fileExists(atPath: here.appendingPathComponent("made/file").path))
+                let bad = try await CommandRunner.ferry(["get", "--checksum", "sha-256=12", url], home: home)
+                #expect(bad.status != 0 && bad.stderr.contains("64 hex digits"), "\(bad)")
+            }
+        }
+    }
+
+    /// `ferry get -i FILE`, aria2c's input file: plain lines, a line with a mirror after a tab
+    /// and out=, dir= and checksum= below it; a bad line refuses the whole file before anything
+    /// is queued; `-i -` reads standard input.
+    @Test func getReadsAnInputFile() async throws {
+        let data = (1...3).map { Origin.bytes(50_000, seed: UInt64($0)) }
+        try await Origin.run { origin, base in
+            for n in 1...3 { origin.serve("/\(n).bin", .init(data: data[n - 1])) }
+            try await withHome { home in
+                let here = home.appendingPathComponent("here")
+                try FileManager.default.createDirectory(at: here.appendingPathComponent("picked"), withIntermediateDirectories: true)
+                let url = { (n: Int) in base.appendingPathComponent("\(n).bin").absoluteString }
+                let list = """
+                    # three files
+                    \(url(1))
+                    \(base.appendingPathComponent("missing.bin").absoluteString)\t\(url(2))
+                      dir=picked
+                      out=two.bin
+                      checksum=sha-1=\(Digests.hex(data[1], .sha1))
+
+                    \(url(3))
+                    """
+                try list.write(to: here.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
+                let bad = try await CommandRunner.ferry(["get", "-i", "-"], home: home, input: "  out=x\n\(url(1))\n", workingDirectory: here)
+                #expect(bad.status != 0 && bad.stderr.contains("Line 1"), "\(bad)")
+                let unknown = try await CommandRunner.ferry(["get", "-i", "-"], home: home, input: "\(url(1))\n  split=4\n", workingDirectory: here)
+                #expect(unknown.status != 0 && unknown.stderr.contains("Line 2") && unknown.stderr.contains("split"), "\(unknown)")
+                let empty = try await CommandRunner.ferry(["ls", "--all", "--json"], home: home)
+                #expect(try transfers(empty).isEmpty, "nothing queued by a refused file")
+                let get = try await CommandRunner.ferry(["get", "--json", "-i", "list.txt"], home: home, workingDirectory: here)
+                #expect(get.status == 0, "\(get)")
+                let done = try transfers(get)
+                #expect(done.count == 3)
+                #expect(done.allSatisfy { $0.state == .completed })
+                let two = done.first { $0.url.hasSuffix("missing.bin") }
+                #expect(two?.path == here.appendingPathComponent("picked/two.bin").path)
+                #expect(two?.verifiedBy == ["checksum sha-1"])
+                #expect(two?.mirrors?.first?.url == url(2))
+            }
+        }
+    }
+
     @Test func waitTimesOutWith124AndTheTransferGoesOn() async throws {
         let gate = Origin.Gate()
         try await Origin.run { origin, base in

@@ -46,7 +46,7 @@ import Testing
     static func timer(_ control: Control) -> Int { control.entry(1)?.timer ?? 0 }
 
     enum Input: String, CaseIterable, Sendable {
-        case pause, resume, cancel, cancelKeeping, remove, reopen, finishing
+        case pause, resume, cancel, cancelKeeping, remove, reopen, prioritize, finishing
         case stopped, completed, busy, gone, retryDue, networkBack, scheduleDue
 
         func input(_ control: Control) -> Control.Input {
@@ -58,6 +58,7 @@ import Testing
             case .cancelKeeping: return .cancel(1, keepingPartFile: true)
             case .remove: return .remove(1)
             case .reopen: return .reopen(1)
+            case .prioritize: return .reorder(1, priority: 1, position: nil)
             case .finishing: return .finishing(1, worker: worker)
             case .stopped: return .workerEnded(1, worker: worker, .stopped)
             case .completed: return .workerEnded(1, worker: worker, TransferControlTests.done)
@@ -103,6 +104,7 @@ import Testing
     )
     static let fail = TransferChange.failed(.init(failures: 1, waitingSince: now, error: .init(code: "http_status", message: failure(status: 404).error.message)))
     static let start = Action.startWorker(1, worker: 0)
+    static let raised = Action.journal(1, .reordered(priority: 1, rank: nil))
 
     /// The whole table: every state × every input. Finished transfers that nothing holds are
     /// forgotten (the journal has them; a command reads them from there).
@@ -114,6 +116,7 @@ import Testing
             .cancelKeeping: .to(nil, [.journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.queued, []),
+            .prioritize: .to(.queued, [raised]),
             .finishing: .refused,
             .stopped: .to(.queued, []), .completed: .to(.queued, []), .busy: .to(.queued, []), .gone: .to(.queued, []),
             .retryDue: .to(.queued, []),
@@ -127,6 +130,7 @@ import Testing
             .cancelKeeping: .to(.cancelled, [.stopWorker(1), .journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(.cancelled, [.stopWorker(1), .journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.running, []),
+            .prioritize: .to(.running, [raised]),
             .finishing: .to(.running, []),
             // Not asked to stop: its start could not be journaled; back into the queue for a second.
             .stopped: .to(.queued, [.journal(1, .queued(.interrupted)), .armScheduleTimer(now.addingTimeInterval(1))]),
@@ -144,6 +148,7 @@ import Testing
             .cancelKeeping: .to(nil, [.cancelRetryTimer(1), .journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.cancelRetryTimer(1), .journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.waiting, []),
+            .prioritize: .to(.waiting, [raised]),
             .finishing: .refused,
             .stopped: .to(.waiting, []), .completed: .to(.waiting, []), .busy: .to(.waiting, []), .gone: .to(.waiting, []),
             .retryDue: .to(.running, [.journal(1, .queued(.retry)), start]),
@@ -158,6 +163,7 @@ import Testing
             .cancelKeeping: .to(nil, [.journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.running, [.journal(1, .queued(.reopened)), start]),
+            .prioritize: .to(.paused, [raised]),
             .finishing: .refused,
             .stopped: .to(.paused, []), .completed: .to(.paused, []), .busy: .to(.paused, []), .gone: .to(.paused, []),
             .retryDue: .to(.paused, []),
@@ -171,6 +177,7 @@ import Testing
             .cancelKeeping: .to(nil, [.journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.journal(1, .removed), .deletePartFile(1)]),
             .reopen: .to(.running, [.journal(1, .queued(.reopened)), start]),
+            .prioritize: .to(.failed, [raised]),
             .finishing: .refused,
             .stopped: .to(.failed, []), .completed: .to(.failed, []), .busy: .to(.failed, []), .gone: .to(.failed, []),
             .retryDue: .to(.failed, []),
@@ -181,6 +188,7 @@ import Testing
             .pause: .refused, .resume: .refused, .cancel: .refused, .cancelKeeping: .refused,
             .remove: .to(nil, [.journal(1, .removed), .deletePartFile(1)]),
             .reopen: .to(nil, []),
+            .prioritize: .refused,
             .finishing: .refused,
             .stopped: .to(nil, []), .completed: .to(nil, []), .busy: .to(nil, []), .gone: .to(nil, []),
             .retryDue: .to(nil, []),
@@ -193,6 +201,7 @@ import Testing
             .remove: .to(nil, [.journal(1, .removed), .deletePartFile(1)]),
             // Resume data: the part file was kept.
             .reopen: .to(.running, [.journal(1, .queued(.reopened)), start]),
+            .prioritize: .refused,
             .finishing: .refused,
             .stopped: .to(nil, []), .completed: .to(nil, []), .busy: .to(nil, []), .gone: .to(nil, []),
             .retryDue: .to(nil, []),
@@ -284,6 +293,38 @@ import Testing
         _ = try control.handle(.resume(1), now: Self.now)
         let actions = try control.handle(.limits(.init(daemon: 1)), now: Self.now)
         #expect(Self.normalized(actions) == [.startWorker(1, worker: 0)])
+    }
+
+    /// Higher priorities start first, then the oldest; --first and --last move a transfer ahead
+    /// of (behind) every other queued one, raising (lowering) its priority to theirs.
+    @Test func priorityAndPositionOrderTheQueue() throws {
+        /// The order in which the queue starts its transfers, one slot at a time.
+        func order(_ control: Control) throws -> [Int64] {
+            var control = control
+            var started: [Int64] = []
+            var actions = try control.handle(.limits(.init(daemon: 1)), now: Self.now)
+            while case .startWorker(let id, let worker)? = actions.first(where: { if case .startWorker = $0 { true } else { false } }) {
+                started.append(id)
+                actions = try control.handle(.workerEnded(id, worker: worker, Self.done), now: Self.now)
+            }
+            return started
+        }
+        var control = Control(limits: .init(daemon: 0))
+        for id in 1...5 as ClosedRange<Int64> { control.adopt(id, .init(state: .queued, session: "s")) }
+        #expect(try order(control) == [1, 2, 3, 4, 5])
+        _ = try control.handle(.reorder(4, priority: TransferPriority.high.rank, position: nil), now: Self.now)
+        _ = try control.handle(.reorder(2, priority: TransferPriority.low.rank, position: nil), now: Self.now)
+        #expect(try order(control) == [4, 1, 3, 5, 2])
+        // 5 first: raised to high, ahead of 4; 4 last: lowered to low, behind 2.
+        let first = try control.handle(.reorder(5, priority: nil, position: .first), now: Self.now)
+        #expect(first == [.journal(5, .reordered(priority: 1, rank: 0))])
+        _ = try control.handle(.reorder(4, priority: nil, position: .last), now: Self.now)
+        #expect(try order(control) == [5, 1, 3, 2, 4])
+        // A paused transfer keeps its new place for when it is resumed.
+        _ = try control.handle(.pause(3), now: Self.now)
+        _ = try control.handle(.reorder(3, priority: nil, position: .first), now: Self.now)
+        _ = try control.handle(.resume(3), now: Self.now)
+        #expect(try order(control) == [3, 5, 1, 2, 4])
     }
 
     // MARK: - Workers

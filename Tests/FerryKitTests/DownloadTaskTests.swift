@@ -63,6 +63,32 @@ import Testing
         }
     }
 
+    /// `downloadTask(with:destination:)`: the file lands where the app says, checked against the
+    /// checksum it gave; a folder that does not exist is refused before anything is queued.
+    @Test func aTaskWithADestinationPutsTheFileThere() async throws {
+        let data = Origin.bytes(50_000, seed: 8)
+        try await Origin.run { origin, base in
+            origin.serve("/song.m4a", .init(data: data))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let session = try await d.session("app")
+                    let destination = home.appendingPathComponent("Music/song-of-mine.m4a")
+                    try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    let checksum = try Checksum(algorithm: .sha1, hex: Digests.hex(data, .sha1))
+                    let task = try await session.downloadTask(with: base.appendingPathComponent("song.m4a"), destination: destination, checksum: checksum)
+                    let events = try await collect(session) { $0.finished.count == 1 }
+                    #expect(events.finished[task.taskIdentifier]?.location == destination)
+                    #expect(try Data(contentsOf: destination) == data)
+                    let elsewhere = home.appendingPathComponent("nowhere/x.m4a")
+                    await #expect(throws: FerryError.self) {
+                        try await session.downloadTask(with: base.appendingPathComponent("song.m4a"), destination: elsewhere)
+                    }
+                    #expect(try await session.allTasks().count == 1)
+                }
+            }
+        }
+    }
+
     @Test func suspendAndResumeContinueFromTheBytesOnDiskWithProgress() async throws {
         let size = 600_000
         let file = Origin.File(data: Origin.bytes(size, seed: 6), bytesPerSecond: 300_000)

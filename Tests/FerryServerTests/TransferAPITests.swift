@@ -39,6 +39,12 @@ import Testing
         (#"{"urls": ["http://127.0.0.1/a", "http://127.0.0.1/b"], "mirrors": ["http://127.0.0.1/c"]}"#, "one URL"),
         (#"{"urls": ["http://127.0.0.1/a"], "mirrors": ["ftp://127.0.0.1/c"]}"#, "ftp"),
         (#"{"urls": ["http://127.0.0.1/a"], "mirrors": "http://127.0.0.1/c"}"#, "mirrors"),
+        (#"{"urls": ["http://127.0.0.1/a"], "directory": "relative"}"#, "absolute"),
+        (#"{"urls": ["http://127.0.0.1/a"], "directory": "/nonexistent-ferry-dir"}"#, "does not exist"),
+        (#"{"urls": ["http://127.0.0.1/a"], "filename": "../escape"}"#, "not a file name"),
+        (#"{"urls": ["http://127.0.0.1/a", "http://127.0.0.1/b"], "filename": "x"}"#, "one URL"),
+        (#"{"urls": ["http://127.0.0.1/a"], "checksum": "sha-256=zz"}"#, "64 hex digits"),
+        (#"{"urls": ["http://127.0.0.1/a"], "checksum": "crc32=00"}"#, "not a checksum algorithm"),
     ])
     func malformedBodiesGetAClear400(body: String, mentions: String) async throws {
         try await withTemporaryDirectory { home in

@@ -21,7 +21,10 @@ import Testing
         uploadProtocol: .tus,
         response: UploadResponse(status: 201, headers: ["Location": "/files/1", "Tus-Resumable": "1.0.0"], body: "ok", bodyTruncated: false),
         startAfter: Date(timeIntervalSince1970: 4_102_444_800), options: TransferOptions(headers: ["Authorization": "[redacted]"], bytesPerSecond: 1000),
-        connections: 8, ranges: [TransferRange(start: 0, end: 100, bytes: 100), TransferRange(start: 100, end: 9_876_543_210, bytes: 7)]
+        connections: 8, ranges: [TransferRange(start: 0, end: 100, bytes: 100), TransferRange(start: 100, end: 9_876_543_210, bytes: 7)],
+        mirrors: [TransferMirror(url: "https://b.example/\"x\"", dropped: "answered 404 Not Found"), TransferMirror(url: "https://c.example/x")],
+        directory: "/home/ann/isos \"new\"", checksum: try! Checksum(parsing: "sha-256=" + String(repeating: "AB", count: 32)),
+        verifiedBy: ["checksum sha-256", "Repr-Digest sha-256"], priority: .high
     )
 
     /// Only what is always there.

@@ -22,16 +22,21 @@ public enum CommandRunner {
 
     /// Runs `ferry` with `arguments` in an environment where FERRY_HOME is `home` and the
     /// daemon picks a free port.
-    /// - Parameter input: what the command reads on standard input (else nothing: /dev/null).
+    /// - Parameters:
+    ///   - input: what the command reads on standard input (else nothing: /dev/null).
+    ///   - workingDirectory: where it runs (else this process's working directory).
     public static func ferry(
-        _ arguments: [String], home: URL, extraEnvironment: [String: String] = [:], input: String? = nil, timeout: Duration = .seconds(120)
+        _ arguments: [String], home: URL, extraEnvironment: [String: String] = [:], input: String? = nil, workingDirectory: URL? = nil,
+        timeout: Duration = .seconds(120)
     ) async throws -> Output {
         var environment = ProcessInfo.processInfo.environment
         environment["FERRY_HOME"] = home.path
         environment["FERRY_PORT"] = environment["FERRY_PORT_FOR_TESTS"] ?? "0"
         environment["TERM"] = "dumb"
         for (key, value) in extraEnvironment { environment[key] = value }
-        return try await run(ferryBinary, arguments, environment: environment, input: input, timeout: timeout)
+        // GNU env's --chdir: posix_spawn's own chdir action is not visible to Swift here.
+        guard let workingDirectory else { return try await run(ferryBinary, arguments, environment: environment, input: input, timeout: timeout) }
+        return try await run("/usr/bin/env", ["-C", workingDirectory.path, ferryBinary] + arguments, environment: environment, input: input, timeout: timeout)
     }
 
     public static func run(

@@ -25,6 +25,8 @@ public final class Origin: Sendable {
         public var honorsRanges: Bool
         /// Throttle: bytes per second, nil for full speed.
         public var bytesPerSecond: Int?
+        /// More response headers (a digest header: `Repr-Digest`, `Content-Digest`, `Digest`).
+        public var extraHeaders: [String: String] = [:]
 
         public init(
             data: Data, etag: String? = "\"v1\"", lastModified: String? = "Sun, 06 Nov 1994 08:49:37 GMT",
@@ -242,6 +244,7 @@ public final class Origin: Sendable {
         if let lastModified = file.lastModified { headers[.lastModified] = lastModified }
         if let type = file.contentType { headers[.contentType] = type }
         if let disposition = file.contentDisposition { headers[.contentDisposition] = disposition }
+        for (name, value) in file.extraHeaders { headers[HTTPField.Name(name)!] = value }
         if file.honorsRanges { headers[.acceptRanges] = "bytes" }
 
         let size = file.data.count

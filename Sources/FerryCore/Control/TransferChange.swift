@@ -16,6 +16,8 @@ public enum TransferChange: Sendable, Hashable {
     case completed(path: String?, sha256: String?)
     /// The row is deleted, with a `removed` event.
     case removed
+    /// Its place in the queue changed (no event: its state did not).
+    case reordered(priority: Int, rank: Int64?)
 
     public enum Requeue: Sendable, Hashable {
         /// A person resumed it: the count of failures starts again.
@@ -126,6 +128,10 @@ extension TransferRecord {
             event.sha256 = self.sha256
             return event
         case .removed:
+            return nil
+        case .reordered(let priority, let rank):
+            self.priority = priority
+            queueRank = rank
             return nil
         }
     }

@@ -43,6 +43,9 @@ public struct TransferControl: Sendable {
         public var finishing = false
         /// Removed: forgotten once no worker holds it.
         public var removed = false
+        /// ``TransferPriority/rank`` and its place among its priority (nil: its id).
+        public var priority = 0
+        public var rank: Int64?
 
         public init(state: TransferState, session: String, startAfter: Date? = nil) {
             self.state = state
@@ -59,6 +62,8 @@ public struct TransferControl: Sendable {
             retryAt = record.retryAt
             waitsForNetwork = record.waitsForNetwork
             finishing = record.fileName != nil && record.state == .running
+            priority = record.priority
+            rank = record.queueRank
         }
     }
 
@@ -71,6 +76,8 @@ public struct TransferControl: Sendable {
         case remove(Int64)
         /// Resume data: the transfer continues from its part file.
         case reopen(Int64)
+        /// A new priority, and or a place at the head or the tail of the queue.
+        case reorder(Int64, priority: Int?, position: TransferUpdate.Position?)
         /// A command's change could not be journaled: the entry as it was comes back (a worker
         /// it stopped becomes a place in the queue, a timer it cancelled is armed again).
         case restore(Int64, Entry)
@@ -134,7 +141,8 @@ public struct TransferControl: Sendable {
     /// may start yet).
     public var limits: Limits
     public private(set) var isShutDown = false
-    /// Queued transfers in queue order (by id: a transfer keeps its place).
+    /// Queued transfers in queue order: higher priority first, then by rank (its id unless it
+    /// was moved), so a transfer keeps its place.
     private var queue: [Int64] = []
     private var nextToken = 1
     private var scheduleTimer: Date?
@@ -234,6 +242,33 @@ public struct TransferControl: Sendable {
                 entry.failures = 0
                 entry.waitingSince = nil
             }
+
+        case .reorder(let id, let priority, let position):
+            guard var entry = entries[id] else { throw FerryError.notFound(transfer: id) }
+            guard !entry.state.isFinal || entry.state == .failed else {
+                throw FerryError.invalidState("Transfer \(id) is \(entry.state.rawValue): it has no place in the queue.")
+            }
+            // Ahead of (or behind) every other queued transfer: its priority raised (lowered) to
+            // theirs where needed, its rank below (above) theirs.
+            let others = queue.filter { $0 != id }
+            let priorities = others.compactMap { entries[$0]?.priority }
+            let ranks = others.map { entries[$0]?.rank ?? $0 }
+            if let priority { entry.priority = priority }
+            switch position {
+            case .first?:
+                entry.priority = max(entry.priority, priorities.max() ?? entry.priority)
+                entry.rank = (ranks.min() ?? id) - 1
+            case .last?:
+                entry.priority = min(entry.priority, priorities.min() ?? entry.priority)
+                entry.rank = (ranks.max() ?? id) + 1
+            case nil:
+                break
+            }
+            guard entry.priority != entries[id]!.priority || entry.rank != entries[id]!.rank else { return [] }
+            queue.removeAll { $0 == id }
+            entries[id] = entry
+            if entry.state == .queued { enqueue(id) }
+            return [.journal(id, .reordered(priority: entry.priority, rank: entry.rank))] + schedule(now: now)
 
         case .restore(let id, var before):
             guard let current = entries[id] else { return [] }
@@ -497,8 +532,15 @@ public struct TransferControl: Sendable {
 
     /// Inserts into the queue at its place.
     private mutating func enqueue(_ id: Int64) {
-        let index = queue.partitioningIndex { $0 >= id }
+        let key = order(id)
+        let index = queue.partitioningIndex { !(order($0) < key) }
         if index == queue.count || queue[index] != id { queue.insert(id, at: index) }
+    }
+
+    /// Where a transfer stands in the queue: by priority (higher first), rank, id.
+    private func order(_ id: Int64) -> (Int, Int64, Int64) {
+        let entry = entries[id]
+        return (-(entry?.priority ?? 0), entry?.rank ?? id, id)
     }
 
     /// Finished transfers that nothing holds are forgotten (the journal has them).

@@ -202,6 +202,18 @@ public struct Journal: Sendable {
         migrator.registerMigration("v8: mirrors") { db in
             try db.alter(table: "transfer") { t in t.add(column: "mirrors", .text) }
         }
+        migrator.registerMigration("v9: destinations, checksums, priorities") { db in
+            try db.alter(table: "transfer") { t in
+                t.add(column: "directory", .text)
+                t.add(column: "outputName", .text)
+                t.add(column: "overwrite", .boolean).notNull().defaults(to: false)
+                t.add(column: "checksum", .text)
+                t.add(column: "serverDigest", .text)
+                t.add(column: "verifiedBy", .text)
+                t.add(column: "priority", .integer).notNull().defaults(to: 0)
+                t.add(column: "queueRank", .integer)
+            }
+        }
         return migrator
     }
 }

@@ -13,6 +13,7 @@ extension TransferRecord {
         case keepsPartFile, createdAt, updatedAt, completedAt, kind, method, sourcePath, sourceIdentity, formField
         case uploadProtocol, uploadURL, responseStatus, responseHeaders, responseBody, options, startAfter
         case waitReason, waitingSince, waitsForNetwork, segments, mirrors
+        case directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank
     }
 
     public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
@@ -96,5 +97,13 @@ extension TransferRecord {
         waitsForNetwork = try next()
         segments = try nextIfPresent()
         mirrors = try nextIfPresent()
+        directory = try nextIfPresent()
+        outputName = try nextIfPresent()
+        overwrite = try next()
+        checksum = try nextIfPresent()
+        serverDigest = try nextIfPresent()
+        verifiedBy = try nextIfPresent()
+        priority = try next()
+        queueRank = try nextIfPresent()
     }
 }

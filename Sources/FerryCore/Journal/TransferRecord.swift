@@ -75,6 +75,25 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     /// JSON of the download's ``TransferMirror``s: other URLs of the same file, and why any was
     /// dropped. Nil without mirrors.
     public var mirrors: String?
+    /// The folder the user chose (absolute), instead of a library folder: the part file waits
+    /// beside the file (``Library/partURL(for:)``) and the file keeps the name it is given.
+    public var directory: String?
+    /// The file name the user chose (`-o`): used as it is, without an extension added.
+    public var outputName: String?
+    /// Replace a file of the same name instead of choosing `name (2).ext`.
+    public var overwrite = false
+    /// The digest the file must have (``Checksum``, as text), given by the user.
+    public var checksum: String?
+    /// The whole file's digest as the server stated it: `HEADER ALGORITHM=HEX`
+    /// (`Repr-Digest sha-256=…`, ``DigestHeaders``).
+    public var serverDigest: String?
+    /// What the finished file was checked against, comma-separated (`checksum sha-256`,
+    /// `Repr-Digest sha-256`).
+    public var verifiedBy: String?
+    /// ``TransferPriority/rank``: higher starts first.
+    public var priority = 0
+    /// Its place among queued transfers of its priority (smaller first); nil: its id.
+    public var queueRank: Int64?
 
     public init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,
@@ -118,4 +137,20 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
 
     /// Path of the finished file relative to the library root.
     public var relativePath: String? { fileName.map { "\(folder)/\($0)" } }
+
+    /// The finished file's absolute path: in the user's folder, else in the library's.
+    public func filePath(in library: Library) -> String? {
+        guard let fileName else { return nil }
+        return directory.map { "\($0)/\(fileName)" } ?? library.absolutePath("\(folder)/\(fileName)")
+    }
+
+    /// The digests the finished file must match, with what each came from (`checksum`, a header).
+    var expectedDigests: [(source: String, checksum: Checksum)] {
+        var expected: [(String, Checksum)] = []
+        if let text = checksum, let given = try? Checksum(parsing: text) { expected.append(("checksum", given)) }
+        if let text = serverDigest, let space = text.firstIndex(of: " "), let stated = try? Checksum(parsing: String(text[text.index(after: space)...])) {
+            expected.append((String(text[..<space]), stated))
+        }
+        return expected
+    }
 }

@@ -204,10 +204,20 @@ final class SegmentedDownload: Sendable {
                     if alive.isEmpty, !plan.isComplete, let source = sourcesByLoad().first { spawn(source: source) }
                     if rated.duration(to: now) >= .milliseconds(500) {
                         rated = now
-                        state.withLock { state in
-                            state.slow = Self.laggards(state.connectionBytes, since: state.ratedBytes)
+                        let replaced = state.withLock { state in
+                            let slow = Self.laggards(state.connectionBytes, since: state.ratedBytes)
+                            // Slow at two looks in a row, among many: a connection that joined a
+                            // full link and lost a packet early crawls for seconds at a tiny
+                            // window, and its range holds back the file's prefix (the hash waits
+                            // for it). It stops; its range goes to the next connection that asks,
+                            // and a new connection takes its place.
+                            let stuck = alive.count >= Self.replacingAmong ? slow.intersection(state.slow) : []
+                            state.retired.formUnion(stuck)
+                            state.slow = slow
                             state.ratedBytes = state.connectionBytes.filter { alive.contains($0.key) }
+                            return stuck
                         }
+                        if !replaced.isEmpty { logger.debug("slow connections replaced", metadata: ["connections": "\(replaced.sorted())"]) }
                     }
                     // Fewer wanted: the newest connections stop, leaving their ranges to the rest.
                     if alive.count > target {
@@ -345,6 +355,10 @@ final class SegmentedDownload: Sendable {
             Set(state.lastByte.filter { $0.value.duration(to: now) >= settings.stallAfter }.keys).union(state.slow)
         }
     }
+
+    /// A connection slow at two looks in a row is replaced only among this many: with fewer, the
+    /// others may not fill the link without it.
+    static let replacingAmong = 8
 
     /// Connections that received under a quarter of the median since the last look, among four
     /// or more that were there then: a newcomer starved by a full link crawls for seconds without

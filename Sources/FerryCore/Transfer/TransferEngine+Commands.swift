@@ -20,6 +20,7 @@ extension TransferEngine {
         try request.options?.validate()
         let folder = Library.safeFolder(request.folder)
         let mirrors = try Self.mirrors(request)
+        let destination = try await destination(request)
         let startAfter = try await startAfter(session: request.session, own: request.options)
         var result: [Transfer] = []
         for url in request.urls {
@@ -31,6 +32,11 @@ extension TransferEngine {
             draft.transferOptions = request.options
             draft.startAfter = startAfter
             draft.mirrorList = mirrors
+            draft.directory = destination.directory
+            draft.outputName = destination.name
+            draft.overwrite = request.overwrite
+            draft.checksum = request.checksum?.description
+            draft.priority = request.priority.rank
             let (record, _) = try await journal.createTransfer(draft, reuseExisting: !request.force)
             await input(.enqueued(record.transferId, .init(record)))
             result.append(model(record))
@@ -50,6 +56,19 @@ extension TransferEngine {
         }
         var seen: Set<String> = [request.urls[0].absoluteString]
         return request.mirrors.compactMap { url in seen.insert(url.absoluteString).inserted ? TransferMirror(url: url.absoluteString) : nil }
+    }
+
+    /// Where the request's files go, checked now so that errors come at creation: a folder of
+    /// the user's (the request's, else the session's), and a name of theirs (with one URL).
+    private func destination(_ request: DownloadRequest) async throws -> (directory: String?, name: String?) {
+        if request.urls.count > 1 {
+            guard request.outputName == nil else { throw FerryError.invalidRequest("A file name goes with one URL.") }
+            guard request.checksum == nil else { throw FerryError.invalidRequest("A checksum goes with one URL.") }
+        }
+        let name = try request.outputName.map { name throws(FerryError) in try Library.checkFileName(name) }
+        var directory = request.directory ?? request.options?.directory
+        if directory == nil { directory = try await options(session: request.session).directory }
+        return (try directory.map { path throws(FerryError) in try Library.checkDirectory(path, create: request.createDirectory) }, name)
     }
 
     /// Mirrors of one download, at most (aria2c's `-x` is 16 too).
@@ -121,6 +140,7 @@ extension TransferEngine {
     /// and queued.
     public func updateOptions(session: String?, _ update: TransferOptionsUpdate) async throws -> TransferOptions {
         if let session { try Self.validateSession(session) }
+        if let directory = update.set?.directory { _ = try Library.checkDirectory(directory, create: false) }
         let updated: TransferOptions
         if let session {
             updated = try await journal.updateSessionOptions(session) { try update.applied(to: $0) }
@@ -129,6 +149,48 @@ extension TransferEngine {
         }
         await configurationChanged(session: session, options: updated)
         return updated
+    }
+
+    /// A new priority, or a place at the head or tail of the queue.
+    public func update(_ id: Int64, _ update: TransferUpdate) async throws -> Transfer {
+        try await command(.reorder(id, priority: update.priority?.rank, position: update.position), id)
+    }
+
+    /// Pauses every queued, running and waiting transfer (of `session`, else of every session).
+    /// - Returns: the transfers paused.
+    public func pauseAll(session: String?) async throws -> [Transfer] {
+        try await forEach(session: session, in: [.queued, .running, .waiting]) { try await self.pause($0) }
+    }
+
+    /// Resumes every paused transfer (of `session`, else of every session).
+    /// - Returns: the transfers resumed.
+    public func resumeAll(session: String?) async throws -> [Transfer] {
+        try await forEach(session: session, in: [.paused]) { try await self.resume($0) }
+    }
+
+    /// One command for each transfer in `states`, a few dozen at once (a running one waits for
+    /// its worker's last checkpoint); one that moved on meanwhile is left out.
+    private func forEach(
+        session: String?, in states: Set<TransferState>, _ command: @escaping @Sendable (Int64) async throws -> Transfer
+    ) async throws -> [Transfer] {
+        if let session { try Self.validateSession(session) }
+        let ids = try await journal.transfers(session: session, states: states).map(\.transferId)
+        var done: [Transfer] = []
+        for chunk in stride(from: 0, to: ids.count, by: 64).map({ ids[$0..<min($0 + 64, ids.count)] }) {
+            try await withThrowingTaskGroup(of: Transfer?.self) { group in
+                for id in chunk {
+                    group.addTask {
+                        do {
+                            return try await command(id)
+                        } catch let error as FerryError where error.code == .invalidState || error.code == .notFound {
+                            return nil
+                        }
+                    }
+                }
+                for try await transfer in group { if let transfer { done.append(transfer) } }
+            }
+        }
+        return done.sorted { $0.id < $1.id }
     }
 
     public func pause(_ id: Int64) async throws -> Transfer {
@@ -151,9 +213,10 @@ extension TransferEngine {
     public func remove(_ id: Int64, deleteFile: Bool) async throws {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
         try await journaledCommand(.remove(id), id)
-        if deleteFile, record.state == .completed, let relative = record.relativePath {
-            let url = library.absolute(relative)
-            if library.contains(url) { try? FileManager.default.removeItem(at: url) }
+        if deleteFile, record.state == .completed, let path = record.filePath(in: library) {
+            let url = URL(fileURLWithPath: path)
+            // A file in the user's own folder is the one this transfer placed there.
+            if record.directory != nil || library.contains(url) { try? FileManager.default.removeItem(at: url) }
         }
     }
 
@@ -184,7 +247,7 @@ extension TransferEngine {
             throw FerryError(.resumeDataInvalid, "This resume data belongs to another session or URL.")
         }
         if record.state == .completed || record.state.isActive { return model(record) }
-        let partExists = FileManager.default.fileExists(atPath: library.partURL(for: id).path)
+        let partExists = FileManager.default.fileExists(atPath: library.partURL(for: record).path)
         let stale = (record.state == .cancelled && !record.keepsPartFile) || (!partExists && record.durableBytes > 0)
         guard !stale else {
             throw FerryError(.resumeDataStale, "The partial file of transfer \(id) is gone; start the download again.")

@@ -53,11 +53,23 @@ public actor TransferEngine: Service {
         public var options: TransferOptions?
         /// Other URLs of the same file (with one URL only).
         public var mirrors: [URL]
+        /// A folder of the user's (absolute) instead of the library's `folder`; nil: the
+        /// session's, if it has one.
+        public var directory: String?
+        /// Create `directory` when it does not exist.
+        public var createDirectory: Bool
+        /// The file's exact name (with one URL only).
+        public var outputName: String?
+        public var overwrite: Bool
+        /// The digest the file must have (with one URL only).
+        public var checksum: Checksum?
+        public var priority: TransferPriority
 
         public init(
             urls: [URL], session: String, force: Bool = false, folder: String = "Downloads",
             suggestedName: String? = nil, preferredName: String? = nil, taskDescription: String? = nil,
-            options: TransferOptions? = nil, mirrors: [URL] = []
+            options: TransferOptions? = nil, mirrors: [URL] = [], directory: String? = nil, createDirectory: Bool = false,
+            outputName: String? = nil, overwrite: Bool = false, checksum: Checksum? = nil, priority: TransferPriority = .normal
         ) {
             self.urls = urls
             self.session = session
@@ -68,6 +80,12 @@ public actor TransferEngine: Service {
             self.taskDescription = taskDescription
             self.options = options
             self.mirrors = mirrors
+            self.directory = directory
+            self.createDirectory = createDirectory
+            self.outputName = outputName
+            self.overwrite = overwrite
+            self.checksum = checksum
+            self.priority = priority
         }
     }
 
@@ -346,7 +364,9 @@ public actor TransferEngine: Service {
             case .cancelRetryTimer(let id):
                 timers.removeValue(forKey: id)?.cancel()
             case .deletePartFile(let id):
-                try? FileManager.default.removeItem(at: library.partURL(for: id))
+                // The record is still journaled: a removal's own change comes after this.
+                let part = (try? await journal.transfer(id: id)).flatMap { $0.map(library.partURL(for:)) } ?? library.partURL(for: id)
+                try? FileManager.default.removeItem(at: part)
             case .armScheduleTimer(let date):
                 wake?.cancel()
                 wake = date.map { date in
@@ -434,7 +454,7 @@ public actor TransferEngine: Service {
         let unfinished: Set<TransferState> = [.queued, .running, .paused, .waiting, .failed, .cancelled]
         // A segmented download's file has holes between its ranges: only its journaled ranges count.
         for record in try await journal.transfers(states: unfinished) where record.kind == .download && record.segments == nil {
-            let url = library.partURL(for: record.transferId)
+            let url = library.partURL(for: record)
             var info = stat()
             guard stat(url.path, &info) == 0 else { continue }
             let length = Int64(info.st_size)
@@ -464,9 +484,9 @@ public actor TransferEngine: Service {
     /// completes it, or makes it run again.
     private func finishInterruptedMove(_ record: TransferRecord) async -> TransferControl.Input? {
         let id = record.transferId
-        guard let relative = record.relativePath, let sha256 = record.sha256 else { return nil }
-        let part = library.partURL(for: id)
-        let target = library.absolute(relative)
+        guard let path = record.filePath(in: library), let sha256 = record.sha256 else { return nil }
+        let part = library.partURL(for: record)
+        let target = URL(fileURLWithPath: path)
         let fm = FileManager.default
         let partExists = fm.fileExists(atPath: part.path)
         let targetExists = fm.fileExists(atPath: target.path)
@@ -481,7 +501,7 @@ public actor TransferEngine: Service {
         }
         if moved {
             logger.info("finished an interrupted move", metadata: ["transfer.id": "\(id)"])
-            return .recoveredMove(id, path: library.absolutePath(relative), sha256: sha256)
+            return .recoveredMove(id, path: path, sha256: sha256)
         }
         // Run it again: it resumes from the part file, or starts over.
         _ = try? await store.update(id: id) { record in

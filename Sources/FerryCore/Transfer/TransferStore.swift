@@ -29,7 +29,7 @@ extension TransferRecord {
             id: transferId, url: url, session: session, state: state,
             bytesReceived: live?.bytes ?? (state == .completed ? (totalBytes ?? durableBytes) : durableBytes),
             totalBytes: live?.total ?? totalBytes,
-            path: state == .completed && kind == .download ? relativePath.map { library.absolutePath($0) } : nil,
+            path: state == .completed && kind == .download ? filePath(in: library) : nil,
             sha256: state == .completed ? sha256 : nil,
             error: error, waitReason: state == .waiting ? waitReason : nil, folder: folder, taskDescription: taskDescription,
             bytesPerSecond: state == .running ? live?.bytesPerSecond : nil,
@@ -40,7 +40,9 @@ extension TransferRecord {
             options: transferOptions?.redacted,
             connections: state == .running ? live?.connections : nil,
             ranges: state == .running ? (live?.ranges ?? journaledRanges) : (state == .completed ? nil : journaledRanges),
-            mirrors: mirrors == nil ? nil : mirrorList
+            mirrors: mirrors == nil ? nil : mirrorList, directory: directory, checksum: checksum.flatMap { try? Checksum(parsing: $0) },
+            verifiedBy: verifiedBy.map { $0.split(separator: ",").map(String.init) },
+            priority: priority == 0 ? nil : TransferPriority(rank: priority)
         )
     }
 

@@ -42,9 +42,9 @@ struct TransferWorker: Sendable {
 
         let sink: DownloadSink
         do {
-            try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
+            if record.directory == nil { try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true) }
             // A segmented download's ranges lie anywhere in the file: nothing is cut.
-            sink = try DownloadSink(url: library.partURL(for: id), durableBytes: record.segments == nil ? record.durableBytes : .max)
+            sink = try DownloadSink(url: library.partURL(for: record), durableBytes: record.segments == nil ? record.durableBytes : .max)
         } catch {
             return failed(
                 url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
@@ -183,11 +183,18 @@ struct TransferWorker: Sendable {
                     contentDisposition: headers.first(name: "Content-Disposition"), url: finalURL,
                     suggested: record.suggestedName, contentType: contentType
                 )
+                // The server's digest of the whole file, checked at the end (a resumed download
+                // keeps the one its first response gave, unless this one states another).
+                let stated = DigestHeaders.checksum(
+                    reprDigest: headers.first(name: "Repr-Digest"), contentDigest: headers.first(name: "Content-Digest"),
+                    digest: headers.first(name: "Digest"), status: status, contentEncoding: headers.first(name: "Content-Encoding")
+                )
                 try await store.update(id: id) { record in
                     record.durableBytes = from
                     record.totalBytes = total
                     record.validator = facts.validator
                     record.nameHint = nameHint
+                    if let stated { record.serverDigest = "\(stated.header) \(stated.checksum)" } else if from == 0 { record.serverDigest = nil }
                     var event = record.event(from > 0 ? .resumed : restartReason != nil ? .restarted : .started)
                     event.offset = from
                     event.reason = restartReason
@@ -436,6 +443,7 @@ struct TransferWorker: Sendable {
             record.totalBytes = nil
             record.validator = nil
             record.segments = nil
+            record.serverDigest = nil
             var event = record.event(.restarted)
             event.reason = reason
             return event
@@ -456,21 +464,50 @@ struct TransferWorker: Sendable {
         if let total = current.totalBytes, total != length {
             throw FerryError(.lengthMismatch, "Expected \(total) bytes but the file has \(length).")
         }
+        let verifiedBy = try await verify(current, sha256: sha256, sink: sink)
         guard await mayFinish() else { throw FinishRefused() }
-        let name = current.nameHint
+        let name = record.outputName
+            ?? current.nameHint
             ?? record.preferredName.map { FileNamer.name(preferred: $0, contentType: nil, url: URL(string: record.url)) }
             ?? FileNamer.name(contentDisposition: nil, url: URL(string: record.url), suggested: record.suggestedName, contentType: nil)
-        let fileName = try await library.place(part: sink.url, folder: record.folder, name: name) { candidate in
+        var placed = current
+        placed.fileName = try await library.place(
+            part: sink.url, folder: record.folder, directory: record.directory, name: name, overwrite: record.overwrite
+        ) { candidate in
             try await store.update(id: id) { record in
                 record.fileName = candidate
                 record.sha256 = sha256
                 record.durableBytes = length
                 record.totalBytes = length
                 record.segments = nil
+                record.verifiedBy = verifiedBy.isEmpty ? nil : verifiedBy.joined(separator: ",")
                 return nil
             }
         }
-        return .completed(path: library.absolutePath("\(record.folder)/\(fileName)"), sha256: sha256)
+        return .completed(path: placed.filePath(in: library) ?? sink.url.path, sha256: sha256)
+    }
+
+    /// Checks the finished file against the digests expected of it (the checksum given, the
+    /// server's digest header). A mismatch fails the transfer with both digests and starts its
+    /// bytes over, so nothing wrong is ever placed or resumed from.
+    /// - Returns: what it was checked against (`checksum sha-256`, `Repr-Digest sha-256`).
+    private func verify(_ record: TransferRecord, sha256: String, sink: DownloadSink) async throws -> [String] {
+        var checked: [String] = []
+        for (source, expected) in record.expectedDigests {
+            let actual = expected.algorithm == .sha256
+                ? sha256 : try await BlockingIO.run { () throws(FerryError) in try FileDigest.hex(of: sink.url, expected.algorithm) }
+            guard actual == expected.hex else {
+                try await restart(record.transferId, sink, reason: "its \(expected.algorithm.rawValue) did not match")
+                let what = source == "checksum" ? "the checksum given" : "the server's \(source) header"
+                throw FerryError(
+                    .checksumMismatch,
+                    "The file's \(expected.algorithm.rawValue) is \(actual), but \(what) says \(expected.hex). It was not kept; "
+                        + "resume to download it again."
+                )
+            }
+            checked.append("\(source) \(expected.algorithm.rawValue)")
+        }
+        return checked
     }
 
     // MARK: - Upload

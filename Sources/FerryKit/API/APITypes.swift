@@ -17,11 +17,27 @@ public struct CreateTransfersRequest: Codable, Sendable {
     /// Other URLs of the same file (with one URL only): ranges are fetched from all of them,
     /// and one that fails or differs is dropped while the download goes on.
     public var mirrors: [String]?
+    /// The folder the files go to, an absolute path (else the session's folder, else the
+    /// library's Downloads/). It must exist, unless `createDirectory`, and be writable.
+    public var directory: String?
+    /// The file's name (with one URL): a name, not a path. Else the server's or the URL's.
+    public var filename: String?
+    /// Replace a file of the same name instead of naming the new one `name (2).ext`.
+    public var overwrite: Bool?
+    /// Create `directory` (and its parents) when it does not exist.
+    public var createDirectory: Bool?
+    /// The digest the file must have, `sha-256=HEX` (also `sha-512`, `sha-1`, `md5`; with one
+    /// URL): checked before the file is placed, a mismatch fails it with `checksum_mismatch`.
+    public var checksum: String?
+    /// Which queued transfers start first: high before normal (the default) before low.
+    public var priority: TransferPriority?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         urls: [String]? = nil, resumeData: String? = nil, session: String? = nil, force: Bool? = nil,
-        taskDescription: String? = nil, options: TransferOptions? = nil, mirrors: [String]? = nil
+        taskDescription: String? = nil, options: TransferOptions? = nil, mirrors: [String]? = nil,
+        directory: String? = nil, filename: String? = nil, overwrite: Bool? = nil, createDirectory: Bool? = nil,
+        checksum: String? = nil, priority: TransferPriority? = nil
     ) {
         self.urls = urls
         self.resumeData = resumeData
@@ -30,6 +46,12 @@ public struct CreateTransfersRequest: Codable, Sendable {
         self.taskDescription = taskDescription
         self.options = options
         self.mirrors = mirrors
+        self.directory = directory
+        self.filename = filename
+        self.overwrite = overwrite
+        self.createDirectory = createDirectory
+        self.checksum = checksum
+        self.priority = priority
     }
 }
 

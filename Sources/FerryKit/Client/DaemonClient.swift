@@ -90,6 +90,24 @@ public struct DaemonClient: Sendable {
     /// its bytes are durable (the daemon waits up to ``Transfer/stopWait`` for a slow disk).
     /// - Returns: the transfer as it is now: `bytesReceived` is where a resume continues.
     /// - Throws: ``FerryError`` `invalid_state` for a completed, failed or cancelled transfer.
+    /// Changes where a transfer stands in the queue (`PATCH /v1/transfers/{id}`).
+    /// - Returns: the transfer as it is now.
+    public func update(_ id: Int64, _ update: TransferUpdate) async throws -> Transfer {
+        try await send(.PATCH, "/v1/transfers/\(id)", body: update)
+    }
+
+    /// Pauses every queued, running and waiting transfer, or a session's.
+    /// - Returns: the transfers paused.
+    public func pauseAll(session: String? = nil) async throws -> TransferList {
+        try await send(.POST, "/v1/transfers/pause-all" + (session.map { "?session=\(Self.escape($0))" } ?? ""))
+    }
+
+    /// Resumes every paused transfer, or a session's.
+    /// - Returns: the transfers resumed.
+    public func resumeAll(session: String? = nil) async throws -> TransferList {
+        try await send(.POST, "/v1/transfers/resume-all" + (session.map { "?session=\(Self.escape($0))" } ?? ""))
+    }
+
     public func pause(_ id: Int64) async throws -> Transfer {
         try await send(.POST, "/v1/transfers/\(id)/pause")
     }

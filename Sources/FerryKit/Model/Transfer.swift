@@ -64,6 +64,15 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     /// Other servers with the same file, fetched from beside ``url`` (`ferry get --mirror`); a
     /// dropped one says why.
     public var mirrors: [TransferMirror]?
+    /// The folder the user chose for the file (absolute), when not a library folder.
+    public var directory: String?
+    /// The digest the file must have, as given (`sha-256=…`).
+    public var checksum: Checksum?
+    /// What the finished file was checked against beyond its length: `checksum sha-256` (the
+    /// one given), `Repr-Digest sha-256` (the server's).
+    public var verifiedBy: [String]?
+    /// Which queued transfers start first (absent: normal).
+    public var priority: TransferPriority?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -74,7 +83,8 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         retryAt: Date? = nil, createdAt: Date, updatedAt: Date, completedAt: Date? = nil, kind: TransferKind = .download,
         method: String? = nil, sourcePath: String? = nil, uploadProtocol: UploadProtocol? = nil,
         response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil,
-        connections: Int? = nil, ranges: [TransferRange]? = nil, mirrors: [TransferMirror]? = nil
+        connections: Int? = nil, ranges: [TransferRange]? = nil, mirrors: [TransferMirror]? = nil,
+        directory: String? = nil, checksum: Checksum? = nil, verifiedBy: [String]? = nil, priority: TransferPriority? = nil
     ) {
         self.id = id
         self.url = url
@@ -105,6 +115,10 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.connections = connections
         self.ranges = ranges
         self.mirrors = mirrors
+        self.directory = directory
+        self.checksum = checksum
+        self.verifiedBy = verifiedBy
+        self.priority = priority
     }
 
     /// Fraction done in 0...1, when the total is known (1 once completed, even without one).
@@ -117,6 +131,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
         case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges, mirrors
+        case directory, checksum, verifiedBy, priority
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -152,6 +167,10 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encodeIfPresent(connections, forKey: .connections)
         try c.encodeIfPresent(ranges, forKey: .ranges)
         try c.encodeIfPresent(mirrors, forKey: .mirrors)
+        try c.encodeIfPresent(directory, forKey: .directory)
+        try c.encodeIfPresent(checksum, forKey: .checksum)
+        try c.encodeIfPresent(verifiedBy, forKey: .verifiedBy)
+        try c.encodeIfPresent(priority, forKey: .priority)
     }
 
     /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
@@ -187,6 +206,10 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         connections = try c.decodeIfPresent(Int.self, forKey: .connections)
         ranges = try c.decodeIfPresent([TransferRange].self, forKey: .ranges)
         mirrors = try c.decodeIfPresent([TransferMirror].self, forKey: .mirrors)
+        directory = try c.decodeIfPresent(String.self, forKey: .directory)
+        checksum = try c.decodeIfPresent(Checksum.self, forKey: .checksum)
+        verifiedBy = try c.decodeIfPresent([String].self, forKey: .verifiedBy)
+        priority = try c.decodeIfPresent(TransferPriority.self, forKey: .priority)
     }
 }
 

@@ -37,6 +37,9 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// The most connections open to one host across all transfers (16 unless set; like
     /// `httpMaximumConnectionsPerHost`). Each transfer's first connection is always allowed.
     public var maxConnectionsPerHost: Int?
+    /// The folder new downloads go to (an absolute path; a session's default, `ferry session set
+    /// NAME --dir DIR`), instead of the library's Downloads/.
+    public var directory: String?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -44,7 +47,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         headers: [String: String]? = nil, connectTimeoutSeconds: Double? = nil, idleTimeoutSeconds: Double? = nil,
         maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil,
         resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil, connections: Int? = nil,
-        maxConnectionsPerHost: Int? = nil
+        maxConnectionsPerHost: Int? = nil, directory: String? = nil
     ) {
         self.headers = headers
         self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -58,6 +61,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         self.noProxy = noProxy
         self.connections = connections
         self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.directory = directory
     }
 
     /// True when nothing is set.
@@ -77,6 +81,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.resourceTimeoutSeconds = other.resourceTimeoutSeconds ?? resourceTimeoutSeconds
         merged.connections = other.connections ?? connections
         merged.maxConnectionsPerHost = other.maxConnectionsPerHost ?? maxConnectionsPerHost
+        merged.directory = other.directory ?? directory
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -124,7 +129,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// Field names to clear: `headers`, `connectTimeoutSeconds`, `idleTimeoutSeconds`,
     /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`, `resourceTimeoutSeconds`,
     /// `proxy` and `noProxy` (either clears both: the environment decides again), `connections`,
-    /// `maxConnectionsPerHost`.
+    /// `maxConnectionsPerHost`, `directory`.
     public var clear: [String]?
 
     /// An update: it clears the fields named in `clear`, then sets those of `set`.
@@ -136,7 +141,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// The field names that `clear` accepts.
     public static let fieldNames: Set<String> = [
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
-        "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost",
+        "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory",
     ]
 
     /// `options` with this update applied.
@@ -155,6 +160,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "resourceTimeoutSeconds": result.resourceTimeoutSeconds = nil
             case "connections": result.connections = nil
             case "maxConnectionsPerHost": result.maxConnectionsPerHost = nil
+            case "directory": result.directory = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -201,6 +207,9 @@ extension TransferOptions {
         if let proxy {
             _ = try ProxyURL(parsing: proxy)
             if noProxy == true { throw FerryError.invalidRequest("Give a proxy or say to use none (noProxy), not both.") }
+        }
+        if let directory, !directory.hasPrefix("/") || directory.utf8.contains(0) {
+            throw FerryError.invalidRequest("directory must be an absolute path ('\(directory.prefix(80))' is not).")
         }
         if let value = resourceTimeoutSeconds, !(value >= 1 && value <= 366 * 86_400) {
             throw FerryError.invalidRequest("resourceTimeoutSeconds must be between 1 second and 366 days (it was \(value)).")

@@ -75,6 +75,31 @@ public final class BackgroundSession: Sendable {
         return try task(from: await withDaemon { try await $0.createTransfers(request) })
     }
 
+    /// Starts downloading `url` into a file of your choosing: the daemon places the finished file
+    /// at `destination` (its folder must exist; an existing file there is replaced only with
+    /// `overwrite`, else the new one is `name (2).ext`), after checking its length and, when
+    /// given, its `checksum`. Unlike iOS, there is no temporary file to move in a delegate call:
+    /// ``DownloadEvent/Kind/didFinish(location:sha256:)`` names the file where it is.
+    /// - Parameters:
+    ///   - url: an `http` or `https` URL.
+    ///   - destination: a file URL; its folder must exist and be writable.
+    ///   - overwrite: replace a file already at `destination`.
+    ///   - checksum: the digest the file must have; a mismatch fails the task with
+    ///     `checksum_mismatch` and places nothing.
+    ///   - taskDescription: a label kept with the task.
+    /// - Throws: ``FerryError`` `invalid_request` for a destination that is not a writable folder's
+    ///   file, before anything is queued.
+    public func downloadTask(
+        with url: URL, destination: URL, overwrite: Bool = false, checksum: Checksum? = nil, taskDescription: String? = nil
+    ) async throws -> DownloadTask {
+        let request = CreateTransfersRequest(
+            urls: [url.absoluteString], session: identifier, force: true, taskDescription: taskDescription,
+            directory: destination.deletingLastPathComponent().standardizedFileURL.path, filename: destination.lastPathComponent,
+            overwrite: overwrite ? true : nil, checksum: checksum?.description
+        )
+        return try task(from: await withDaemon { try await $0.createTransfers(request) })
+    }
+
     /// Uploads the file at `fileURL` to `url` in this session, the analogue of
     /// `URLSession.uploadTask(with:fromFile:)` in a background session: the daemon reads the
     /// file as it sends it, retries, resumes where the server supports it (tus, or the IETF

@@ -34,9 +34,11 @@ enum TransferListJSON {
             key("attempts"); integer(t.attempts)
             if let value = t.bytesPerSecond { key("bytesPerSecond"); try double(value) }
             key("bytesReceived"); integer(t.bytesReceived)
+            if let value = t.checksum { key("checksum"); string(value.description) }
             if let value = t.completedAt { key("completedAt"); date(value) }
             if let value = t.connections { key("connections"); integer(value) }
             key("createdAt"); date(t.createdAt)
+            if let value = t.directory { key("directory"); string(value) }
             key("error")
             if let error = t.error {
                 raw(#"{"code":"#); string(error.code); raw(#","message":"#); string(error.message); raw("}")
@@ -51,6 +53,7 @@ enum TransferListJSON {
             if let value = t.mirrors { key("mirrors"); try encoded(value) }
             if let value = t.options { key("options"); try encoded(value) }
             key("path"); optional(t.path)
+            if let value = t.priority { key("priority"); string(value.rawValue) }
             if let value = t.ranges { key("ranges"); try encoded(value) }
             if let value = t.response { key("response"); try encoded(value) }
             if let value = t.retryAt { key("retryAt"); date(value) }
@@ -65,6 +68,7 @@ enum TransferListJSON {
             key("updatedAt"); date(t.updatedAt)
             if let value = t.uploadProtocol { key("uploadProtocol"); string(value.rawValue) }
             key("url"); string(t.url)
+            if let value = t.verifiedBy { key("verifiedBy"); try encoded(value) }
             if let value = t.waitReason { key("waitReason"); string(value) }
             raw("}")
         }

@@ -13,6 +13,23 @@ struct TransferRoutes {
         api.get("transfers/:id") { _, context in
             try jsonResponse(try await engine.transfer(try context.parameters.transferID()))
         }
+        api.patch("transfers/:id") { request, context in
+            let id = try context.parameters.transferID()
+            let update = try await request.decodeJSON(TransferUpdate.self, context: context)
+            guard update.priority != nil || update.position != nil else {
+                throw FerryError.invalidRequest("Give 'priority' (high, normal, low) or 'position' (first, last).")
+            }
+            return try jsonResponse(try await engine.update(id, update))
+        }
+        // Every transfer, or a session's (`?session=`): those paused or resumed.
+        api.post("transfers/pause-all") { request, _ in
+            let seq = try await engine.journal.lastEventSeq()
+            return try jsonResponse(TransferList(transfers: try await engine.pauseAll(session: request.uri.queryParameters.get("session")), lastEventSeq: seq))
+        }
+        api.post("transfers/resume-all") { request, _ in
+            let seq = try await engine.journal.lastEventSeq()
+            return try jsonResponse(TransferList(transfers: try await engine.resumeAll(session: request.uri.queryParameters.get("session")), lastEventSeq: seq))
+        }
         api.post("transfers/:id/pause") { _, context in
             try jsonResponse(try await engine.pause(try context.parameters.transferID()))
         }
@@ -57,10 +74,12 @@ struct TransferRoutes {
             // Every URL is checked before any is journaled: one bad URL rejects the request.
             let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
             let mirrors = try (body.mirrors ?? []).map { text throws(FerryError) in try TransferURL.validate(text) }
+            let checksum = try body.checksum.map { text throws(FerryError) in try Checksum(parsing: text) }
             transfers = try await engine.enqueue(
                 .init(
                     urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options,
-                    mirrors: mirrors
+                    mirrors: mirrors, directory: body.directory, createDirectory: body.createDirectory ?? false, outputName: body.filename,
+                    overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal
                 )
             )
         }

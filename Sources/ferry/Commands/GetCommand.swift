@@ -11,8 +11,13 @@ struct GetCommand: AsyncParsableCommand {
             `ferry ls` or `ferry wait ID` pick them up again. A URL already queued, running or \
             completed in the same session is not downloaded twice; --force downloads it again.
 
-            Finished files go to the library's Downloads/ folder, named after the server's \
-            Content-Disposition or the URL; an existing name gets " (2)".
+            Finished files go to the library's Downloads/ folder (or the session's, or --dir), \
+            named after the server's Content-Disposition or the URL; an existing name gets \
+            " (2)" unless --overwrite. -o names the file (with one URL): \
+              ferry get -o ~/isos/debian.iso --checksum sha-256=… URL
+            The unfinished file waits beside it, hidden (.debian.iso.7.ferry-part), and is \
+            renamed into place once its length and digests are checked: the --checksum given, \
+            and the server's own Repr-Digest, Content-Digest or Digest header when it sends one.
 
             --mirror names another server with the same file (the same length and ETag or \
             Last-Modified date): ranges are fetched from every mirror at once, and a mirror that \
@@ -25,7 +30,10 @@ struct GetCommand: AsyncParsableCommand {
     )
 
     @Argument(help: "http or https URLs to download.")
-    var urls: [String]
+    var urls: [String] = []
+
+    @Option(name: [.customShort("i"), .customLong("input-file")], help: ArgumentHelp("Read URLs from this file (- for standard input), one download a line, aria2c's way: mirrors after a tab on the same line, indented out=, dir= and checksum= lines below it.", valueName: "file"))
+    var inputFile: String?
 
     @Option(name: .long, help: "The session the transfers belong to.")
     var session = "cli"
@@ -36,6 +44,21 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Download again even if the URL was already downloaded in this session.")
     var force = false
 
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Where the file goes, a path (with one URL; relative to here). A path ending in / is a folder.", valueName: "path"))
+    var outputPath: String?
+
+    @Flag(name: .long, help: "Replace a file of the same name instead of naming the new one 'name (2).ext'.")
+    var overwrite = false
+
+    @Flag(name: .long, help: "Create the folder (--dir, or -o's) when it does not exist.")
+    var mkdir = false
+
+    @Option(name: .long, help: ArgumentHelp("The digest the file must have: sha-256=HEX (also sha-512, sha-1, md5; with one URL).", valueName: "algorithm=hex"))
+    var checksum: String?
+
+    @Option(name: .long, help: ArgumentHelp("high, normal (the default) or low: higher priorities start first.", valueName: "priority"))
+    var priority: TransferPriority?
+
     @Option(name: .long, help: ArgumentHelp("Another URL of the same file (repeatable; with one URL).", valueName: "url"))
     var mirror: [String] = []
 
@@ -44,20 +67,62 @@ struct GetCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard !urls.isEmpty else { throw ValidationError("Give at least one URL to download.") }
+        guard !urls.isEmpty || inputFile != nil else { throw ValidationError("Give at least one URL to download (or -i FILE).") }
+        guard urls.isEmpty || inputFile == nil else { throw ValidationError("Give URLs or -i FILE, not both.") }
         guard mirror.isEmpty || urls.count == 1 else {
             throw ValidationError("--mirror goes with one URL: mirrors are other addresses of the same file.")
         }
+        guard outputPath == nil || urls.count == 1 else { throw ValidationError("-o goes with one URL; use --dir for several.") }
+        guard checksum == nil || urls.count == 1 else { throw ValidationError("--checksum goes with one URL.") }
+        guard outputPath == nil || transfer.dir == nil else { throw ValidationError("Give -o or --dir, not both.") }
+        if let checksum {
+            do { _ = try Checksum(parsing: checksum) } catch { throw ValidationError(error.message) }
+        }
+        _ = try destination()
         _ = try transfer.options()
     }
 
+    /// The folder and name -o names: a path ending in / (or an existing folder) is a folder.
+    func destination() throws -> (directory: String?, name: String?) {
+        guard let outputPath else { return (nil, nil) }
+        let path = TransferOptionFlags.absolutePath(outputPath)
+        var isFolder: ObjCBool = false
+        if outputPath.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue) {
+            return (path, nil)
+        }
+        let url = URL(fileURLWithPath: path)
+        return (url.deletingLastPathComponent().path, url.lastPathComponent)
+    }
+
     func run() async throws {
-        let client = try await CLIConnection.connect()
-        let created = try await client.createTransfers(
-            CreateTransfersRequest(
-                urls: urls, session: session, force: force, options: try transfer.options(), mirrors: mirror.isEmpty ? nil : mirror
-            )
+        let (directory, name) = try destination()
+        let request = CreateTransfersRequest(
+            urls: urls, session: session, force: force, options: try transfer.options(), mirrors: mirror.isEmpty ? nil : mirror,
+            directory: directory, filename: name, overwrite: overwrite ? true : nil, createDirectory: mkdir ? true : nil,
+            checksum: checksum, priority: priority
         )
-        try await TransferFollower.report(created.transfers, after: created.lastEventSeq, wait: !noWait, json: output.json)
+        // Everything is read and checked before anything is queued.
+        let requests = try inputFile.map { path in
+            try InputFile(try Self.read(path)).requests(template: request, resolve: TransferOptionFlags.absolutePath)
+        } ?? [request]
+        let client = try await CLIConnection.connect()
+        var transfers: [Transfer] = []
+        var after: Int64?
+        for request in requests where !(request.urls ?? []).isEmpty {
+            let created = try await client.createTransfers(request)
+            transfers += created.transfers
+            after = after ?? created.lastEventSeq
+        }
+        try await TransferFollower.report(transfers, after: after ?? 0, wait: !noWait, json: output.json)
+    }
+
+    /// The input file's text (`-`: standard input).
+    static func read(_ path: String) throws -> String {
+        do {
+            let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+            return String(decoding: data, as: UTF8.self)
+        } catch {
+            throw ValidationError("Could not read \(path): \(error.localizedDescription)")
+        }
     }
 }

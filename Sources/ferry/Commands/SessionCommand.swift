@@ -47,6 +47,7 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.resourceTimeoutSeconds { Terminal.print("  resource timeout \(DurationText.describe(.seconds(value)))") }
         if let value = options.connections { Terminal.print("  connections     \(value) per download") }
         if let value = options.maxConnectionsPerHost { Terminal.print("  per host        at most \(value) connections") }
+        if let value = options.directory { Terminal.print("  folder          \(value)") }
     }
 }
 

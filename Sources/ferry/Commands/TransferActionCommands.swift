@@ -22,10 +22,16 @@ struct PauseCommand: AsyncParsableCommand {
         commandName: "pause", abstract: "Pause transfers; the bytes on disk are kept for `ferry resume`.",
         discussion: "Each is reported once its download has stopped and its bytes are safe on disk (the daemon waits up to \(Transfer.stopWait.components.seconds) seconds for a slow disk); the byte count shown is where `ferry resume` continues."
     )
-    @OptionGroup var transferIDs: TransferIDs
+    @OptionGroup var selection: TransferSelection
 
     func run() async throws {
-        try await forEachTransfer(transferIDs.ids) { client, id in
+        guard !selection.all else {
+            let paused = try await CLIConnection.connect().pauseAll(session: selection.session).transfers
+            for t in paused { Terminal.print("\(t.id) paused at \(Format.progress(t))") }
+            if paused.isEmpty { Terminal.print("Nothing to pause.") }
+            return
+        }
+        try await forEachTransfer(selection.ids) { client, id in
             let t = try await client.pause(id)
             return "\(id) paused at \(Format.progress(t))"
         }
@@ -37,15 +43,56 @@ struct ResumeCommand: AsyncParsableCommand {
         commandName: "resume",
         abstract: "Resume paused or failed transfers from the bytes on disk (or retry a waiting one now)."
     )
-    @OptionGroup var transferIDs: TransferIDs
+    @OptionGroup var selection: TransferSelection
 
     func run() async throws {
-        try await forEachTransfer(transferIDs.ids) { client, id in
+        guard !selection.all else {
+            let resumed = try await CLIConnection.connect().resumeAll(session: selection.session).transfers
+            for t in resumed { Terminal.print("\(t.id) \(t.state.rawValue)") }
+            if resumed.isEmpty { Terminal.print("Nothing is paused.") }
+            return
+        }
+        try await forEachTransfer(selection.ids) { client, id in
             let t = try await client.resume(id)
             return "\(id) \(t.state.rawValue)"
         }
     }
 }
+
+struct MoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move",
+        abstract: "Put queued transfers first or last in the queue, or change their priority.",
+        discussion: """
+            The queue starts higher priorities first (high, normal, low), then the oldest. --first \
+            puts a transfer ahead of every other queued one (raising its priority to theirs if \
+            needed), --last behind them all. Running transfers keep running.
+              ferry move 42 --first
+              ferry move 7 --priority low
+            """
+    )
+    @OptionGroup var transferIDs: TransferIDs
+
+    @Flag(help: "Where in the queue.")
+    var position: TransferUpdate.Position?
+
+    @Option(name: .long, help: ArgumentHelp("high, normal or low.", valueName: "priority"))
+    var priority: TransferPriority?
+
+    func validate() throws {
+        guard position != nil || priority != nil else { throw ValidationError("Say --first, --last or --priority.") }
+    }
+
+    func run() async throws {
+        try await forEachTransfer(transferIDs.ids) { client, id in
+            let t = try await client.update(id, TransferUpdate(priority: priority, position: position))
+            return "\(id) \(t.state.rawValue), priority \((t.priority ?? .normal).rawValue)"
+        }
+    }
+}
+
+extension TransferUpdate.Position: EnumerableFlag {}
+extension TransferPriority: ExpressibleByArgument {}
 
 struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

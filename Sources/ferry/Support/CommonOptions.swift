@@ -19,6 +19,24 @@ struct TransferIDs: ParsableArguments {
     }
 }
 
+/// Transfer ids, or `--all` (of one `--session`, or every one).
+struct TransferSelection: ParsableArguments {
+    @Argument(help: "Transfer ids, as `ferry ls` shows them.")
+    var ids: [Int64] = []
+
+    @Flag(name: .long, help: "Every transfer (of --session, if given).")
+    var all = false
+
+    @Option(name: .long, help: "With --all: only this session's transfers.")
+    var session: String?
+
+    func validate() throws {
+        guard all != !ids.isEmpty else { throw ValidationError("Give transfer ids, or --all (see `ferry ls`).") }
+        guard session == nil || all else { throw ValidationError("--session goes with --all.") }
+        if let bad = ids.first(where: { $0 <= 0 }) { throw ValidationError("\(bad) is not a transfer id; ids are positive.") }
+    }
+}
+
 /// How CLI commands reach the daemon: through `daemon.json`, starting `ferry serve --detach`
 /// (this very executable) when it is not running.
 enum CLIConnection {

@@ -34,6 +34,9 @@ struct TransferOptionFlags: ParsableArguments {
     @Option(name: [.customShort("x"), .long], help: ArgumentHelp("Connections per download (like aria2c's -x): 1 for one connection; more fetch ranges of the file at once. Unset, Ferry adds connections while they make it faster (a server that throttles each connection).", valueName: "n"))
     var connections: Int?
 
+    @Option(name: .long, help: ArgumentHelp("The folder files go to (relative to here; it must exist): for `get`, these downloads; for `session set`, the session's downloads from now on.", valueName: "dir"))
+    var dir: String?
+
     /// The options given, or nil when none was.
     func options(now: Date = Date()) throws -> TransferOptions? {
         var options = TransferOptions()
@@ -58,7 +61,16 @@ struct TransferOptionFlags: ParsableArguments {
             guard (1...64).contains(connections) else { throw ValidationError("--connections takes 1 to 64 (it was \(connections)).") }
             options.connections = connections
         }
+        options.directory = dir.map(Self.absolutePath)
         return options.isEmpty ? nil : options
+    }
+
+    /// A path as the caller means it: relative ones from the working directory (the daemon has
+    /// another), `~/` from the home folder.
+    static func absolutePath(_ path: String) -> String {
+        let expanded = path == "~" || path.hasPrefix("~/") ? NSString(string: path).expandingTildeInPath : path
+        return URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+            .standardizedFileURL.path
     }
 
     static func parseHeaders(_ lines: [String]) throws -> [String: String] {
