@@ -65,6 +65,8 @@ final class SegmentedDownload: Sendable {
         var ratedBytes: [Int: Int64] = [:]
         /// Connections far slower than the others at the last look (``laggards(_:since:)``).
         var slow: Set<Int> = []
+        /// Stuck connections stopped without a replacement: the target is this much lower.
+        var shed = 0
         var nextConnection = 0
         var receivedBytes: Int64 = 0
         /// Connections told to stop after their current write (the tuner went back down):
@@ -191,7 +193,7 @@ final class SegmentedDownload: Sendable {
                             rate += weight * (Double(state.receivedBytes - sampled.bytes) / elapsed - rate)
                             sampled = (now, state.receivedBytes)
                         }
-                        let target = state.tuner.sample(bytes: state.receivedBytes, at: started.duration(to: now), running: alive.count)
+                        let target = max(1, state.tuner.sample(bytes: state.receivedBytes, at: started.duration(to: now), running: alive.count) - state.shed)
                         state.requestSize = SegmentPlan.requestSize(
                             rate: rate, connections: max(alive.count, target), unasked: state.plan.unasked,
                             alone: state.tuner.isDone && target == 1, minimumSplit: settings.minimumSplit)
@@ -209,15 +211,16 @@ final class SegmentedDownload: Sendable {
                             // Slow at two looks in a row, among many: a connection that joined a
                             // full link and lost a packet early crawls for seconds at a tiny
                             // window, and its range holds back the file's prefix (the hash waits
-                            // for it). It stops; its range goes to the next connection that asks,
-                            // and a new connection takes its place.
-                            let stuck = alive.count >= Self.replacingAmong ? slow.intersection(state.slow) : []
+                            // for it). It stops, and its range goes to the next connection that
+                            // asks. No new one takes its place: it would join the same full link.
+                            let stuck = alive.count - state.retired.count >= Self.replacingAmong ? slow.intersection(state.slow) : []
                             state.retired.formUnion(stuck)
+                            state.shed += stuck.count
                             state.slow = slow
                             state.ratedBytes = state.connectionBytes.filter { alive.contains($0.key) }
                             return stuck
                         }
-                        if !replaced.isEmpty { logger.debug("slow connections replaced", metadata: ["connections": "\(replaced.sorted())"]) }
+                        if !replaced.isEmpty { logger.debug("stuck connections stopped", metadata: ["connections": "\(replaced.sorted())"]) }
                     }
                     // Fewer wanted: the newest connections stop, leaving their ranges to the rest.
                     if alive.count > target {
@@ -356,7 +359,7 @@ final class SegmentedDownload: Sendable {
         }
     }
 
-    /// A connection slow at two looks in a row is replaced only among this many: with fewer, the
+    /// A connection slow at two looks in a row is stopped only among this many: with fewer, the
     /// others may not fill the link without it.
     static let replacingAmong = 8
 
