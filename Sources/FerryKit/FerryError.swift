@@ -32,6 +32,8 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A state-changing request came from a web origin the daemon does not accept
         /// (HTTP 403).
         public static let forbiddenOrigin = Code(rawValue: "forbidden_origin")
+        /// The credential may not do this: the web app's login setting hooks (HTTP 403).
+        public static let forbidden = Code(rawValue: "forbidden")
         /// The blob is not Ferry resume data, comes from a newer Ferry, or belongs to another
         /// session or URL (HTTP 400).
         public static let resumeDataInvalid = Code(rawValue: "resume_data_invalid")

@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Sendable {
     public var catalogBaseURL: URL = CatalogClient.defaultBaseURL
     /// How often every podcast feed is refreshed.
     public var podcastRefreshInterval: Duration = .seconds(3600)
+    /// Hooks still running after this are killed; webhooks are tried again after these pauses.
+    public var hookTimeout: Duration = .seconds(60)
+    public var webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]
     /// The proxies of the daemon's environment (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
     public var proxies = ProxyEnvironment()
     /// What clients for proxies are made from: the direct client's configuration.
@@ -112,7 +115,10 @@ public func buildDaemon(
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
-        services: [engine, refresher, HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger)],
+        services: [
+            engine, refresher, HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger),
+            TransferAnnouncer(engine: engine, hookTimeout: configuration.hookTimeout, webhookDelays: configuration.webhookDelays, logger: logger),
+        ],
         onServerRunning: onServerRunning,
         logger: logger
     )

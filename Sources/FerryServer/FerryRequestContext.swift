@@ -6,6 +6,15 @@ import Hummingbird
 /// keys) for requests and responses.
 public struct FerryRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// How the request was let in (``TokenAuthMiddleware``): what it may do depends on it.
+    public var credential: Credential?
+
+    /// The API token may do everything; the web app's login may not set hooks (commands run by
+    /// the daemon, data sent elsewhere).
+    public enum Credential: Sendable {
+        case token
+        case webSession
+    }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -81,4 +81,63 @@ import Testing
             }
         }
     }
+
+    /// A new URL for a paused transfer (an expired signed link): the same file there keeps the
+    /// bytes on disk (a Range from them); another file starts over and says why.
+    @Test(arguments: [false, true])
+    func aNewURLKeepsTheBytesOnlyForTheSameFile(changed: Bool) async throws {
+        let file = Origin.File(data: Origin.bytes(500_000))
+        let other = Origin.File(data: Origin.bytes(450_000, seed: 3), etag: "\"v2\"")
+        let gate = Origin.Gate()
+        try await Origin.run { origin, base in
+            origin.serve("/signed-1", file)
+            origin.script("/signed-1", [.holdAfter(200_000, gate)])
+            origin.serve("/signed-2", changed ? other : file)
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home, configuration: .fast) { h in
+                    let t = try await h.get(base.appendingPathComponent("signed-1"), connections: 1)
+                    try await h.wait(t.id, bytes: 200_000)
+                    _ = try await h.engine.pause(t.id)
+                    gate.open()
+                    origin.script("/signed-1", [.status(403)])  // expired
+                    let resumed = try await h.engine.resume(t.id, url: base.appendingPathComponent("signed-2"))
+                    #expect(resumed.url == base.appendingPathComponent("signed-2").absoluteString)
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == (changed ? other : file).sha256)
+                    #expect(origin.requests(for: "/signed-2").first?.range == "bytes=200000-")
+                    let restarted = try await h.events().first { $0.kind == .restarted }
+                    if changed {
+                        #expect(restarted?.reason?.contains("changed") == true, "\(String(describing: restarted?.reason))")
+                    } else {
+                        #expect(restarted == nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The history goes in one command: completed and cancelled transfers, with a `removed`
+    /// event each; failed and paused ones stay, and so do the files.
+    @Test func removingTheFinishedKeepsTheRest() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/done", .init(data: Origin.bytes(10_000)))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home, configuration: .fast) { h in
+                    let done = try await h.get(base.appendingPathComponent("done"))
+                    let completed = try await h.wait(done.id, for: .completed)
+                    let failed = try await h.get(base.appendingPathComponent("missing"))
+                    try await h.wait(failed.id, for: .failed)
+                    let later = try await h.engine.enqueue(.init(urls: [base.appendingPathComponent("later")], session: "test", options: .init(startAfter: .distantFuture)))[0]
+                    let cancelled = try await h.engine.enqueue(.init(urls: [base.appendingPathComponent("x")], session: "test", options: .init(startAfter: .distantFuture)))[0]
+                    _ = try await h.engine.cancel(cancelled.id)
+                    let paused = try await h.engine.pause(later.id)
+                    #expect(try await h.engine.removeFinished(session: nil) == [done.id, cancelled.id])
+                    #expect(try await h.journal.transfers().map(\.transferId) == [failed.id, paused.id])
+                    #expect(FileManager.default.fileExists(atPath: completed.path!))
+                    let removed = try await h.events().filter { $0.kind == .removed }.map(\.transferId)
+                    #expect(removed == [done.id, cancelled.id])
+                }
+            }
+        }
+    }
 }

@@ -20,6 +20,7 @@ public struct DaemonHarness: Sendable {
 
     public static func run<T: Sendable>(
         home: URL, engine: TransferEngine.Configuration = .fast, catalogBaseURL: URL? = nil,
+        configure: (inout DaemonConfiguration) -> Void = { _ in },
         _ body: @Sendable (DaemonHarness) async throws -> T
     ) async throws -> T {
         let paths = FerryPaths(library: home.appendingPathComponent("library"), state: home.appendingPathComponent("state"))
@@ -28,6 +29,7 @@ public struct DaemonHarness: Sendable {
         configuration.engine = engine
         // Never Apple's real catalog from a test: an unreachable port unless one is given.
         configuration.catalogBaseURL = catalogBaseURL ?? URL(string: "http://127.0.0.1:9")!
+        configure(&configuration)
         let http = try makeTestHTTPClient()
         do {
             let daemon = try buildDaemon(configuration, httpClient: http, logger: testLogger("daemon"), requestShutdown: {})
@@ -46,6 +48,14 @@ public struct DaemonHarness: Sendable {
             try? await http.shutdown()
             throw error
         }
+    }
+
+    /// A web app login: the session cookie a one-time link sets (`Cookie` header value).
+    public func webCookie() async throws -> String {
+        let link = try await client.loginLink()
+        let response = try await raw(.GET, String(link.url.dropFirst(baseURL.count)), authorized: false)
+        guard let setCookie = response.headers.first(name: "Set-Cookie") else { throw TestFailure("no cookie from the login link") }
+        return String(setCookie.split(separator: ";")[0])
     }
 
     /// A raw request, for what FerryKit would never send: no token, a foreign Host, bad JSON.

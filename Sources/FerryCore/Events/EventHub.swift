@@ -70,6 +70,12 @@ public final class EventHub: Sendable {
         return Subscription(stream: stream, lag: lag)
     }
 
+    /// Someone listens to this very session's events (not only to every session's, as the web
+    /// app does): its program is running.
+    public func hasListener(session: String) -> Bool {
+        state.withLock { state in state.listeners.values.contains { $0.session == session } }
+    }
+
     public func publish(_ event: TransferEvent) {
         send(.event(event), session: event.session)
     }

@@ -89,6 +89,23 @@ extension Journal {
     }
 
     /// Deletes a transfer's row and journals `removed`.
+    /// Forgets every completed and cancelled transfer of `session`, or of all, with a `removed`
+    /// event each, in one transaction. Their files stay.
+    /// - Returns: the ids removed.
+    public func removeFinished(session: String?) async throws -> [Int64] {
+        try await writer.write { db in
+            var request = TransferRecord.filter([TransferState.completed, .cancelled].map(\.rawValue).contains(Column("state")))
+            if let session { request = request.filter(Column("session") == session) }
+            let rows = try Row.fetchAll(db, request.select(Column("id"), Column("session")).order(Column("id")))
+            for row in rows {
+                let id: Int64 = row[0]
+                try db.execute(sql: "DELETE FROM transfer WHERE id = ?", arguments: [id])
+                _ = try insert(TransferEvent(kind: .removed, transferId: id, session: row[1]), db)
+            }
+            return rows.map { $0[0] }
+        }
+    }
+
     public func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await writer.write { db in
             guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }

@@ -18,6 +18,9 @@ extension TransferEngine {
     public func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
         try Self.validateSession(request.session)
         try request.options?.validate()
+        if request.options?.setsHooks == true || request.options?.desktopNotify != nil {
+            throw FerryError.invalidRequest("Hooks and notifications are set per session or for the daemon (`ferry session set`), not per transfer.")
+        }
         let folder = Library.safeFolder(request.folder)
         let mirrors = try Self.mirrors(request)
         let destination = try await destination(request)
@@ -141,6 +144,9 @@ extension TransferEngine {
     public func updateOptions(session: String?, _ update: TransferOptionsUpdate) async throws -> TransferOptions {
         if let session { try Self.validateSession(session) }
         if let directory = update.set?.directory { _ = try Library.checkDirectory(directory, create: false) }
+        if let program = update.set?.launch?.first, !FileManager.default.isExecutableFile(atPath: program) {
+            throw FerryError.invalidRequest("\(program) is not a program this daemon can run.")
+        }
         let updated: TransferOptions
         if let session {
             updated = try await journal.updateSessionOptions(session) { try update.applied(to: $0) }
@@ -218,6 +224,34 @@ extension TransferEngine {
             // A file in the user's own folder is the one this transfer placed there.
             if record.directory != nil || library.contains(url) { try? FileManager.default.removeItem(at: url) }
         }
+    }
+
+    /// Forgets every completed and cancelled transfer (of `session`, else of all): the history.
+    /// Files stay; a cancelled transfer's part file kept for resume data goes. Failed ones stay:
+    /// they can be resumed.
+    /// - Returns: the ids forgotten.
+    public func removeFinished(session: String?) async throws -> [Int64] {
+        if let session { try Self.validateSession(session) }
+        let kept = try await journal.transfers(session: session, states: [.cancelled]).filter(\.keepsPartFile)
+        let removed = try await journal.removeFinished(session: session)
+        for record in kept { try? FileManager.default.removeItem(at: library.partURL(for: record)) }
+        return removed
+    }
+
+    /// Continues a paused, failed or waiting transfer from a new URL of the same file (a signed
+    /// link that expired): the bytes on disk are kept if the new URL's answer has the same
+    /// validator and length (`If-Range`), else it starts over and says why.
+    public func resume(_ id: Int64, url: URL) async throws -> Transfer {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        guard record.kind == .download else { throw FerryError.invalidState("Transfer \(id) is an upload; its URL stays.") }
+        guard [.paused, .failed, .waiting, .queued].contains(record.state) else {
+            throw FerryError.invalidState("Transfer \(id) is \(record.state.rawValue); pause it before giving it a new URL.")
+        }
+        try await store.update(id: id) { record in
+            record.url = url.absoluteString
+            return nil
+        }
+        return try await resume(id)
     }
 
     /// The resume data of a transfer that has bytes on disk.

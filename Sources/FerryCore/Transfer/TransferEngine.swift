@@ -280,7 +280,9 @@ public actor TransferEngine: Service {
     /// Tells the control when the machine's network changes.
     private nonisolated func followNetwork() async {
         var seen = network.generation
-        while !shutdown.isFired {
+        // Cancelled without a shutdown (the service group torn down after a failure): a wait
+        // returns at once when cancelled, so this must stop too, or it spins.
+        while !shutdown.isFired, !Task.isCancelled {
             let network = network
             let after = seen
             guard (try? await shutdown.race({ await network.wait(after: after) })) != nil else { return }

@@ -55,6 +55,22 @@ public struct CreateTransfersRequest: Codable, Sendable {
     }
 }
 
+/// `POST /v1/transfers/{id}/resume` (the body is optional).
+public struct ResumeRequest: Codable, Sendable {
+    /// A new URL of the same file (an expired signed link): the bytes on disk are kept if its
+    /// answer has the same validator and length, else the download starts over and says why.
+    public var url: String?
+    /// Each parameter sets the property of the same name.
+    public init(url: String? = nil) { self.url = url }
+}
+
+/// `DELETE /v1/transfers?finished=true`: the transfers forgotten.
+public struct RemovedTransfers: Codable, Sendable {
+    public var ids: [Int64]
+    /// Each parameter sets the property of the same name.
+    public init(ids: [Int64]) { self.ids = ids }
+}
+
 /// A list of transfers, with the newest journal sequence number at the moment it was read: an
 /// event stream opened after that number misses nothing that happened since.
 public struct TransferList: Codable, Sendable {

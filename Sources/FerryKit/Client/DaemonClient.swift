@@ -120,6 +120,20 @@ public struct DaemonClient: Sendable {
         try await send(.POST, "/v1/transfers/\(id)/resume")
     }
 
+    /// Resumes a transfer from a new URL of the same file (an expired signed link): the bytes on
+    /// disk are kept when the new URL's answer has the same validator and length.
+    public func resume(_ id: Int64, url: String) async throws -> Transfer {
+        try await send(.POST, "/v1/transfers/\(id)/resume", body: ResumeRequest(url: url))
+    }
+
+    /// Forgets every completed and cancelled transfer (of `session`, else of all); files stay.
+    /// - Returns: the ids forgotten.
+    public func removeFinished(session: String? = nil) async throws -> [Int64] {
+        let query = "?finished=true" + (session.map { "&session=\(Self.escape($0))" } ?? "")
+        let removed: RemovedTransfers = try await send(.DELETE, "/v1/transfers" + query)
+        return removed.ids
+    }
+
     /// Stops a transfer for good.
     /// - Parameters:
     ///   - id: the ``Transfer/id``.

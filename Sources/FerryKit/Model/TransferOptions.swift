@@ -40,6 +40,23 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// The folder new downloads go to (an absolute path; a session's default, `ferry session set
     /// NAME --dir DIR`), instead of the library's Downloads/.
     public var directory: String?
+    /// A command run when one of the session's transfers completes (per session or for the
+    /// daemon; set with the API token only, never from the web app's login): `/bin/sh -c
+    /// COMMAND`, with `FERRY_ID`, `FERRY_URL`, `FERRY_PATH`, `FERRY_SHA256`, `FERRY_STATE`,
+    /// `FERRY_ERROR` and `FERRY_SESSION` in its environment. Killed after 60 s; it never changes
+    /// the transfer.
+    public var onComplete: String?
+    /// A command run when one of the session's transfers fails (like ``onComplete``).
+    public var onFail: String?
+    /// An http(s) URL that gets a JSON POST of each finished transfer (retried a few times).
+    public var notifyURL: String?
+    /// A desktop notification of each finished transfer, where a desktop session runs.
+    public var desktopNotify: Bool?
+    /// A program (its absolute path, then its arguments) the daemon starts when one of the
+    /// session's transfers completes or fails while no client listens to the session's events,
+    /// with `FERRY_SESSION` set: as iOS relaunches an app for its background session
+    /// (``BackgroundSession/Configuration/launchOnEvents``). Set with the API token only.
+    public var launch: [String]?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -47,7 +64,8 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         headers: [String: String]? = nil, connectTimeoutSeconds: Double? = nil, idleTimeoutSeconds: Double? = nil,
         maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil,
         resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil, connections: Int? = nil,
-        maxConnectionsPerHost: Int? = nil, directory: String? = nil
+        maxConnectionsPerHost: Int? = nil, directory: String? = nil, onComplete: String? = nil, onFail: String? = nil,
+        notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil
     ) {
         self.headers = headers
         self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -62,7 +80,18 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         self.connections = connections
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.directory = directory
+        self.onComplete = onComplete
+        self.onFail = onFail
+        self.notifyURL = notifyURL
+        self.desktopNotify = desktopNotify
+        self.launch = launch
     }
+
+    /// The fields that run commands or send data elsewhere: only the API token sets them.
+    public var setsHooks: Bool { onComplete != nil || onFail != nil || notifyURL != nil || launch != nil }
+
+    /// Field names of ``setsHooks``, for `clear`.
+    public static let hookFields: Set<String> = ["onComplete", "onFail", "notifyURL", "launch"]
 
     /// True when nothing is set.
     public var isEmpty: Bool { self == TransferOptions() }
@@ -82,6 +111,11 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.connections = other.connections ?? connections
         merged.maxConnectionsPerHost = other.maxConnectionsPerHost ?? maxConnectionsPerHost
         merged.directory = other.directory ?? directory
+        merged.onComplete = other.onComplete ?? onComplete
+        merged.onFail = other.onFail ?? onFail
+        merged.notifyURL = other.notifyURL ?? notifyURL
+        merged.desktopNotify = other.desktopNotify ?? desktopNotify
+        merged.launch = other.launch ?? launch
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -129,7 +163,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// Field names to clear: `headers`, `connectTimeoutSeconds`, `idleTimeoutSeconds`,
     /// `maxConcurrent`, `bytesPerSecond`, `startAfter`, `maxRetries`, `resourceTimeoutSeconds`,
     /// `proxy` and `noProxy` (either clears both: the environment decides again), `connections`,
-    /// `maxConnectionsPerHost`, `directory`.
+    /// `maxConnectionsPerHost`, `directory`, `onComplete`, `onFail`, `notifyURL`, `desktopNotify`.
     public var clear: [String]?
 
     /// An update: it clears the fields named in `clear`, then sets those of `set`.
@@ -141,7 +175,8 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     /// The field names that `clear` accepts.
     public static let fieldNames: Set<String> = [
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
-        "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory",
+        "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
+        "notifyURL", "desktopNotify", "launch",
     ]
 
     /// `options` with this update applied.
@@ -161,6 +196,11 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "connections": result.connections = nil
             case "maxConnectionsPerHost": result.maxConnectionsPerHost = nil
             case "directory": result.directory = nil
+            case "onComplete": result.onComplete = nil
+            case "onFail": result.onFail = nil
+            case "notifyURL": result.notifyURL = nil
+            case "desktopNotify": result.desktopNotify = nil
+            case "launch": result.launch = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -210,6 +250,22 @@ extension TransferOptions {
         }
         if let directory, !directory.hasPrefix("/") || directory.utf8.contains(0) {
             throw FerryError.invalidRequest("directory must be an absolute path ('\(directory.prefix(80))' is not).")
+        }
+        for (name, command) in [("onComplete", onComplete), ("onFail", onFail)] {
+            guard let command else { continue }
+            guard !command.trimmingCharacters(in: .whitespaces).isEmpty, !command.utf8.contains(0), command.utf8.count <= 4096 else {
+                throw FerryError.invalidRequest("\(name) must be a command of 1 to 4096 bytes without NUL.")
+            }
+        }
+        if let launch {
+            guard let program = launch.first, program.hasPrefix("/"), launch.count <= 64, !launch.contains(where: { $0.utf8.contains(0) }) else {
+                throw FerryError.invalidRequest("launch must be a program's absolute path, then at most 63 arguments, without NUL.")
+            }
+        }
+        if let notifyURL {
+            guard let url = URL(string: notifyURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+                throw FerryError.invalidRequest("notifyURL must be an http or https URL ('\(notifyURL.prefix(80))' is not).")
+            }
         }
         if let value = resourceTimeoutSeconds, !(value >= 1 && value <= 366 * 86_400) {
             throw FerryError.invalidRequest("resourceTimeoutSeconds must be between 1 second and 366 days (it was \(value)).")

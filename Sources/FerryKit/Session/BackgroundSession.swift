@@ -54,7 +54,11 @@ public final class BackgroundSession: Sendable {
         self.identifier = identifier
         self.configuration = configuration
         connector = DaemonConnector(paths: configuration.paths, launcher: configuration.launcher, httpClient: configuration.httpClient)
-        _ = try await client()
+        let client = try await client()
+        if let launch = configuration.launchOnEvents {
+            let options = TransferOptions(launch: [launch.executable] + launch.arguments)
+            _ = try await client.updateSessionConfiguration(identifier, TransferOptionsUpdate(set: options))
+        }
     }
 
     // MARK: Tasks
@@ -274,6 +278,13 @@ extension BackgroundSession {
         /// replay before it fails with `daemon_unreachable` (a daemon that stopped answering
         /// without closing the connection). Default: 30 seconds.
         public var replayStallLimit: Duration = .seconds(30)
+        /// A program the daemon starts when one of the session's tasks completes or fails while
+        /// no run of your program listens to the session (``BackgroundSession/events``): as iOS
+        /// relaunches an app for its background session. It starts once per batch of such
+        /// events, with `FERRY_SESSION` set to the identifier; it should read
+        /// ``BackgroundSession/missedEvents()`` and acknowledge them. Its output goes to the
+        /// daemon's log. Registered when the session is made; nil leaves the registration as it is.
+        public var launchOnEvents: LaunchCommand?
 
         /// A configuration; the defaults find (and may start) the current user's daemon.
         /// - Parameters:
@@ -284,6 +295,26 @@ extension BackgroundSession {
             self.paths = paths
             self.launcher = launcher
             self.httpClient = httpClient
+        }
+    }
+
+    /// A program and its arguments, for ``Configuration/launchOnEvents``.
+    public struct LaunchCommand: Sendable, Hashable {
+        /// The program's absolute path.
+        public var executable: String
+        public var arguments: [String]
+
+        /// - Parameters:
+        ///   - executable: an absolute path (`CommandLine.arguments[0]` may be relative: resolve it).
+        ///   - arguments: what it is started with.
+        public init(executable: String, arguments: [String] = []) {
+            self.executable = executable
+            self.arguments = arguments
+        }
+
+        /// This very program, with these arguments.
+        public static func thisProgram(arguments: [String] = []) -> LaunchCommand {
+            LaunchCommand(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, arguments: arguments)
         }
     }
 }

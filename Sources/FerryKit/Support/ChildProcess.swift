@@ -13,6 +13,8 @@ public enum ChildProcess {
         case null
         /// Appended to this file (created with mode 0600).
         case appendToFile(String)
+        /// Written to this descriptor (a pipe's write end).
+        case descriptor(Int32)
     }
 
     /// Spawns `executable` with its standard input on `/dev/null`, without waiting for it.
@@ -40,6 +42,9 @@ public enum ChildProcess {
         case .appendToFile(let path):
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .descriptor(let fd):
+            posix_spawn_file_actions_adddup2(&actions, fd, 1)
+            posix_spawn_file_actions_adddup2(&actions, fd, 2)
         case nil:
             break
         }

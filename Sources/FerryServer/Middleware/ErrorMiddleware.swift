@@ -37,7 +37,7 @@ struct ErrorMiddleware: RouterMiddleware {
         switch code {
         case .invalidRequest, .invalidURL, .unsupportedScheme, .resumeDataInvalid, .opmlInvalid, .catalogBadRequest: .badRequest
         case .unauthorized: .unauthorized
-        case .forbiddenHost, .forbiddenOrigin: .forbidden
+        case .forbiddenHost, .forbiddenOrigin, .forbidden: .forbidden
         case .notFound: .notFound
         case .invalidState, .cancelled: .conflict
         case .resumeDataStale: .gone

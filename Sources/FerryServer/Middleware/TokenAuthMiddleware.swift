@@ -13,11 +13,15 @@ struct TokenAuthMiddleware: RouterMiddleware {
         if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             Self.constantTimeEqual(String(header.dropFirst(7)), token)
         {
+            var context = context
+            context.credential = .token
             return try await next(request, context)
         }
         if let cookies = request.headers[.cookie], let session = WebLogin.session(fromCookieHeader: cookies),
             login.isValid(session: session)
         {
+            var context = context
+            context.credential = .webSession
             return try await next(request, context)
         }
         throw FerryError(

@@ -15,6 +15,7 @@ struct ConfigRoutes {
         api.patch("sessions/:session/config") { request, context in
             let session = try context.parameters.require("session")
             let update = try await request.decodeJSON(TransferOptionsUpdate.self, context: context)
+            try Self.checkHooks(update, context)
             let options = try await engine.updateOptions(session: session, update)
             return try jsonResponse(SessionConfiguration(session: session, options: options.redacted))
         }
@@ -23,7 +24,16 @@ struct ConfigRoutes {
         }
         api.patch("config") { request, context in
             let update = try await request.decodeJSON(TransferOptionsUpdate.self, context: context)
+            try Self.checkHooks(update, context)
             return try jsonResponse(try await engine.updateOptions(session: nil, update).redacted)
         }
+    }
+
+    /// Hooks run commands and send data elsewhere: the web app's login may neither set nor clear
+    /// them, only the API token (the CLI, a program).
+    static func checkHooks(_ update: TransferOptionsUpdate, _ context: FerryRequestContext) throws {
+        let touches = update.set?.setsHooks == true || !(update.clear ?? []).filter(TransferOptions.hookFields.contains).isEmpty
+        guard touches, context.credential != .token else { return }
+        throw FerryError(.forbidden, "Hooks (onComplete, onFail, notifyURL, launch) are set with the CLI or the API token, not from the web app.")
     }
 }

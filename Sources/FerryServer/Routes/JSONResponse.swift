@@ -36,8 +36,16 @@ extension Parameters {
 extension Request {
     /// Decodes a JSON body, turning malformed input into a clear 400.
     func decodeJSON<Value: Decodable>(_ type: Value.Type, context: FerryRequestContext) async throws -> Value {
+        guard let value = try await decodeJSONIfAny(type, context: context) else {
+            throw FerryError.invalidRequest("The request needs a JSON body.")
+        }
+        return value
+    }
+
+    /// Decodes a JSON body if there is one (nil for an empty body).
+    func decodeJSONIfAny<Value: Decodable>(_ type: Value.Type, context: FerryRequestContext) async throws -> Value? {
         let buffer = try await body.collect(upTo: context.maxUploadSize)
-        guard buffer.readableBytes > 0 else { throw FerryError.invalidRequest("The request needs a JSON body.") }
+        guard buffer.readableBytes > 0 else { return nil }
         do {
             return try FerryJSON.decoder().decode(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {

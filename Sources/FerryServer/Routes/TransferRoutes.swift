@@ -33,8 +33,20 @@ struct TransferRoutes {
         api.post("transfers/:id/pause") { _, context in
             try jsonResponse(try await engine.pause(try context.parameters.transferID()))
         }
-        api.post("transfers/:id/resume") { _, context in
-            try jsonResponse(try await engine.resume(try context.parameters.transferID()))
+        // A body `{"url": ...}` continues from a new URL of the same file.
+        api.post("transfers/:id/resume") { request, context in
+            let id = try context.parameters.transferID()
+            guard let text = try await request.decodeJSONIfAny(ResumeRequest.self, context: context)?.url else {
+                return try jsonResponse(try await engine.resume(id))
+            }
+            return try jsonResponse(try await engine.resume(id, url: try TransferURL.validate(text)))
+        }
+        // The history: every completed and cancelled transfer (`?session=`), files kept.
+        api.delete("transfers") { request, _ in
+            guard request.uri.queryParameters.get("finished") == "true" else {
+                throw FerryError.invalidRequest("Say ?finished=true to forget every completed and cancelled transfer.")
+            }
+            return try jsonResponse(RemovedTransfers(ids: try await engine.removeFinished(session: request.uri.queryParameters.get("session"))))
         }
         api.post("transfers/:id/cancel") { request, context in
             let keep = request.uri.queryParameters.get("keepResumeData").map { $0 == "true" || $0 == "1" } ?? false

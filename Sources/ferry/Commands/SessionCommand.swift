@@ -48,6 +48,10 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.connections { Terminal.print("  connections     \(value) per download") }
         if let value = options.maxConnectionsPerHost { Terminal.print("  per host        at most \(value) connections") }
         if let value = options.directory { Terminal.print("  folder          \(value)") }
+        if let value = options.onComplete { Terminal.print("  on complete     \(value)") }
+        if let value = options.onFail { Terminal.print("  on fail         \(value)") }
+        if let value = options.notifyURL { Terminal.print("  notify URL      \(value)") }
+        if options.desktopNotify == true { Terminal.print("  desktop notifications on") }
     }
 }
 
@@ -59,6 +63,17 @@ struct SessionSetCommand: AsyncParsableCommand {
               ferry session set podcasts --header 'Authorization: Bearer …' --max-concurrent 2
               ferry session set cli --limit-rate 500k --at +1h
               ferry session set cli --clear bytesPerSecond --remove-header Cookie
+              ferry session set '*' --on-complete 'cp "$FERRY_PATH" /backup/' --notify-url http://127.0.0.1:9000/done
+
+            Hooks: --on-complete and --on-fail run `/bin/sh -c COMMAND` when a transfer of the \
+            session (or, for '*', any transfer) completes or fails, with FERRY_ID, FERRY_URL, \
+            FERRY_PATH, FERRY_SHA256, FERRY_STATE, FERRY_ERROR and FERRY_SESSION in its \
+            environment: quote them ("$FERRY_PATH"), and a file name can never run as a command. \
+            Their output goes to the daemon's log; one still running after 60 s is killed; \
+            neither changes the transfer. --notify-url gets a JSON POST of each finished \
+            transfer ({"event": …, "transfer": …}), tried again a few times; --desktop-notify \
+            shows a desktop notification where a desktop session runs. Hooks are set from the \
+            CLI (the API token), never from the web app.
             """
     )
 
@@ -76,6 +91,18 @@ struct SessionSetCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stop sending this header (repeatable).", valueName: "name"))
     var removeHeader: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("A command run when a transfer completes (see above).", valueName: "command"))
+    var onComplete: String?
+
+    @Option(name: .long, help: ArgumentHelp("A command run when a transfer fails.", valueName: "command"))
+    var onFail: String?
+
+    @Option(name: .long, help: ArgumentHelp("An http(s) URL that gets a JSON POST of each finished transfer.", valueName: "url"))
+    var notifyURL: String?
+
+    @Flag(name: .long, inversion: .prefixedNo, help: "Show a desktop notification when a transfer ends.")
+    var desktopNotify: Bool?
+
     @Option(name: .long, help: ArgumentHelp("Clear a setting (repeatable): \(TransferOptionsUpdate.fieldNames.sorted().joined(separator: ", ")).", valueName: "field"))
     var clear: [String] = []
 
@@ -85,6 +112,10 @@ struct SessionSetCommand: AsyncParsableCommand {
         var set = try transfer.options() ?? TransferOptions()
         set.maxConcurrent = maxConcurrent
         set.maxConnectionsPerHost = maxConnectionsPerHost
+        set.onComplete = onComplete
+        set.onFail = onFail
+        set.notifyURL = notifyURL
+        set.desktopNotify = desktopNotify
         if !removeHeader.isEmpty {
             var headers = set.headers ?? [:]
             for name in removeHeader { headers[name] = "" }  // An empty value removes it.

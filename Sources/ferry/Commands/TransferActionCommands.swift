@@ -45,7 +45,21 @@ struct ResumeCommand: AsyncParsableCommand {
     )
     @OptionGroup var selection: TransferSelection
 
+    @Option(name: .long, help: ArgumentHelp("A new URL of the same file (an expired signed link), for one transfer: its bytes are kept if the server's validator and length match, else it starts over and says why.", valueName: "url"))
+    var url: String?
+
+    func validate() throws {
+        guard url == nil || selection.ids.count == 1 else { throw ValidationError("--url goes with one transfer id.") }
+    }
+
     func run() async throws {
+        if let url {
+            try await forEachTransfer(selection.ids) { client, id in
+                let t = try await client.resume(id, url: url)
+                return "\(id) \(t.state.rawValue), from \(t.url)"
+            }
+            return
+        }
         guard !selection.all else {
             let resumed = try await CLIConnection.connect().resumeAll(session: selection.session).transfers
             for t in resumed { Terminal.print("\(t.id) \(t.state.rawValue)") }
@@ -114,13 +128,32 @@ struct RemoveCommand: AsyncParsableCommand {
         commandName: "rm",
         abstract: "Forget transfers (cancelling them if they run). The downloaded file stays unless --delete-file."
     )
-    @OptionGroup var transferIDs: TransferIDs
+    @Argument(help: "Transfer ids, as `ferry ls` shows them.")
+    var ids: [Int64] = []
 
     @Flag(name: .long, help: "Also delete the finished file from the library.")
     var deleteFile = false
 
+    @Flag(name: .long, help: "Forget every completed and cancelled transfer (the history); their files stay.")
+    var finished = false
+
+    @Option(name: .long, help: "With --finished: only this session's.")
+    var session: String?
+
+    func validate() throws {
+        guard finished != !ids.isEmpty else { throw ValidationError("Give transfer ids, or --finished.") }
+        guard !(finished && deleteFile) else { throw ValidationError("--finished keeps the files; remove transfers by id to delete theirs.") }
+        guard session == nil || finished else { throw ValidationError("--session goes with --finished.") }
+        if let bad = ids.first(where: { $0 <= 0 }) { throw ValidationError("\(bad) is not a transfer id; ids are positive.") }
+    }
+
     func run() async throws {
-        try await forEachTransfer(transferIDs.ids) { client, id in
+        if finished {
+            let removed = try await CLIConnection.connect().removeFinished(session: session)
+            Terminal.print(removed.isEmpty ? "Nothing finished to forget." : "Forgot \(removed.count) finished transfer\(removed.count == 1 ? "" : "s").")
+            return
+        }
+        try await forEachTransfer(ids) { client, id in
             try await client.remove(id, deleteFile: deleteFile)
             return "\(id) removed" + (deleteFile ? " (file deleted)" : "")
         }
