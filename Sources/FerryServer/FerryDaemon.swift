@@ -23,6 +23,8 @@ public struct DaemonConfiguration: Sendable {
     public var catalogBaseURL: URL = CatalogClient.defaultBaseURL
     /// How often every podcast feed is refreshed.
     public var podcastRefreshInterval: Duration = .seconds(3600)
+    /// False (`ferry serve --no-hooks`): hooks and session programs are refused and never run.
+    public var hooksEnabled = true
     /// Hooks still running after this are killed; webhooks are tried again after these pauses.
     public var hookTimeout: Duration = .seconds(60)
     public var webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]
@@ -88,7 +90,7 @@ public func buildDaemon(
     web.registerAPI(on: api)
     TransferRoutes(engine: engine).register(on: api)
     UploadRoutes(engine: engine).register(on: api)
-    ConfigRoutes(engine: engine).register(on: api)
+    ConfigRoutes(engine: engine, hooksEnabled: configuration.hooksEnabled).register(on: api)
     EventRoutes(engine: engine).register(on: api)
     CatalogRoutes(catalog: catalog).register(on: api)
     PodcastRoutes(podcasts: podcasts).register(on: api)
@@ -117,7 +119,10 @@ public func buildDaemon(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         services: [
             engine, refresher, HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger),
-            TransferAnnouncer(engine: engine, hookTimeout: configuration.hookTimeout, webhookDelays: configuration.webhookDelays, logger: logger),
+            TransferAnnouncer(
+                engine: engine, runsCommands: configuration.hooksEnabled, hookTimeout: configuration.hookTimeout,
+                webhookDelays: configuration.webhookDelays, logger: logger
+            ),
         ],
         onServerRunning: onServerRunning,
         logger: logger

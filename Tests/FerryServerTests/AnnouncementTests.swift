@@ -100,6 +100,20 @@ import Testing
         }
     }
 
+    /// `ferry serve --no-hooks`: even the token cannot set a hook, and other options still go.
+    @Test func aDaemonWithoutHooksRefusesThem() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home, configure: { $0.hooksEnabled = false }) { d in
+                await #expect(throws: FerryError.self) {
+                    try await d.client.updateDaemonConfiguration(.init(set: TransferOptions(onComplete: "true")))
+                }
+                let refused = try await d.raw(.PATCH, "/v1/sessions/x/config", headers: [("Content-Type", "application/json")], body: #"{"set": {"launch": ["/bin/true"]}}"#)
+                #expect(refused.status == 403 && refused.body.contains("--no-hooks"))
+                _ = try await d.client.updateDaemonConfiguration(.init(set: TransferOptions(bytesPerSecond: 100_000)))
+            }
+        }
+    }
+
     /// A webhook receiver that answers 503 twice (down) gets the transfer on the third try.
     @Test func aWebhookIsTriedAgainUntilItsReceiverIsUp() async throws {
         let received = ReceivedPosts()

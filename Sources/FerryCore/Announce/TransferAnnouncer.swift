@@ -15,6 +15,8 @@ public struct TransferAnnouncer: Service {
     let clients: HTTPClients
     let hub: EventHub
     let launches = Launches()
+    /// False (`ferry serve --no-hooks`): no hook command or session program runs.
+    let runsCommands: Bool
     let events: AsyncStream<TransferEvent>
     let hookTimeout: Duration
     let webhookDelays: [Duration]
@@ -24,13 +26,14 @@ public struct TransferAnnouncer: Service {
     ///   - hookTimeout: a hook still running after this is killed, with what it started.
     ///   - webhookDelays: pauses between a webhook's attempts.
     public init(
-        engine: TransferEngine, hookTimeout: Duration = .seconds(60),
+        engine: TransferEngine, runsCommands: Bool = true, hookTimeout: Duration = .seconds(60),
         webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)], logger: Logger
     ) {
         journal = engine.journal
         library = engine.library
         clients = engine.clients
         hub = engine.hub
+        self.runsCommands = runsCommands
         self.hookTimeout = hookTimeout
         self.webhookDelays = webhookDelays
         self.logger = logger
@@ -61,7 +64,7 @@ public struct TransferAnnouncer: Service {
         var tagged = logger
         tagged[metadataKey: "transfer.id"] = "\(record.transferId)"
         let logger = tagged
-        let command = event.kind == .completed ? options.onComplete : options.onFail
+        let command = runsCommands ? (event.kind == .completed ? options.onComplete : options.onFail) : nil
         await withDiscardingTaskGroup { group in
             if let command {
                 group.addTask {
@@ -81,7 +84,7 @@ public struct TransferAnnouncer: Service {
             }
         }
         // The session's own program, as iOS relaunches an app: only the session's option counts.
-        if let program = try? await journal.sessionOptions(record.session).launch, let seq = event.seq {
+        if runsCommands, let program = try? await journal.sessionOptions(record.session).launch, let seq = event.seq {
             await launch(program, session: record.session, seq: seq, logger: logger)
         }
     }

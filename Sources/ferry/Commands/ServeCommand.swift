@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .info
 
+    @Flag(name: .long, help: "Run no hooks or session programs, and refuse to set them (403): commands only the machine's owner may run.")
+    var noHooks = false
+
     /// The port the user named (flag, then FERRY_PORT); nil for the default.
     var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
 
@@ -56,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
         if detach {
             var arguments = ["serve", "--host", host, "--max-concurrent", String(maxConcurrent), "--log-level", logLevel.rawValue]
             if let port { arguments += ["--port", String(port)] }
+            if noHooks { arguments.append("--no-hooks") }
             try await Detach.start(arguments: arguments, paths: paths)
             return
         }
@@ -83,6 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.engine.maxConcurrent = maxConcurrent
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         configuration.proxies = proxies
+        configuration.hooksEnabled = !noHooks
         if !proxies.isEmpty { logger.info("proxies from the environment", metadata: ["proxy.environment": "\(proxies)"]) }
         let httpClient = TransferEngine.makeHTTPClient()
         let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {
