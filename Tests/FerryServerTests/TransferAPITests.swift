@@ -71,6 +71,22 @@ import Testing
         }
     }
 
+    @Test func pagesAndTheirErrors() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                _ = try await d.client.createTransfers(.init(urls: (1...3).map { "http://127.0.0.1:9/\($0)" }, options: .init(startAfter: .distantFuture)))
+                let first = try await d.client.transfers(limit: 2)
+                #expect(first.transfers.count == 2 && first.nextCursor != nil)
+                let rest = try await d.client.transfers(limit: 2, cursor: first.nextCursor)
+                #expect(rest.transfers.count == 1 && rest.nextCursor == nil)
+                for query in ["limit=0", "limit=10001", "limit=x", "cursor=-1", "order=up"] {
+                    let response = try await d.raw(.GET, "/v1/transfers?\(query)")
+                    #expect(response.status == 400, "\(query)")
+                }
+            }
+        }
+    }
+
     @Test func badIdsAndStates() async throws {
         try await withTemporaryDirectory { home in
             try await DaemonHarness.run(home: home) { d in

@@ -28,12 +28,14 @@ public struct CatalogLibrary: Sendable {
     }
 
     /// Downloads a song's 30-second preview into `Music/`; the same song is not downloaded twice
-    /// (its unfinished or finished transfer is returned, a failed one resumed).
+    /// (its unfinished or finished transfer is returned, a failed one resumed), unless its file
+    /// was deleted or moved: then it is downloaded again.
     public func downloadPreview(trackId: Int64, session: String) async throws -> Transfer {
         if let known = try await journal.tracks(ids: [trackId])[trackId], let transferId = known.transferId,
             let transfer = try? await engine.transfer(transferId)
         {
             switch transfer.state {
+            case .completed where transfer.fileMissing == true: break
             case .queued, .running, .waiting, .paused, .completed: return transfer
             case .failed: return try await engine.resume(transferId)
             case .cancelled: break

@@ -35,11 +35,17 @@ extension Journal {
     }
 
     /// Transfers in creation order, optionally of one session and some states.
-    public func transfers(session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil) async throws -> [TransferRecord] {
+    /// - Parameters:
+    ///   - after: only ids past this one in the order asked for (a page's cursor).
+    ///   - newestFirst: by id descending.
+    public func transfers(
+        session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil, after: Int64? = nil, newestFirst: Bool = false
+    ) async throws -> [TransferRecord] {
         try await writer.read { db in
-            var request = TransferRecord.order(Column("id"))
+            var request = TransferRecord.order(newestFirst ? Column("id").desc : Column("id"))
             if let session { request = request.filter(Column("session") == session) }
             if let states { request = request.filter(states.map(\.rawValue).contains(Column("state"))) }
+            if let after { request = request.filter(newestFirst ? Column("id") < after : Column("id") > after) }
             if let limit { request = request.limit(limit) }
             return try request.fetchAll(db)
         }

@@ -40,7 +40,14 @@ extension TransferEngine {
             draft.overwrite = request.overwrite
             draft.checksum = request.checksum?.description
             draft.priority = request.priority.rank
-            let (record, _) = try await journal.createTransfer(draft, reuseExisting: !request.force)
+            var record = try await journal.createTransfer(draft, reuseExisting: !request.force).record
+            // The same URL already downloaded (a new one is never completed), but its file is
+            // gone: "downloaded" means the file is there, so it is downloaded again.
+            if record.state == .completed, record.kind == .download,
+                let path = record.filePath(in: library), !FileManager.default.fileExists(atPath: path)
+            {
+                record = try await journal.createTransfer(draft, reuseExisting: false).record
+            }
             await input(.enqueued(record.transferId, .init(record)))
             result.append(model(record))
         }
@@ -304,10 +311,23 @@ extension TransferEngine {
     }
 
     /// Transfers, optionally of one session and some states, with the newest event number.
-    public nonisolated func list(session: String? = nil, states: Set<TransferState>? = nil) async throws -> TransferList {
+    /// Transfers in creation order (or newest first), all of them or a page of `limit` after
+    /// `cursor` (the previous page's ``TransferList/nextCursor``).
+    public nonisolated func list(
+        session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil, cursor: String? = nil, newestFirst: Bool = false
+    ) async throws -> TransferList {
         let seq = try await journal.lastEventSeq()
-        let records = try await journal.transfers(session: session, states: states)
-        return TransferList(transfers: records.map(model), lastEventSeq: seq)
+        let after = try cursor.map { text throws(FerryError) in
+            guard let id = Int64(text), id >= 0 else { throw FerryError.invalidRequest("'\(text.prefix(40))' is not a cursor this list gave out.") }
+            return id
+        }
+        // One more than asked: whether another page follows.
+        let records = try await journal.transfers(
+            session: session, states: states, limit: limit.map { $0 + 1 }, after: after, newestFirst: newestFirst
+        )
+        let page = limit.map { Array(records.prefix($0)) } ?? records
+        let next = limit.flatMap { records.count > $0 ? page.last.map { String($0.transferId) } : nil }
+        return TransferList(transfers: page.map(model), lastEventSeq: seq, nextCursor: next)
     }
 
     nonisolated func model(_ record: TransferRecord) -> Transfer {

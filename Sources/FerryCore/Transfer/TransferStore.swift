@@ -25,11 +25,12 @@ struct TransferStore: Sendable {
 extension TransferRecord {
     /// The API's view: absolute paths, and live progress while running.
     func model(library: Library, live: ProgressBoard.Snapshot?) -> Transfer {
-        Transfer(
+        let path = state == .completed && kind == .download ? filePath(in: library) : nil
+        return Transfer(
             id: transferId, url: url, session: session, state: state,
             bytesReceived: live?.bytes ?? (state == .completed ? (totalBytes ?? durableBytes) : durableBytes),
             totalBytes: live?.total ?? totalBytes,
-            path: state == .completed && kind == .download ? filePath(in: library) : nil,
+            path: path,
             sha256: state == .completed ? sha256 : nil,
             error: error, waitReason: state == .waiting ? waitReason : nil, folder: folder, taskDescription: taskDescription,
             bytesPerSecond: state == .running ? live?.bytesPerSecond : nil,
@@ -42,7 +43,9 @@ extension TransferRecord {
             ranges: state == .running ? (live?.ranges ?? journaledRanges) : (state == .completed ? nil : journaledRanges),
             mirrors: mirrors == nil ? nil : mirrorList, directory: directory, checksum: checksum.flatMap { try? Checksum(parsing: $0) },
             verifiedBy: verifiedBy.map { $0.split(separator: ",").map(String.init) },
-            priority: priority == 0 ? nil : TransferPriority(rank: priority)
+            priority: priority == 0 ? nil : TransferPriority(rank: priority),
+            // The disk is the truth: a stat for each completed download listed.
+            fileMissing: path.map { access($0, F_OK) != 0 ? true : nil } ?? nil
         )
     }
 

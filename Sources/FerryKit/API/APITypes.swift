@@ -79,11 +79,15 @@ public struct TransferList: Codable, Sendable {
     /// The journal's newest event number when the list was read: follow the event stream from
     /// here (`Last-Event-ID`) to miss nothing.
     public var lastEventSeq: Int64
+    /// A page of a longer list (`?limit=`): pass this as `cursor` for the next page; nil on the
+    /// last page.
+    public var nextCursor: String?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
-    public init(transfers: [Transfer], lastEventSeq: Int64) {
+    public init(transfers: [Transfer], lastEventSeq: Int64, nextCursor: String? = nil) {
         self.transfers = transfers
         self.lastEventSeq = lastEventSeq
+        self.nextCursor = nextCursor
     }
 }
 

@@ -73,10 +73,19 @@ public struct DaemonClient: Sendable {
     ///   - session: only this session's transfers; nil for every session's.
     ///   - states: only transfers in these states; nil for every state.
     /// - Returns: the transfers, and the journal's newest event number when they were read.
-    public func transfers(session: String? = nil, states: [TransferState]? = nil) async throws -> TransferList {
+    /// - Parameters:
+    ///   - limit: a page of at most this many; the list's ``TransferList/nextCursor`` asks for
+    ///     the next one (as `cursor`).
+    ///   - newestFirst: by id descending.
+    public func transfers(
+        session: String? = nil, states: [TransferState]? = nil, limit: Int? = nil, cursor: String? = nil, newestFirst: Bool = false
+    ) async throws -> TransferList {
         var query: [String] = []
         if let session { query.append("session=\(Self.escape(session))") }
         if let states { query.append("state=\(states.map(\.rawValue).joined(separator: ","))") }
+        if let limit { query.append("limit=\(limit)") }
+        if let cursor { query.append("cursor=\(Self.escape(cursor))") }
+        if newestFirst { query.append("order=desc") }
         return try await send(.GET, "/v1/transfers" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
     }
 

@@ -73,6 +73,9 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public var verifiedBy: [String]?
     /// Which queued transfers start first (absent: normal).
     public var priority: TransferPriority?
+    /// A completed download whose file is no longer at ``path`` (deleted or moved behind
+    /// Ferry's back): "downloaded" means the file is there. Checked whenever it is listed.
+    public var fileMissing: Bool?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -84,7 +87,8 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         method: String? = nil, sourcePath: String? = nil, uploadProtocol: UploadProtocol? = nil,
         response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil,
         connections: Int? = nil, ranges: [TransferRange]? = nil, mirrors: [TransferMirror]? = nil,
-        directory: String? = nil, checksum: Checksum? = nil, verifiedBy: [String]? = nil, priority: TransferPriority? = nil
+        directory: String? = nil, checksum: Checksum? = nil, verifiedBy: [String]? = nil, priority: TransferPriority? = nil,
+        fileMissing: Bool? = nil
     ) {
         self.id = id
         self.url = url
@@ -119,6 +123,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.checksum = checksum
         self.verifiedBy = verifiedBy
         self.priority = priority
+        self.fileMissing = fileMissing
     }
 
     /// Fraction done in 0...1, when the total is known (1 once completed, even without one).
@@ -131,7 +136,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
         case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges, mirrors
-        case directory, checksum, verifiedBy, priority
+        case directory, checksum, verifiedBy, priority, fileMissing
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -171,6 +176,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encodeIfPresent(checksum, forKey: .checksum)
         try c.encodeIfPresent(verifiedBy, forKey: .verifiedBy)
         try c.encodeIfPresent(priority, forKey: .priority)
+        try c.encodeIfPresent(fileMissing, forKey: .fileMissing)
     }
 
     /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
@@ -210,6 +216,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         checksum = try c.decodeIfPresent(Checksum.self, forKey: .checksum)
         verifiedBy = try c.decodeIfPresent([String].self, forKey: .verifiedBy)
         priority = try c.decodeIfPresent(TransferPriority.self, forKey: .priority)
+        fileMissing = try c.decodeIfPresent(Bool.self, forKey: .fileMissing)
     }
 }
 

@@ -13,6 +13,10 @@ enum TransferListJSON {
         out.bytes.reserveCapacity(64 + list.transfers.count * 512)
         out.raw(#"{"lastEventSeq":"#)
         out.integer(list.lastEventSeq)
+        if let cursor = list.nextCursor {
+            out.raw(#","nextCursor":"#)
+            out.string(cursor)
+        }
         out.raw(#","transfers":["#)
         for (index, transfer) in list.transfers.enumerated() {
             if index > 0 { out.raw(",") }
@@ -46,6 +50,7 @@ enum TransferListJSON {
                 raw("null")
             }
             if let value = t.etaSeconds { key("etaSeconds"); try double(value) }
+            if let value = t.fileMissing { key("fileMissing"); raw(value ? "true" : "false") }
             key("folder"); string(t.folder)
             key("id"); integer(t.id)
             key("kind"); string(t.kind.rawValue)

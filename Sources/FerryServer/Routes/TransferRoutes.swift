@@ -113,6 +113,16 @@ struct TransferRoutes {
                 }
             )
         }
-        return try jsonResponse(try await engine.list(session: session, states: states))
+        let limit = try query.get("limit").map { text throws(FerryError) in
+            guard let limit = Int(text), (1...10_000).contains(limit) else {
+                throw FerryError.invalidRequest("limit must be a number from 1 to 10000 ('\(text.prefix(20))' is not).")
+            }
+            return limit
+        }
+        let order = query.get("order") ?? "asc"
+        guard order == "asc" || order == "desc" else { throw FerryError.invalidRequest("order is asc (oldest first) or desc (newest first).") }
+        return try jsonResponse(
+            try await engine.list(session: session, states: states, limit: limit, cursor: query.get("cursor"), newestFirst: order == "desc")
+        )
     }
 }

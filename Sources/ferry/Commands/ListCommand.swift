@@ -33,20 +33,39 @@ struct ListCommand: AsyncParsableCommand {
         } else if !all {
             states = [.queued, .running, .paused, .waiting, .failed]
         }
-        let transfers = try await client.transfers(session: session, states: states).transfers
+        // Page by page, each printed as it comes: a queue of half a million starts at once and
+        // never sits in memory whole.
+        var cursor: String?
+        var printed = 0
+        if output.json { Terminal.print("[", terminator: "") }
+        repeat {
+            let page = try await client.transfers(session: session, states: states, limit: Self.pageSize, cursor: cursor)
+            cursor = page.nextCursor
+            if output.json {
+                let encoder = FerryJSON.encoder(pretty: true)
+                for transfer in page.transfers {
+                    Terminal.print((printed > 0 ? ",\n" : "\n") + String(decoding: try encoder.encode(transfer), as: UTF8.self), terminator: "")
+                    printed += 1
+                }
+            } else if !page.transfers.isEmpty {
+                Terminal.print(Self.table(page.transfers, width: Terminal.width, header: printed == 0))
+                printed += page.transfers.count
+            }
+        } while cursor != nil
         if output.json {
-            try FerryJSON.encoder(pretty: true).printing(transfers)
+            Terminal.print(printed > 0 ? "\n]" : "]")
             return
         }
-        guard !transfers.isEmpty else {
+        if printed == 0 {
             Terminal.print(all || state != nil ? "No transfers." : "No transfers in progress. `ferry ls --all` shows finished ones too.")
-            return
         }
-        Terminal.print(Self.table(transfers, width: Terminal.width))
     }
 
-    /// `ID  STATE  PROGRESS  SPEED  NAME`, one row per transfer.
-    static func table(_ transfers: [Transfer], width: Int) -> String {
+    static let pageSize = 1000
+
+    /// `ID  STATE  PROGRESS  SPEED  NAME`, one row per transfer (a page of them: the columns are
+    /// at least as wide as the first page's usually are, so pages line up).
+    static func table(_ transfers: [Transfer], width: Int, header showsHeader: Bool = true) -> String {
         let header = ["ID", "STATE", "PROGRESS", "SPEED", "SESSION", "NAME"]
         let rows = transfers.map { t -> [String] in
             let note: String? =
@@ -56,12 +75,14 @@ struct ListCommand: AsyncParsableCommand {
                 default: nil
                 }
             let name = note.map { "\(Format.name(t)) (\($0))" } ?? Format.name(t)
-            return [String(t.id), t.state.rawValue, Format.progress(t), Format.speedAndConnections(t), t.session, name]
+            let state = t.fileMissing == true ? "missing" : t.state.rawValue
+            return [String(t.id), state, Format.progress(t), Format.speedAndConnections(t), t.session, name]
         }
+        let least = [5, 9, 20, 0, 4]
         let widths = (0..<header.count - 1).map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
+            max(least[column], ([header] + rows).map { $0[column].count }.max() ?? 0)
         }
-        return ([header] + rows).map { row in
+        return ((showsHeader ? [header] : []) + rows).map { row in
             let line = (0..<header.count - 1).map { Format.pad(row[$0], widths[$0]) }.joined(separator: "  ") + "  " + row.last!
             return Format.truncate(line, to: max(width, 40))
         }.joined(separator: "\n")

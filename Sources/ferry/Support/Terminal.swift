@@ -5,8 +5,8 @@ import Foundation
 
 /// Writing to the terminal: stdout for results, stderr for errors and progress.
 enum Terminal {
-    static func print(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    static func print(_ text: String, terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((text + terminator).utf8))
     }
 
     static func error(_ text: String) {
