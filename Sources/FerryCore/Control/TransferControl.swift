@@ -16,11 +16,21 @@ public struct TransferControl: Sendable {
     public struct Limits: Sendable, Hashable {
         public var daemon: Int
         public var sessions: [String: Int]
+        /// Sessions whose schedule holds them now (``Self/everySession`` for the daemon's):
+        /// nothing of theirs starts, and what runs stops and goes back to the queue.
+        public var paused: Set<String>
 
-        public init(daemon: Int, sessions: [String: Int] = [:]) {
+        /// In ``paused``: every session's transfers.
+        public static let everySession = "*"
+
+        public init(daemon: Int, sessions: [String: Int] = [:], paused: Set<String> = []) {
             self.daemon = daemon
             self.sessions = sessions
+            self.paused = paused
         }
+
+        /// The session's transfers may not run now.
+        func holds(_ session: String) -> Bool { paused.contains(Self.everySession) || paused.contains(session) }
     }
 
     /// What the control knows of one transfer.
@@ -324,7 +334,12 @@ public struct TransferControl: Sendable {
 
         case .limits(let limits):
             self.limits = limits
-            return schedule(now: now)
+            // A schedule's window closed on them: they stop and wait in the queue for the next.
+            var actions: [Action] = []
+            for (id, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.state == .running && entry.worker != nil && !entry.finishing {
+                if limits.holds(entry.session) { actions.append(.stopWorker(id)) }
+            }
+            return actions + schedule(now: now)
 
         case .shutdown:
             isShutDown = true
@@ -495,7 +510,7 @@ public struct TransferControl: Sendable {
                 nextStart = min(nextStart ?? at, at)
                 continue
             }
-            guard running < limits.daemon else { continue }
+            guard running < limits.daemon, !limits.holds(entry.session) else { continue }
             if let limit = limits.sessions[entry.session], perSession[entry.session, default: 0] >= limit { continue }
             running += 1
             perSession[entry.session, default: 0] += 1

@@ -2,7 +2,9 @@ import FerryKit
 import Synchronization
 
 /// The engine's bandwidth limiters: one for the whole daemon and one per session, shared by
-/// the transfers they cover; a transfer's own limit gets a limiter of its own.
+/// the transfers they cover; a transfer's own limit gets a limiter of its own. A limiter changes
+/// its rate in place, so transfers already running follow a new limit, a removed one, or a
+/// schedule's next window.
 final class Bandwidth: Sendable {
     private static let daemonKey = "*"
     private let shared = Mutex<[String: RateLimiter]>([:])
@@ -11,8 +13,8 @@ final class Bandwidth: Sendable {
     /// nil when no limit applies.
     func pace(for session: String, _ settings: TransferSettings) -> (@Sendable (Int) async throws -> Void)? {
         let limiters = [
-            limiter(Self.daemonKey, settings.daemon.bytesPerSecond),
-            limiter(session, settings.session.bytesPerSecond),
+            layer(Self.daemonKey, settings.daemon),
+            layer(session, settings.session),
             settings.own.bytesPerSecond.map { RateLimiter(bytesPerSecond: $0) },
         ].compactMap { $0 }
         if limiters.isEmpty { return nil }
@@ -21,21 +23,27 @@ final class Bandwidth: Sendable {
         }
     }
 
-    /// Applies a changed limit to the transfers already running under it.
-    func update(session: String?, bytesPerSecond: Int64?) {
+    /// A layer's limit from now on (nil: none), for the transfers already running under it too.
+    /// - Parameter scheduled: a schedule may set another limit later: the limiter stays, even
+    ///   without a limit, so that transfers started now follow the next window.
+    func update(session: String?, bytesPerSecond: Int64?, scheduled: Bool = false) {
         let key = session ?? Self.daemonKey
         shared.withLock { limiters in
-            if let bytesPerSecond { limiters[key]?.setRate(bytesPerSecond) } else { limiters[key] = nil }
+            if let existing = limiters[key] {
+                existing.setRate(bytesPerSecond)
+                if bytesPerSecond == nil, !scheduled { limiters[key] = nil }
+            } else if bytesPerSecond != nil || scheduled {
+                limiters[key] = RateLimiter(bytesPerSecond: bytesPerSecond)
+            }
         }
     }
 
-    private func limiter(_ key: String, _ bytesPerSecond: Int64?) -> RateLimiter? {
-        guard let bytesPerSecond else { return nil }
-        return shared.withLock { limiters in
-            if let existing = limiters[key] {
-                existing.setRate(bytesPerSecond)
-                return existing
-            }
+    /// A layer's shared limiter: the one its limit or schedule made, else one for its limit.
+    private func layer(_ key: String, _ options: TransferOptions) -> RateLimiter? {
+        shared.withLock { limiters in
+            if let existing = limiters[key] { return existing }
+            // A schedule's limiter is the engine's to make (``update(session:bytesPerSecond:scheduled:)``).
+            guard options.schedule == nil, let bytesPerSecond = options.bytesPerSecond else { return nil }
             let created = RateLimiter(bytesPerSecond: bytesPerSecond)
             limiters[key] = created
             return created

@@ -6,7 +6,8 @@ import Synchronization
 /// the sender to the limit.
 final class RateLimiter: Sendable {
     private struct State {
-        var bytesPerSecond: Int64
+        /// Nil: no limit (a schedule's window without one, for now).
+        var bytesPerSecond: Int64?
         /// When the bytes reserved so far will have been "spent".
         var nextFree: ContinuousClock.Instant
     }
@@ -15,22 +16,26 @@ final class RateLimiter: Sendable {
     /// Up to this much may go at once without waiting (smooths small chunks).
     private let burst: Duration = .milliseconds(100)
 
-    init(bytesPerSecond: Int64) {
+    init(bytesPerSecond: Int64?) {
         state = Mutex(State(bytesPerSecond: bytesPerSecond, nextFree: .now))
     }
 
-    var bytesPerSecond: Int64 { state.withLock { $0.bytesPerSecond } }
+    var bytesPerSecond: Int64? { state.withLock { $0.bytesPerSecond } }
 
-    func setRate(_ bytesPerSecond: Int64) {
-        state.withLock { $0.bytesPerSecond = bytesPerSecond }
+    func setRate(_ bytesPerSecond: Int64?) {
+        state.withLock { state in
+            state.bytesPerSecond = bytesPerSecond
+            state.nextFree = min(state.nextFree, .now)
+        }
     }
 
     /// Waits until `bytes` may be transferred.
     func consume(_ bytes: Int) async throws {
         let wait = state.withLock { state -> Duration in
+            guard let bytesPerSecond = state.bytesPerSecond else { return .zero }
             let now = ContinuousClock.now
             let start = max(state.nextFree, now - burst)
-            state.nextFree = start + .seconds(Double(bytes) / Double(max(state.bytesPerSecond, 1)))
+            state.nextFree = start + .seconds(Double(bytes) / Double(max(bytesPerSecond, 1)))
             return now.duration(to: start)
         }
         if wait > .zero { try await Task.sleep(for: wait) }

@@ -113,6 +113,8 @@ public actor TransferEngine: Service {
     private var timers: [Int64: Task<Void, Never>] = [:]
     /// Wakes the scheduler when the earliest scheduled transfer (`startAfter`) is due.
     private var wake: Task<Void, Never>?
+    /// Wakes at the next edge of a bandwidth schedule's window.
+    private var scheduleWake: Task<Void, Never>?
     /// Commands in progress, by transfer id: the next command on the same transfer waits for it.
     var commandsInFlight: [Int64: StopSignal] = [:]
     /// Transfers a worker or retry timer holds, readable without the actor.
@@ -232,12 +234,14 @@ public actor TransferEngine: Service {
             group.addTask { await self.followNetwork() }
             await withGracefulShutdownHandler {
                 await self.startControl()
+                await self.applySchedules()
                 for await (id, worker) in self.jobs {
                     group.addTask { await self.perform(id, worker) }
                 }
             } onGracefulShutdown: {
                 self.shutdown.fire()
                 self.jobsContinuation.finish()
+                Task { await self.stopSchedules() }
                 Task { await self.input(.shutdown) }
             }
         }
@@ -399,25 +403,65 @@ public actor TransferEngine: Service {
 
     /// Applies changed configuration: limits of running transfers, and the queue.
     func configurationChanged(session: String?, options: TransferOptions) async {
-        bandwidth.update(session: session, bytesPerSecond: options.bytesPerSecond)
+        if options.schedule == nil { bandwidth.update(session: session, bytesPerSecond: options.bytesPerSecond) }
         if session == nil { clients.setDaemonOptions(options) }
-        await readLimits()
+        await applySchedules()
     }
 
-    /// The daemon's and the sessions' `maxConcurrent`, from the journal, to the control.
-    private func readLimits() async {
+    /// Bandwidth by the clock: every schedule's limit as it stands now goes to the limiters and
+    /// its pauses to the control (which stops what runs in a closed window); then a wake-up at
+    /// the next edge of any window does it again.
+    func applySchedules(now: Date = Date()) async {
+        scheduleWake?.cancel()
+        scheduleWake = nil
+        let all: [String: TransferOptions]
         do {
-            await input(.limits(try await limits()))
+            all = try await journal.allSessionOptions()
         } catch {
             logger.error("cannot read the configuration", metadata: ["error": "\(error)"])
+            return
+        }
+        var next: Date?
+        for (key, options) in all {
+            guard let schedule = options.schedule else { continue }
+            let state = schedule.state(at: now)
+            bandwidth.update(session: key == Journal.daemonOptionsKey ? nil : key, bytesPerSecond: state.bytesPerSecond, scheduled: true)
+            if let until = state.until { next = min(next ?? until, until) }
+        }
+        let limits = Self.limits(all, maxConcurrent: configuration.maxConcurrent, now: now)
+        if next != nil || !limits.paused.isEmpty {
+            logger.debug("schedules applied", metadata: ["paused": "\(limits.paused.sorted())", "next": "\(next.map { "\($0)" } ?? "none")"])
+        }
+        await input(.limits(limits))
+        if let next {
+            scheduleWake = Task {
+                // Just past the edge, so the window it opens or closes is the one seen.
+                try? await Task.sleep(for: .seconds(max(0, next.timeIntervalSinceNow) + 0.05))
+                guard !Task.isCancelled else { return }
+                await self.scheduleEdge()
+            }
         }
     }
 
-    private func limits() async throws -> TransferControl.Limits {
-        let options = try await journal.allSessionOptions()
-        return TransferControl.Limits(
-            daemon: options[Journal.daemonOptionsKey]?.maxConcurrent ?? configuration.maxConcurrent,
-            sessions: options.filter { $0.key != Journal.daemonOptionsKey }.compactMapValues(\.maxConcurrent)
+    /// A window's edge: its wake-up is done (and must not cancel itself), then the schedules
+    /// apply again.
+    private func scheduleEdge() async {
+        scheduleWake = nil
+        await applySchedules()
+    }
+
+    private func stopSchedules() {
+        scheduleWake?.cancel()
+        scheduleWake = nil
+    }
+
+    /// The daemon's and the sessions' `maxConcurrent`, and those a schedule holds now.
+    static func limits(_ options: [String: TransferOptions], maxConcurrent: Int, now: Date) -> TransferControl.Limits {
+        TransferControl.Limits(
+            daemon: options[Journal.daemonOptionsKey]?.maxConcurrent ?? maxConcurrent,
+            sessions: options.filter { $0.key != Journal.daemonOptionsKey }.compactMapValues(\.maxConcurrent),
+            // The daemon's key ("*") is the control's for every session.
+            paused: Set(options.filter { $0.value.schedule?.state(at: now).paused == true }.keys)
         )
     }
 
@@ -440,7 +484,7 @@ public actor TransferEngine: Service {
             control.adopt(record.transferId, .init(record))
         }
         for (_, completed) in moved { await input(completed) }
-        control.limits = try await limits()
+        control.limits = Self.limits(try await journal.allSessionOptions(), maxConcurrent: configuration.maxConcurrent, now: Date())
         try await deleteOrphanPartFiles()
         try await settlePartFileTails()
     }

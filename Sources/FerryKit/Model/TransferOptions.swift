@@ -57,6 +57,10 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// with `FERRY_SESSION` set: as iOS relaunches an app for its background session
     /// (``BackgroundSession/Configuration/launchOnEvents``). Set with the API token only.
     public var launch: [String]?
+    /// Bandwidth by the clock (per session or for the daemon): while it is set, its windows'
+    /// limits take the place of ``bytesPerSecond``, and outside them there is no limit, or
+    /// nothing runs (`outside: paused`).
+    public var schedule: RateSchedule?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -65,7 +69,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil,
         resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil, connections: Int? = nil,
         maxConnectionsPerHost: Int? = nil, directory: String? = nil, onComplete: String? = nil, onFail: String? = nil,
-        notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil
+        notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil
     ) {
         self.headers = headers
         self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -85,6 +89,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         self.notifyURL = notifyURL
         self.desktopNotify = desktopNotify
         self.launch = launch
+        self.schedule = schedule
     }
 
     /// The fields that run commands or send data elsewhere: only the API token sets them.
@@ -116,6 +121,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.notifyURL = other.notifyURL ?? notifyURL
         merged.desktopNotify = other.desktopNotify ?? desktopNotify
         merged.launch = other.launch ?? launch
+        merged.schedule = other.schedule ?? schedule
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -176,7 +182,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     public static let fieldNames: Set<String> = [
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
         "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
-        "notifyURL", "desktopNotify", "launch",
+        "notifyURL", "desktopNotify", "launch", "schedule",
     ]
 
     /// `options` with this update applied.
@@ -201,6 +207,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "notifyURL": result.notifyURL = nil
             case "desktopNotify": result.desktopNotify = nil
             case "launch": result.launch = nil
+            case "schedule": result.schedule = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -257,6 +264,7 @@ extension TransferOptions {
                 throw FerryError.invalidRequest("\(name) must be a command of 1 to 4096 bytes without NUL.")
             }
         }
+        try schedule?.validate()
         if let launch {
             guard let program = launch.first, program.hasPrefix("/"), launch.count <= 64, !launch.contains(where: { $0.utf8.contains(0) }) else {
                 throw FerryError.invalidRequest("launch must be a program's absolute path, then at most 63 arguments, without NUL.")

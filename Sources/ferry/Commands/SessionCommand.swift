@@ -52,6 +52,14 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.onFail { Terminal.print("  on fail         \(value)") }
         if let value = options.notifyURL { Terminal.print("  notify URL      \(value)") }
         if options.desktopNotify == true { Terminal.print("  desktop notifications on") }
+        if let schedule = options.schedule {
+            for window in schedule.windows { Terminal.print("  during          \(Format.window(window))") }
+            Terminal.print("  outside them    \(schedule.outside == .paused ? "paused" : "no limit")")
+            let now = schedule.state(at: Date())
+            let rate = now.paused ? "paused" : now.bytesPerSecond.map { "\(Format.bytes($0))/s" } ?? "no limit"
+            let until = now.until.map { " until \(Format.clock($0))" } ?? ""
+            Terminal.print("  now             \(rate)\(until)")
+        }
     }
 }
 
@@ -64,6 +72,13 @@ struct SessionSetCommand: AsyncParsableCommand {
               ferry session set cli --limit-rate 500k --at +1h
               ferry session set cli --clear bytesPerSecond --remove-header Cookie
               ferry session set '*' --on-complete 'cp "$FERRY_PATH" /backup/' --notify-url http://127.0.0.1:9000/done
+              ferry session set '*' --limit-rate 2M --during 'Mon-Fri 09:00-18:00'
+              ferry session set podcasts --during '01:00-07:00' --during 'Sat,Sun 00:00-24:00' --outside paused
+
+            Bandwidth by the clock: with --during (repeatable; days Mon..Sun, times HH:MM in the \
+            daemon's time zone, past midnight when the end comes first), --limit-rate holds \
+            inside the windows, and outside them there is no limit, or with --outside paused \
+            nothing of the session runs. Running transfers follow as a window opens or closes.
 
             Hooks: --on-complete and --on-fail run `/bin/sh -c COMMAND` when a transfer of the \
             session (or, for '*', any transfer) completes or fails, with FERRY_ID, FERRY_URL, \
@@ -103,6 +118,28 @@ struct SessionSetCommand: AsyncParsableCommand {
     @Flag(name: .long, inversion: .prefixedNo, help: "Show a desktop notification when a transfer ends.")
     var desktopNotify: Bool?
 
+    @Option(name: .long, help: ArgumentHelp("A window of the week when --limit-rate holds: 'Mon-Fri 09:00-18:00' (repeatable).", valueName: "window"))
+    var during: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("With --during: outside the windows, 'unlimited' (the default) or 'paused'.", valueName: "what"))
+    var outside: RateSchedule.Outside?
+
+    func validate() throws {
+        guard outside == nil || !during.isEmpty else { throw ValidationError("--outside goes with --during.") }
+        _ = try schedule()
+    }
+
+    /// The schedule --during and --limit-rate describe, if any.
+    func schedule() throws -> RateSchedule? {
+        guard !during.isEmpty else { return nil }
+        let rate = try transfer.limitRate.map(TransferOptionFlags.parseRate)
+        do {
+            return RateSchedule(windows: try during.map { try RateSchedule.window(parsing: $0, bytesPerSecond: rate) }, outside: outside ?? .unlimited)
+        } catch let error as FerryError {
+            throw ValidationError(error.message)
+        }
+    }
+
     @Option(name: .long, help: ArgumentHelp("Clear a setting (repeatable): \(TransferOptionsUpdate.fieldNames.sorted().joined(separator: ", ")).", valueName: "field"))
     var clear: [String] = []
 
@@ -116,6 +153,10 @@ struct SessionSetCommand: AsyncParsableCommand {
         set.onFail = onFail
         set.notifyURL = notifyURL
         set.desktopNotify = desktopNotify
+        if let schedule = try schedule() {
+            set.schedule = schedule
+            set.bytesPerSecond = nil  // The limit holds inside the windows only.
+        }
         if !removeHeader.isEmpty {
             var headers = set.headers ?? [:]
             for name in removeHeader { headers[name] = "" }  // An empty value removes it.

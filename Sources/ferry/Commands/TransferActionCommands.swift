@@ -106,6 +106,7 @@ struct MoveCommand: AsyncParsableCommand {
 }
 
 extension TransferUpdate.Position: EnumerableFlag {}
+extension RateSchedule.Outside: ExpressibleByArgument {}
 extension TransferPriority: ExpressibleByArgument {}
 
 struct CancelCommand: AsyncParsableCommand {

@@ -68,6 +68,26 @@ enum Format {
         return seconds < 1 ? "\(reason); trying again now" : "\(reason); next try in \(DurationText.describe(.seconds(seconds)))"
     }
 
+    /// A schedule's window as it is written: `Mon-Fri 09:00-18:00, 2.0 MB/s`.
+    static func window(_ window: RateSchedule.Window) -> String {
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let days = window.days.isEmpty ? "every day" : window.days.sorted().map { names[$0 - 1] }.joined(separator: ",")
+        func time(_ seconds: Int) -> String {
+            seconds % 60 == 0
+                ? String(format: "%02d:%02d", seconds / 3600, seconds / 60 % 60)
+                : String(format: "%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+        }
+        let rate = window.bytesPerSecond.map { "\(bytes($0))/s" } ?? "no limit"
+        return "\(days) \(time(window.start))-\(time(window.end)), \(rate)"
+    }
+
+    /// A moment as the daemon's local clock shows it: `14:05`, or `Mon 09:00` beyond today.
+    static func clock(_ date: Date, now: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = Calendar.current.isDate(date, inSameDayAs: now) ? "HH:mm" : "EEE HH:mm"
+        return formatter.string(from: date)
+    }
+
     static func truncate(_ text: String, to width: Int) -> String {
         guard text.count > width, width > 1 else { return text }
         return String(text.prefix(width - 1)) + "…"
