@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 
@@ -129,3 +130,28 @@ def assert_not_clipped(element: Locator, within: Locator | None = None):
         within.element_handle() if within is not None else None,
     )
     assert problem is None, f"{element}: {problem}"
+
+
+def held_downloads(files, name: str, count: int, *, size: int = 1_200_000, rate: int = 20_000) -> list[str]:
+    """`count` files that the loopback file server sends slowly (a minute each by default, too
+    small to be split over several connections), so their downloads stay running, paused or
+    queued for as long as a test looks at them. Returns their URLs."""
+    urls = []
+    for n in range(count):
+        data = hashlib.sha256(f"{name}-{n}".encode()).digest() * (size // 32)
+        urls.append(files.add(f"/held/{name}-{n}.bin", data, "application/octet-stream", rate=rate))
+    return urls
+
+
+def download_row(page: Page, transfer_id: int) -> Locator:
+    """The Downloads view's row of one transfer."""
+    return page.locator(f'li.download[data-transfer-id="{transfer_id}"]')
+
+
+def create(daemon, urls: list[str], session: str = "web", **extra) -> list[dict]:
+    """Creates transfers through the API (test setup: what another client would do)."""
+    return daemon.api("POST", "/v1/transfers", {"urls": urls, "session": session, **extra})["transfers"]
+
+
+def transfer(daemon, transfer_id: int) -> dict:
+    return daemon.api("GET", f"/v1/transfers/{transfer_id}")

@@ -102,7 +102,7 @@ def test_downloads_progress_details_and_finished_files(daemon, pages, files):
     assert not (daemon.library / "Downloads" / "mix.wav").exists()
     assert (daemon.library / "Downloads" / "notes.txt").exists()
 
-    # Cancelling: the download moves to the finished tab as cancelled.
+    # Cancelling: the download moves to the cancelled tab (not the finished one).
     field.fill(files.url("/episodes/radio-2.wav"))
     field.press("Enter")
     expect(page).to_have_url(re.compile(r"#/downloads$"))
@@ -110,5 +110,9 @@ def test_downloads_progress_details_and_finished_files(daemon, pages, files):
     expect(running.locator(".download-status")).to_contain_text("% ·")
     running.get_by_role("button", name="Cancel download").click()
     expect(page.get_by_text("Nothing downloading")).to_be_visible()
+    expect(page.locator("#tab-cancelled .tab-count")).to_have_text("1")
     page.get_by_role("tab", name=re.compile("Finished")).click()
+    expect(page.get_by_text("No finished downloads yet")).to_be_visible()
+    page.get_by_role("tab", name=re.compile("Cancelled")).click()
+    expect(page).to_have_url(re.compile(r"#/downloads\?tab=cancelled$"))
     expect(page.locator("li.download", has_text="radio-2.wav").locator(".download-status")).to_have_text("Cancelled")

@@ -87,12 +87,19 @@ export const api = {
   status: () => request("/status"),
 
   transfers: {
+    /** {limit, cursor, order: "desc", state: "completed" | "queued,running" | "all", session} → {transfers, lastEventSeq, nextCursor?} */
     list: (params = {}) => request(`/transfers${q(params)}`),
     get: (id) => request(`/transfers/${id}`),
     create: (urls, extra = {}) => post("/transfers", { urls, session: SESSION, ...extra }),
     pause: (id) => post(`/transfers/${id}/pause`),
     resume: (id) => post(`/transfers/${id}/resume`),
     cancel: (id) => post(`/transfers/${id}/cancel`),
+    /** {priority: "high" | "normal" | "low"} or {position: "first" | "last"} → the transfer. */
+    move: (id, change) => request(`/transfers/${id}`, { method: "PATCH", json: change }),
+    pauseAll: () => post("/transfers/pause-all"),
+    resumeAll: () => post("/transfers/resume-all"),
+    /** Forgets every completed and cancelled transfer (their files stay) → {ids}. */
+    clearFinished: () => request("/transfers?finished=true", { method: "DELETE" }),
     remove: (id, deleteFile = false) => request(`/transfers/${id}${deleteFile ? "?deleteFile=true" : ""}`, { method: "DELETE" }),
     fileURL: (id, download = false) => `/v1/transfers/${id}/file${download ? "?download=1" : ""}`,
   },

@@ -5,6 +5,7 @@ import { h, icon, replace } from "./dom.js";
 import { api, onUnauthorized } from "./api.js";
 import { store } from "./store.js";
 import { EventStream } from "./events.js";
+import { notifications } from "./notify.js";
 import { Player } from "./player.js";
 import { mountToasts, toast } from "./ui.js";
 import { mountSearch } from "./views/search.js";
@@ -192,7 +193,10 @@ async function start() {
   });
 
   app.events = new EventStream({
-    onEvent: (event) => store.apply(event),
+    onEvent: (event) => {
+      store.apply(event);
+      notifications.handle(event).catch((error) => console.warn("notification failed", error));
+    },
     onOpen: () => {
       store.resync().catch((error) => {
         if (error.status !== 401) toast(`Couldn't read the downloads: ${error.message}`, { kind: "error" });

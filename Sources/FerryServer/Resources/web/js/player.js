@@ -5,6 +5,7 @@ import { h, icon, replace, artwork } from "./dom.js";
 import { api } from "./api.js";
 import { clock } from "./format.js";
 import { toast } from "./ui.js";
+import { store } from "./store.js";
 
 const MEDIA_ERRORS = {
   1: "playback was stopped",
@@ -47,6 +48,8 @@ export class Player {
     audio.addEventListener("error", () => {
       if (!this.current || !audio.error) return;
       toast(`Can't play “${this.current.title}”: ${MEDIA_ERRORS[audio.error.code] || "unknown error"}.`, { kind: "error" });
+      // Perhaps its file was deleted or moved: read the transfer again, so its row says so.
+      store.refetch(this.current.transferId);
       this.changed();
     });
     this.seek.addEventListener("input", () => {

@@ -7,13 +7,24 @@ import { api } from "./api.js";
 
 const ACTIVE = new Set(["queued", "running", "waiting"]);
 
+/** How many transfers one listing reads: the newest first, more as a list scrolls. */
+export const PAGE_SIZE = 100;
+
 export class TransferStore {
   constructor() {
     this.transfers = new Map();
     this.listeners = new Set();
     this.pendingFetches = new Map();
-    /** The journal position the last full listing reflects. */
+    /** The journal position the last listing reflects. */
     this.lastEventSeq = 0;
+    /**
+     * How many transfers the daemon has in each state (GET /v1/status), including those no
+     * listing has read yet: the store holds only the pages read so far. Null until first read.
+     */
+    this.counts = null;
+    this.countsTimer = null;
+    this.countsRunning = false;
+    this.countsAgain = false;
   }
 
   get(id) {
@@ -24,13 +35,50 @@ export class TransferStore {
     return [...this.transfers.values()];
   }
 
+  /** Queued, running and waiting transfers: the daemon's count once read, else the store's. */
   activeCount() {
+    if (this.counts) return this.count([...ACTIVE]);
     let count = 0;
     for (const t of this.transfers.values()) if (ACTIVE.has(t.state)) count += 1;
     return count;
   }
 
-  /** listener({type: "reset"}) or listener({type: "change" | "remove", id}); returns unsubscribe. */
+  /** The daemon's count of transfers in these states (0 before the counts are read). */
+  count(states) {
+    if (!this.counts) return 0;
+    return states.reduce((sum, state) => sum + (Number(this.counts[state]) || 0), 0);
+  }
+
+  /** Reads the counts again soon: a burst of events causes one request. */
+  refreshCounts(delay = 150) {
+    if (this.countsRunning) {
+      this.countsAgain = true;
+      return;
+    }
+    if (this.countsTimer === null) this.countsTimer = setTimeout(() => this.readCounts(), delay);
+  }
+
+  async readCounts() {
+    this.countsTimer = null;
+    this.countsRunning = true;
+    try {
+      const status = await api.status();
+      if (status && typeof status.counts === "object" && status.counts !== null) {
+        this.counts = { ...status.counts };
+        this.emit({ type: "counts" });
+      }
+    } catch {
+      // Offline or signed out: the connection banner or the login screen says so.
+    } finally {
+      this.countsRunning = false;
+      if (this.countsAgain) {
+        this.countsAgain = false;
+        this.refreshCounts();
+      }
+    }
+  }
+
+  /** listener({type: "reset" | "counts"}) or listener({type: "change" | "remove", id}); returns unsubscribe. */
   subscribe(listener) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -46,19 +94,45 @@ export class TransferStore {
     }
   }
 
-  /** Re-reads every transfer (on load and after every (re)connection of the event stream). */
+  /**
+   * Re-reads the newest transfers, one page of them, and the counts (on load and after every
+   * (re)connection of the event stream). Older transfers a list has read stay: the stream
+   * replays every event the page missed, which keeps them true.
+   */
   async resync() {
-    const list = await api.transfers.list({ state: "all" });
-    const fresh = new Map();
+    this.refreshCounts(0);
+    const list = await api.transfers.list({ limit: PAGE_SIZE, order: "desc" });
     const listedAt = list.lastEventSeq ?? 0;
-    for (const t of list.transfers) {
-      const known = this.transfers.get(t.id);
-      if (known && known.seq > listedAt) fresh.set(t.id, known); // an event newer than the listing
-      else fresh.set(t.id, known && this.isStale(t, known) ? { ...t, bytesReceived: known.bytesReceived } : t);
+    const ids = list.transfers.map((t) => t.id);
+    if (ids.length || !list.nextCursor) {
+      // Within the ids the page covers, a transfer it lacks was forgotten meanwhile.
+      const newest = ids.length ? Math.max(...ids) : -Infinity;
+      const oldest = list.nextCursor ? Math.min(...ids) : -Infinity;
+      const listed = new Set(ids);
+      for (const [id, known] of this.transfers) {
+        if (!listed.has(id) && id >= oldest && (id <= newest || !ids.length) && !(known.seq > listedAt)) this.transfers.delete(id);
+      }
     }
-    this.transfers = fresh;
-    this.lastEventSeq = list.lastEventSeq ?? this.lastEventSeq;
+    this.merge(list, { quiet: true });
+    this.lastEventSeq = Math.max(this.lastEventSeq, listedAt);
     this.emit({ type: "reset" });
+    return list;
+  }
+
+  /**
+   * Takes the transfers of a listing (a TransferList): a transfer an event newer than the
+   * listing changed keeps what the event said, and live progress never moves back.
+   */
+  merge(list, { quiet = false } = {}) {
+    const listedAt = list.lastEventSeq ?? 0;
+    for (const t of list.transfers || []) {
+      const known = this.transfers.get(t.id);
+      if (known && known.seq > listedAt) continue; // an event newer than the listing
+      const next = known && this.isStale(t, known) ? { ...t, bytesReceived: known.bytesReceived } : { ...t };
+      if (known?.seq) next.seq = known.seq;
+      this.transfers.set(t.id, next);
+      if (!quiet) this.emit({ type: "change", id: t.id });
+    }
   }
 
   /** A snapshot of a running transfer read before newer live progress arrived. */
@@ -85,9 +159,16 @@ export class TransferStore {
     this.emit({ type: "change", id: transfer.id });
   }
 
-  /** Takes a transfer embedded in another answer (a search result, an episode) unless the store knows better. */
+  /**
+   * Takes a transfer embedded in another answer (a search result, an episode) unless the store
+   * knows better; but whether a completed download's file is still there is the answer's to say
+   * (no event tells when a file is deleted or moved).
+   */
   adopt(transfer) {
-    if (transfer && !this.transfers.has(transfer.id)) this.upsert(transfer);
+    if (!transfer) return;
+    const known = this.transfers.get(transfer.id);
+    if (!known) this.upsert(transfer);
+    else if (known.state === "completed" && transfer.state === "completed" && Boolean(known.fileMissing) !== Boolean(transfer.fileMissing)) this.upsert(transfer);
   }
 
   remove(id) {
@@ -97,6 +178,8 @@ export class TransferStore {
   /** Applies one TransferEvent from the event stream. */
   apply(event) {
     const id = event.transferId;
+    // Every journaled change but progress may move a transfer from one state to another.
+    if (event.kind !== "progress" && event.kind !== "mirrorDropped") this.refreshCounts();
     if (event.kind === "removed") {
       this.remove(id);
       return;

@@ -2,8 +2,8 @@
 
 import { api } from "./api.js";
 import { store } from "./store.js";
-import { amount, bytes, eta, fraction, percent, speed } from "./format.js";
-import { showError } from "./ui.js";
+import { amount, bytes, eta, fraction, percent, speed, transferName } from "./format.js";
+import { showError, toast } from "./ui.js";
 
 /** Runs a command that returns the transfer, puts the answer in the store. */
 async function command(call, what) {
@@ -22,6 +22,64 @@ export const pause = (id) => command(() => api.transfers.pause(id), "Couldn't pa
 export const resume = (id) => command(() => api.transfers.resume(id), "Couldn't resume");
 export const cancel = (id) => command(() => api.transfers.cancel(id), "Couldn't cancel");
 
+/** Puts a queued transfer ahead of every other (PATCH position first). */
+export async function moveToTop(id) {
+  const t = await command(() => api.transfers.move(id, { position: "first" }), "Couldn't move it");
+  if (t) toast(`${transferName(t)} is next in the queue.`, { kind: "success" });
+  return t;
+}
+
+/**
+ * Downloads a completed transfer whose file was deleted or moved once more: the daemon makes a
+ * new transfer of its URL (as it would for any URL whose file is gone), to the folder the user
+ * chose for it, checked against the same checksum; the old entry, which only said the file was
+ * gone, is forgotten. `create()` asks for it (the song's preview endpoint, or by default the URL).
+ * Returns the new transfer, or null.
+ */
+export async function downloadAgain(old, create = () => createLike(old)) {
+  try {
+    const fresh = await create();
+    if (!fresh) return null;
+    store.upsert(fresh);
+    if (fresh.id !== old.id) await forget(old.id);
+    if (fresh.state === "completed" && fresh.fileMissing) {
+      toast(`Couldn't download ${transferName(old)} again: the daemon still has no file for it.`, { kind: "error" });
+    } else {
+      toast(fresh.state === "completed" ? `${transferName(fresh)} is there again.` : `Downloading ${transferName(fresh)} again.`, { kind: "success" });
+    }
+    return fresh;
+  } catch (error) {
+    showError(error, `Couldn't download ${transferName(old)} again`);
+    return null;
+  }
+}
+
+async function createLike(old) {
+  const extra = {};
+  if (old.taskDescription) extra.taskDescription = old.taskDescription;
+  if (old.directory) {
+    extra.directory = old.directory;
+    const name = old.path ? old.path.split("/").pop() : "";
+    if (name) extra.filename = name;
+  }
+  if (old.checksum) extra.checksum = old.checksum;
+  const mirrors = (old.mirrors || []).filter((m) => m && !m.dropped && typeof m.url === "string").map((m) => m.url);
+  if (mirrors.length) extra.mirrors = mirrors;
+  if (old.priority && old.priority !== "normal") extra.priority = old.priority;
+  const { transfers } = await api.transfers.create([old.url], extra);
+  return transfers[0] || null;
+}
+
+/** Forgets a transfer quietly (the file, if any, stays): for entries another one replaces. */
+async function forget(id) {
+  try {
+    await api.transfers.remove(id, false);
+  } catch (error) {
+    if (error.status !== 404) return;
+  }
+  store.remove(id);
+}
+
 export async function remove(id, deleteFile = false) {
   try {
     await api.transfers.remove(id, deleteFile);
@@ -35,13 +93,24 @@ export async function remove(id, deleteFile = false) {
 
 export const ACTIVE = new Set(["queued", "running", "waiting"]);
 
-/** What a row shows for its transfer: "idle" (nothing yet), "active", "paused", "failed", "done". */
+/**
+ * What a row shows for its transfer: "idle" (nothing yet), "active", "paused", "failed", "done",
+ * or "missing" (completed, but its file was deleted or moved since).
+ */
 export function phase(transfer) {
   if (!transfer || transfer.state === "cancelled") return "idle";
   if (ACTIVE.has(transfer.state)) return "active";
   if (transfer.state === "paused") return "paused";
   if (transfer.state === "failed") return "failed";
+  if (transfer.fileMissing) return "missing";
   return "done";
+}
+
+/** "High priority" / "Low priority", or "" for the normal one. */
+export function priorityLabel(transfer) {
+  if (transfer?.priority === "high") return "High priority";
+  if (transfer?.priority === "low") return "Low priority";
+  return "";
 }
 
 /** Whether its status line reports a problem: failed, waiting (for the network, a server), or connecting again. */
@@ -73,6 +142,7 @@ export function shortStatus(transfer) {
     case "cancelled":
       return "Cancelled";
     case "completed":
+      if (transfer.fileMissing) return "Missing · the file was deleted or moved";
       return typeof transfer.totalBytes === "number" ? bytes(transfer.totalBytes) : bytes(transfer.bytesReceived);
     default:
       return transfer.state;

@@ -1,19 +1,59 @@
-// Downloads: every transfer of every session, like a download manager's two tabs: in progress
-// (queued, running, paused, waiting, failed) and finished (completed, cancelled). Add a
-// download by pasting a URL.
+// Downloads: every transfer of every session, like a download manager's tabs: in progress
+// (queued, running, paused, waiting, failed), finished (completed) and cancelled. Add a download
+// by pasting a URL; pause or resume them all; clear the finished ones from the list.
+//
+// Long lists come in pages, newest first: each tab reads its first page at once and the next as
+// the list scrolls to its end. A tab shows the transfers of its states that are at least as new
+// as the oldest one it has read (its frontier), so what the event stream adds (new downloads,
+// transfers moving from one tab to another) shows at once, and an older transfer another view
+// put in the store waits for its page.
 
 import { h, icon, button, confirmButton, replace, reconcile, progressBar } from "../dom.js";
 import { api } from "../api.js";
-import { store } from "../store.js";
+import { store, PAGE_SIZE } from "../store.js";
 import { bytes, dateTime, host, mediaKind, transferName, plural } from "../format.js";
-import { longStatus, pause, resume, cancel, remove, phase, troubled } from "../transfers.js";
-import { emptyState, toast, withBusy } from "../ui.js";
+import { longStatus, pause, resume, cancel, remove, moveToTop, downloadAgain, priorityLabel, troubled } from "../transfers.js";
+import { notifications } from "../notify.js";
+import { emptyState, errorBox, showError, spinner, toast, withBusy } from "../ui.js";
 
+const TABS = [
+  {
+    name: "active",
+    label: "In progress",
+    states: ["queued", "running", "paused", "waiting", "failed"],
+    empty: ["downloads", "Nothing downloading", "Paste a link above, or download songs and episodes from Half Tunes and Podcasts."],
+  },
+  {
+    name: "finished",
+    label: "Finished",
+    states: ["completed"],
+    empty: ["check", "No finished downloads yet", "Finished downloads appear here with their size and checksum."],
+  },
+  {
+    name: "cancelled",
+    label: "Cancelled",
+    states: ["cancelled"],
+    empty: ["x", "No cancelled downloads", "Downloads you cancel appear here until you clear them."],
+  },
+];
+const TAB = Object.fromEntries(TABS.map((t) => [t.name, t]));
 const FINISHED = new Set(["completed", "cancelled"]);
+const PAUSABLE = ["queued", "running", "waiting"];
+
+/** The tab a transfer belongs to. */
+function tabOf(t) {
+  if (t.state === "completed") return "finished";
+  if (t.state === "cancelled") return "cancelled";
+  return "active";
+}
+
+const tabFromParams = (params) => (TAB[params.tab] ? params.tab : "active");
 
 export function mountDownloads(root, params, ctx) {
-  let tab = params.tab === "finished" ? "finished" : "active";
+  let tab = tabFromParams(params);
   const rows = new Map();
+  // Per tab: whether its first page was asked for, the oldest id read (the frontier), done.
+  const pagers = Object.fromEntries(TABS.map((t) => [t.name, { started: false, loading: false, done: false, frontier: null, error: null, generation: 0 }]));
 
   const input = h("input", {
     type: "text",
@@ -30,20 +70,51 @@ export function mountDownloads(root, params, ctx) {
   const formError = h("p", { class: "form-error", id: "add-error", role: "alert", hidden: true });
   const form = h("form", { class: "search-bar", novalidate: true }, h("label", { class: "search-field" }, icon("link", "search-field-icon"), input), submit);
 
-  const tabActive = h("button", { type: "button", role: "tab", id: "tab-active", class: "tab", aria: { controls: "downloads-panel" } });
-  const tabFinished = h("button", { type: "button", role: "tab", id: "tab-finished", class: "tab", aria: { controls: "downloads-panel" } });
-  const tabs = h("div", { class: "tabs", role: "tablist", aria: { label: "Downloads" } }, tabActive, tabFinished);
+  const tabButtons = new Map(
+    TABS.map((t) => [t.name, h("button", { type: "button", role: "tab", id: `tab-${t.name}`, class: "tab", aria: { controls: "downloads-panel" } })]),
+  );
+  const tabs = h("div", { class: "tabs", role: "tablist", aria: { label: "Downloads" } }, ...tabButtons.values());
+
+  const pauseAll = button("Pause all", { icon: "pause", kind: "ghost", onClick: (event) => runAll(event.currentTarget, "pause") });
+  const resumeAll = button("Resume all", { icon: "resume", kind: "ghost", onClick: (event) => runAll(event.currentTarget, "resume") });
+  const clearFinished = button("Clear finished", { icon: "x", kind: "ghost", onClick: () => askToClear() });
+  const bulk = h("div", { class: "bulk-actions", role: "group", aria: { label: "All downloads" } }, pauseAll, resumeAll, clearFinished);
+
   const list = h("ul", { class: "download-list" });
   const empty = h("div");
-  const panel = h("div", { id: "downloads-panel", role: "tabpanel" }, list, empty);
+  // The end of the list: reading the next page starts when it scrolls into view; its button
+  // does the same for a browser without IntersectionObserver, or a keyboard.
+  const more = button("Load more", { icon: "downloads", kind: "secondary", onClick: () => loadPage(tab) });
+  const moreStatus = h("div", { class: "list-end-status", role: "status" });
+  const sentinel = h("div", { class: "list-end" }, moreStatus, more);
+  const panel = h("div", { id: "downloads-panel", role: "tabpanel" }, list, empty, sentinel);
+
+  const notifyToggle = h("input", { type: "checkbox", role: "switch", id: "notify-toggle", class: "switch-input" });
+  const notifyHint = h("span", { class: "switch-hint", id: "notify-hint" });
+  const notifyField = h(
+    "div",
+    { class: "notify-field" },
+    h("label", { class: "switch", for: "notify-toggle" }, notifyToggle, h("span", { class: "switch-track", aria: { hidden: "true" } }), h("span", { class: "switch-label", text: "Notify me when downloads finish" })),
+    notifyHint,
+  );
+
+  const clearDialog = clearConfirmation(() => clear());
 
   replace(
     root,
-    h("header", { class: "view-header" }, h("div", null, h("h1", { text: "Downloads" }), h("p", { class: "view-subtitle", text: "Everything Ferry downloads, from this page, the command line or other apps. Downloads go on when you close the page." }))),
+    h(
+      "header",
+      { class: "view-header" },
+      h("div", null, h("h1", { text: "Downloads" }), h("p", { class: "view-subtitle", text: "Everything Ferry downloads, from this page, the command line or other apps. Downloads go on when you close the page." })),
+      notifyField,
+    ),
     h("div", { class: "sticky-tools" }, form, formError),
-    tabs,
+    h("div", { class: "downloads-bar" }, tabs, bulk),
     panel,
+    clearDialog.el,
   );
+
+  // MARK: Adding
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -79,80 +150,251 @@ export function mountDownloads(root, params, ctx) {
     input.setAttribute("aria-invalid", "true");
   }
 
-  for (const [el, name] of [
-    [tabActive, "active"],
-    [tabFinished, "finished"],
-  ]) {
+  // MARK: Tabs
+
+  for (const [name, el] of tabButtons) {
     el.addEventListener("click", () => setTab(name));
     el.addEventListener("keydown", (event) => {
-      if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
-        event.preventDefault();
-        setTab(name === "active" ? "finished" : "active");
-        (tab === "active" ? tabActive : tabFinished).focus();
-      }
+      const index = TABS.findIndex((t) => t.name === name);
+      let next = null;
+      if (event.key === "ArrowRight") next = TABS[(index + 1) % TABS.length];
+      else if (event.key === "ArrowLeft") next = TABS[(index + TABS.length - 1) % TABS.length];
+      else if (event.key === "Home") next = TABS[0];
+      else if (event.key === "End") next = TABS[TABS.length - 1];
+      if (!next) return;
+      event.preventDefault();
+      setTab(next.name);
+      tabButtons.get(next.name).focus();
     });
   }
 
   function setTab(name) {
     if (tab === name) return;
     tab = name;
-    ctx.setQuery(name === "finished" ? { tab: "finished" } : {});
+    ctx.setQuery(name === "active" ? {} : { tab: name });
     render();
+    watchEnd();
   }
 
-  function render() {
-    const all = store.all();
-    const active = all.filter((t) => !FINISHED.has(t.state)).sort((a, b) => a.id - b.id);
-    const finished = all.filter((t) => FINISHED.has(t.state)).sort((a, b) => (b.completedAt || b.updatedAt || "").localeCompare(a.completedAt || a.updatedAt || "") || b.id - a.id);
-    replace(tabActive, h("span", { text: "In progress" }), h("span", { class: "tab-count", text: String(active.length) }));
-    replace(tabFinished, h("span", { text: "Finished" }), h("span", { class: "tab-count", text: String(finished.length) }));
-    for (const [el, name] of [
-      [tabActive, "active"],
-      [tabFinished, "finished"],
-    ]) {
-      el.setAttribute("aria-selected", String(tab === name));
-      el.tabIndex = tab === name ? 0 : -1;
+  // MARK: Pages
+
+  async function loadPage(name) {
+    const pager = pagers[name];
+    if (pager.loading || pager.done) return;
+    pager.started = true;
+    pager.loading = true;
+    pager.error = null;
+    const generation = pager.generation;
+    if (name === tab) renderEnd();
+    try {
+      const page = await api.transfers.list({ state: TAB[name].states.join(","), limit: PAGE_SIZE, order: "desc", cursor: pager.frontier ?? undefined });
+      if (generation !== pager.generation) return;
+      store.merge(page, { quiet: true });
+      const ids = page.transfers.map((t) => t.id);
+      if (page.nextCursor) {
+        const cursor = Number(page.nextCursor);
+        pager.frontier = Number.isFinite(cursor) ? cursor : Math.min(...ids);
+      } else {
+        pager.done = true;
+      }
+    } catch (error) {
+      if (generation !== pager.generation) return;
+      pager.error = error;
+    } finally {
+      if (generation === pager.generation) pager.loading = false;
     }
-    panel.setAttribute("aria-labelledby", tab === "active" ? "tab-active" : "tab-finished");
-    const items = tab === "active" ? active : finished;
+    if (name === tab) {
+      render();
+      watchEnd();
+    }
+  }
+
+  /** Whether the list of this tab shows `t`: its tab's, and not older than the pages read. */
+  function shown(t, name) {
+    const pager = pagers[name];
+    return tabOf(t) === name && (pager.done || (pager.frontier !== null && t.id >= pager.frontier));
+  }
+
+  const observer = typeof IntersectionObserver === "function"
+    ? new IntersectionObserver((entries) => {
+        if (entries[entries.length - 1]?.isIntersecting) loadPage(tab);
+      }, { rootMargin: "0px 0px 600px 0px" })
+    : null;
+
+  /** (Re)starts watching the list's end: observing again reports at once whether it is in view. */
+  function watchEnd() {
+    if (!observer) return;
+    observer.unobserve(sentinel);
+    observer.takeRecords(); // what it saw before this page came: stale
+    const pager = pagers[tab];
+    if (pager.started && !pager.done && !pager.error) observer.observe(sentinel);
+  }
+
+  function renderEnd() {
+    const pager = pagers[tab];
+    const moreToRead = !pager.done;
+    sentinel.hidden = !moreToRead;
+    if (!moreToRead) return;
+    if (pager.error) {
+      replace(moreStatus, errorBox(`Couldn't read more downloads: ${pager.error.message}`, { retry: () => loadPage(tab) }));
+      more.hidden = true;
+    } else if (pager.loading || !pager.started) {
+      replace(moreStatus, spinner("Loading downloads…"), h("span", { class: "list-end-text", text: "Loading…" }));
+      more.hidden = true;
+    } else {
+      replace(moreStatus);
+      more.hidden = false;
+    }
+  }
+
+  // MARK: All at once
+
+  async function runAll(el, what) {
+    await withBusy(el, async () => {
+      const { transfers } = what === "pause" ? await api.transfers.pauseAll() : await api.transfers.resumeAll();
+      for (const t of transfers) store.upsert(t);
+      store.refreshCounts(0);
+      const count = transfers.length;
+      if (what === "pause") toast(count ? `Paused ${plural(count, "download")}.` : "Nothing to pause.", { kind: count ? "success" : "info" });
+      else toast(count ? `Resumed ${plural(count, "download")}.` : "Nothing to resume.", { kind: count ? "success" : "info" });
+    });
+    renderBulk();
+  }
+
+  function askToClear() {
+    const count = store.count(["completed", "cancelled"]);
+    clearDialog.open(count);
+  }
+
+  async function clear() {
+    try {
+      const { ids } = await api.transfers.clearFinished();
+      for (const id of ids) {
+        ctx.player.forget(id);
+        store.remove(id);
+      }
+      store.refreshCounts(0);
+      toast(ids.length ? `Cleared ${plural(ids.length, "finished download")} from the list. Their files stay.` : "Nothing to clear.", { kind: ids.length ? "success" : "info" });
+      return true;
+    } catch (error) {
+      showError(error, "Couldn't clear the finished downloads");
+      return false;
+    }
+  }
+
+  function renderBulk() {
+    const counts = Boolean(store.counts);
+    const pausable = counts ? store.count(PAUSABLE) : store.all().filter((t) => PAUSABLE.includes(t.state)).length;
+    const paused = counts ? store.count(["paused"]) : store.all().filter((t) => t.state === "paused").length;
+    const finished = counts ? store.count(["completed", "cancelled"]) : store.all().filter((t) => FINISHED.has(t.state)).length;
+    if (!pauseAll.classList.contains("busy")) pauseAll.disabled = pausable === 0;
+    if (!resumeAll.classList.contains("busy")) resumeAll.disabled = paused === 0;
+    clearFinished.disabled = finished === 0;
+    pauseAll.title = pausable ? `Pause ${plural(pausable, "download")}` : "Nothing to pause";
+    resumeAll.title = paused ? `Resume ${plural(paused, "paused download")}` : "Nothing paused";
+    clearFinished.title = finished ? `Remove ${plural(finished, "finished download")} from the list (the files stay)` : "Nothing finished";
+  }
+
+  // MARK: Notifications
+
+  function renderNotify() {
+    const supported = notifications.supported();
+    notifyToggle.checked = notifications.enabled();
+    notifyToggle.disabled = !supported;
+    const permission = notifications.permission();
+    notifyHint.textContent = !supported ? "This browser can't show notifications." : permission === "denied" ? "Blocked in the browser's site settings." : "";
+    notifyHint.hidden = !notifyHint.textContent;
+  }
+
+  notifyToggle.addEventListener("change", async () => {
+    if (!notifyToggle.checked) {
+      notifications.disable();
+      renderNotify();
+      return;
+    }
+    notifyToggle.disabled = true;
+    const problem = await notifications.enable();
+    renderNotify();
+    if (problem) toast(problem, { kind: "error" });
+    else toast("You'll get a notification when a download finishes or fails.", { kind: "success" });
+  });
+
+  // MARK: Rendering
+
+  function render() {
+    const pager = pagers[tab];
+    if (!pager.started) loadPage(tab);
+    for (const t of TABS) {
+      const el = tabButtons.get(t.name);
+      const count = store.counts ? store.count(t.states) : store.all().filter((x) => tabOf(x) === t.name).length;
+      replace(el, h("span", { text: t.label }), h("span", { class: "tab-count", text: String(count) }));
+      el.setAttribute("aria-selected", String(tab === t.name));
+      el.tabIndex = tab === t.name ? 0 : -1;
+    }
+    panel.setAttribute("aria-labelledby", `tab-${tab}`);
+    const items = store.all().filter((t) => shown(t, tab)).sort((a, b) => b.id - a.id);
     reconcile(list, rows, items, (t) => t.id, (t) => downloadRow(t, ctx));
     list.hidden = items.length === 0;
-    if (items.length === 0) {
-      replace(
-        empty,
-        tab === "active"
-          ? emptyState("downloads", "Nothing downloading", "Paste a link above, or download songs and episodes from Half Tunes and Podcasts.")
-          : emptyState("check", "No finished downloads yet", "Finished downloads appear here with their size and checksum."),
-      );
-    } else {
-      replace(empty);
-    }
-    list.setAttribute("aria-label", tab === "active" ? `In progress, ${plural(active.length, "download")}` : `Finished, ${plural(finished.length, "download")}`);
+    if (items.length === 0 && pager.done) replace(empty, emptyState(...TAB[tab].empty));
+    else replace(empty);
+    list.setAttribute("aria-label", `${TAB[tab].label}, ${plural(items.length, "download")}${pager.done ? "" : " shown"}`);
+    renderEnd();
+    renderBulk();
   }
 
   const unsubscribeStore = store.subscribe((change) => {
+    if (change.type === "counts") {
+      render();
+      return;
+    }
     const row = change.type === "change" ? rows.get(change.id) : null;
     const t = change.type === "change" ? store.get(change.id) : null;
-    // A change that keeps the transfer on its tab only redraws its row.
-    if (row && t && FINISHED.has(t.state) === (tab === "finished")) row.update(t);
+    // A change that keeps the transfer on its tab only redraws its row; one of a transfer this
+    // tab does not show changes nothing here (the tabs' counts are the daemon's).
+    if (row && t && shown(t, tab)) row.update(t);
+    else if (store.counts && change.type !== "reset" && !rows.has(change.id) && !(t && shown(t, tab))) return;
     else render();
+    if (change.type === "reset") watchEnd();
   });
   const unsubscribePlayer = ctx.player.subscribe(() => {
     for (const row of rows.values()) row.refreshPlay?.();
   });
+  // Back to the page (after deleting or moving files elsewhere, perhaps): read what is shown again.
+  const onVisible = () => {
+    if (document.visibilityState === "visible") refreshShown();
+  };
+  document.addEventListener("visibilitychange", onVisible);
 
+  /** Reads the first page of the tab again (files deleted or moved since show as missing). */
+  async function refreshShown() {
+    try {
+      const page = await api.transfers.list({ state: TAB[tab].states.join(","), limit: PAGE_SIZE, order: "desc" });
+      store.merge(page);
+    } catch {
+      // The connection banner says it when the daemon is away.
+    }
+  }
+
+  renderNotify();
+  store.refreshCounts(0);
   render();
+  watchEnd();
 
   return {
     update(next) {
-      const name = next.tab === "finished" ? "finished" : "active";
+      const name = tabFromParams(next);
       if (name !== tab) {
         tab = name;
         render();
+        watchEnd();
       }
     },
     focus: () => input.focus(),
     unmount() {
+      observer?.disconnect();
+      for (const pager of Object.values(pagers)) pager.generation += 1;
+      document.removeEventListener("visibilitychange", onVisible);
+      clearDialog.close();
       unsubscribeStore();
       unsubscribePlayer();
     },
@@ -171,10 +413,41 @@ async function withBusyOrThrow(buttonEl, action) {
   }
 }
 
+/** The question before clearing the finished downloads from the list: a modal <dialog>. */
+function clearConfirmation(onConfirm) {
+  const text = h("p", { class: "dialog-text", id: "clear-dialog-text" });
+  const confirm = button("Clear", { kind: "primary", icon: "x" });
+  const dismiss = button("Cancel", { kind: "secondary" });
+  const el = h(
+    "dialog",
+    { class: "dialog", id: "clear-dialog", aria: { labelledby: "clear-dialog-title", describedby: "clear-dialog-text" } },
+    h("h2", { class: "dialog-title", id: "clear-dialog-title", text: "Clear finished downloads?" }),
+    text,
+    h("div", { class: "dialog-actions" }, dismiss, confirm),
+  );
+  dismiss.addEventListener("click", () => el.close());
+  confirm.addEventListener("click", async () => {
+    const done = await withBusy(confirm, onConfirm, "Clearing…");
+    if (done) el.close();
+  });
+  return {
+    el,
+    open(count) {
+      text.textContent = `${count ? plural(count, "completed or cancelled download") : "Every completed and cancelled download"} will leave this list. Their files stay where they are.`;
+      if (!el.open) el.showModal();
+      dismiss.focus();
+    },
+    close() {
+      if (el.open) el.close();
+    },
+  };
+}
+
 function downloadRow(initial, ctx) {
   let t = initial;
   const kindIcon = h("div", { class: "download-icon" });
   const name = h("p", { class: "download-name" });
+  const badge = h("span", { class: "badge badge-priority", hidden: true });
   const source = h("p", { class: "download-source" });
   const bar = progressBar("download-bar");
   // A segmented download's ranges, each filled as far as its bytes reach (decorative: the bar
@@ -183,11 +456,11 @@ function downloadRow(initial, ctx) {
   const status = h("p", { class: "download-status" });
   const details = h("div", { class: "download-details" });
   const actions = h("div", { class: "download-actions" });
-  const el = h("li", { class: "download" }, kindIcon, h("div", { class: "download-main" }, name, source, bar.el, ranges, status, details), actions);
+  const el = h("li", { class: "download" }, kindIcon, h("div", { class: "download-main" }, h("div", { class: "download-heading" }, name, badge), source, bar.el, ranges, status, details), actions);
   let lastKey = null;
 
   const fileName = () => transferName(t);
-  const playable = () => t.state === "completed" && mediaKind(fileName()) === "audio";
+  const playable = () => t.state === "completed" && !t.fileMissing && mediaKind(fileName()) === "audio";
 
   function playButton() {
     const playing = ctx.player.isPlaying(t.id);
@@ -228,24 +501,45 @@ function downloadRow(initial, ctx) {
     });
   }
 
+  function againButton() {
+    return button("Download again", {
+      icon: "download",
+      kind: "secondary",
+      title: "The file was deleted or moved: download it once more",
+      onClick: async (event) => {
+        ctx.player.forget(t.id);
+        const old = t;
+        await withBusy(event.currentTarget, () => downloadAgain(old));
+      },
+    });
+  }
+
   function renderActions() {
-    const p = phase(t);
-    const key = `${t.state}:${p === "done" && ctx.player.isPlaying(t.id)}`;
+    const missing = t.state === "completed" && Boolean(t.fileMissing);
+    const key = `${t.state}:${missing}:${t.state === "completed" && ctx.player.isPlaying(t.id)}`;
     if (key === lastKey) return;
     lastKey = key;
+    const pauseButton = () => button("Pause download", { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) });
+    const cancelButton = () => button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) });
     switch (t.state) {
       case "queued":
+        replace(actions, button("Move to top", { icon: "top", iconOnly: true, kind: "ghost", onClick: () => moveToTop(t.id) }), pauseButton(), cancelButton());
+        break;
       case "running":
       case "waiting":
-        replace(actions, button("Pause download", { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+        replace(actions, pauseButton(), cancelButton());
         break;
       case "paused":
-        replace(actions, button("Resume download", { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+        replace(actions, button("Resume download", { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), cancelButton());
         break;
       case "failed":
         replace(actions, button("Retry download", { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), removeButton());
         break;
       case "completed":
+        if (missing) {
+          replace(actions, againButton(), removeButton());
+          break;
+        }
         replace(
           actions,
           playable() ? playButton() : null,
@@ -276,18 +570,25 @@ function downloadRow(initial, ctx) {
 
   function update(next) {
     t = next;
+    const missing = t.state === "completed" && Boolean(t.fileMissing);
     el.dataset.state = t.state;
     el.dataset.transferId = String(t.id);
+    if (missing) el.dataset.missing = "true";
+    else delete el.dataset.missing;
     const kind = mediaKind(fileName());
-    const iconName = t.folder?.startsWith("Podcasts") ? "podcast" : kind === "audio" ? "music" : "file";
+    const iconName = missing ? "alert" : t.folder?.startsWith("Podcasts") ? "podcast" : kind === "audio" ? "music" : "file";
     if (kindIcon.dataset.icon !== iconName) {
       kindIcon.dataset.icon = iconName;
       replace(kindIcon, icon(iconName));
     }
     name.textContent = t.taskDescription || fileName();
     name.title = t.url;
+    const priority = FINISHED.has(t.state) ? "" : priorityLabel(t);
+    badge.textContent = priority;
+    badge.hidden = !priority;
+    if (priority) badge.dataset.priority = t.priority;
     source.textContent = [t.taskDescription ? fileName() : host(t.url), t.session !== "web" ? `from ${t.session}` : null].filter(Boolean).join(" · ");
-    const finished = t.state === "completed" || t.state === "cancelled";
+    const finished = FINISHED.has(t.state);
     bar.el.hidden = finished;
     if (!finished) {
       const text = longStatus(t);
@@ -296,9 +597,11 @@ function downloadRow(initial, ctx) {
       bar.el.classList.toggle("failed", t.state === "failed");
     }
     renderRanges(!finished && t.totalBytes > 0 && Array.isArray(t.ranges) && t.ranges.length > 1 ? t.ranges : []);
-    status.textContent = t.state === "completed" ? [bytes(t.totalBytes ?? t.bytesReceived), dateTime(t.completedAt || t.updatedAt)].filter(Boolean).join(" · ") : longStatus(t);
-    status.classList.toggle("is-error", troubled(t));
-    if (t.state === "completed" && t.sha256) {
+    if (missing) status.textContent = ["Missing · the file was deleted or moved", dateTime(t.completedAt || t.updatedAt)].filter(Boolean).join(" · ");
+    else if (t.state === "completed") status.textContent = [bytes(t.totalBytes ?? t.bytesReceived), dateTime(t.completedAt || t.updatedAt)].filter(Boolean).join(" · ");
+    else status.textContent = longStatus(t);
+    status.classList.toggle("is-error", troubled(t) || missing);
+    if (t.state === "completed" && t.sha256 && !missing) {
       if (details.dataset.sha !== t.sha256) {
         details.dataset.sha = t.sha256;
         replace(details, h("span", { class: "sha-label", text: "SHA-256" }), h("code", { class: "sha", title: t.sha256, text: t.sha256 }));

@@ -204,7 +204,9 @@ export function mountPodcast(root, params, ctx) {
     function renderState() {
       const t = transfer();
       // Without a transfer in the store, the episode's own state (a file already on disk).
-      const p = t ? phase(t) : episode.state === "downloaded" ? "disk" : "idle";
+      // A file deleted or moved since: the episode is not downloaded any more.
+      const known = t ? phase(t) : episode.state === "downloaded" ? "disk" : "idle";
+      const p = known === "missing" ? "idle" : known;
       const playing = p === "done" && ctx.player.isPlaying(t.id);
       el.dataset.state = p;
       el.classList.toggle("is-playing", playing);

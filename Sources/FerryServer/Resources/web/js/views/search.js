@@ -8,7 +8,7 @@ import { h, icon, button, replace, reconcile, artwork, progressBar, debounce } f
 import { api, isSuperseded } from "../api.js";
 import { store, trackTransfers } from "../store.js";
 import { clock, plural } from "../format.js";
-import { phase, shortStatus, pause, resume, cancel, troubled } from "../transfers.js";
+import { phase, shortStatus, pause, resume, cancel, troubled, downloadAgain } from "../transfers.js";
 import { errorBox, emptyState, withBusy } from "../ui.js";
 
 // Kept while the page is open, so leaving the view and coming back shows the same results.
@@ -217,6 +217,20 @@ function trackRow(initial, ctx) {
     renderState();
   }
 
+  /** The song's file was deleted or moved: the catalog downloads its preview once more. */
+  async function again(event) {
+    const old = transfer();
+    if (!old) return download(event);
+    await withBusy(event.currentTarget, () =>
+      downloadAgain(old, async () => {
+        const t = await api.catalog.preview(trackId());
+        trackTransfers.set(trackId(), t.id);
+        return t;
+      }),
+    );
+    renderState();
+  }
+
   let lastPhase = null;
   let lastPlaying = null;
 
@@ -233,6 +247,7 @@ function trackRow(initial, ctx) {
     const showProgress = p === "active" || p === "paused" || p === "failed";
     progress.hidden = !showProgress;
     el.classList.toggle("is-done", p === "done");
+    el.classList.toggle("is-missing", p === "missing");
     el.classList.toggle("is-playing", playing);
     if (showProgress) {
       const text = shortStatus(t);
@@ -263,6 +278,12 @@ function trackRow(initial, ctx) {
         return [
           button("Retry download", { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }),
           button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }),
+        ];
+      case "missing":
+        // Its file was deleted or moved: playing it would fail.
+        return [
+          h("span", { class: "tag tag-missing", title: "The file was deleted or moved" }, icon("alert"), h("span", { class: "tag-label", text: "Missing" })),
+          button("Download again", { icon: "download", kind: "secondary", onClick: again, "aria-label": `Download again: ${result.title}` }),
         ];
       default:
         return [
