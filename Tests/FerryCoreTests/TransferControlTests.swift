@@ -268,9 +268,9 @@ import Testing
     @Test func aScheduledStartArmsOneTimerAndStartsWhenDue() throws {
         var control = Control(limits: .init(daemon: 4))
         let later = Self.now.addingTimeInterval(60)
-        let actions = try control.handle(.enqueued(1, .init(state: .queued, session: "s", startAfter: later)), now: Self.now)
+        let actions = try control.handle(.enqueued([(1, .init(state: .queued, session: "s", startAfter: later))]), now: Self.now)
         #expect(actions == [.armScheduleTimer(later)])
-        let second = try control.handle(.enqueued(2, .init(state: .queued, session: "s", startAfter: later)), now: Self.now)
+        let second = try control.handle(.enqueued([(2, .init(state: .queued, session: "s", startAfter: later))]), now: Self.now)
 
         #expect(second.isEmpty)
         let due = try control.handle(.scheduleDue, now: later)
@@ -279,8 +279,8 @@ import Testing
 
     @Test func aTransferAskedForAgainIsNotTakenTwice() throws {
         var control = Control(limits: .init(daemon: 4))
-        _ = try control.handle(.enqueued(1, .init(state: .queued, session: "s")), now: Self.now)
-        let again = try control.handle(.enqueued(1, .init(state: .queued, session: "s")), now: Self.now)
+        _ = try control.handle(.enqueued([(1, .init(state: .queued, session: "s"))]), now: Self.now)
+        let again = try control.handle(.enqueued([(1, .init(state: .queued, session: "s"))]), now: Self.now)
 
         #expect(again.isEmpty)
         #expect(control.running == 1)

@@ -78,8 +78,8 @@ public struct TransferControl: Sendable {
     }
 
     public enum Input: Sendable {
-        /// A transfer was journaled (or an existing one asked for again).
-        case enqueued(Int64, Entry)
+        /// Transfers were journaled (or existing ones asked for again).
+        case enqueued([(id: Int64, entry: Entry)])
         case pause(Int64)
         case resume(Int64)
         case cancel(Int64, keepingPartFile: Bool)
@@ -146,7 +146,7 @@ public struct TransferControl: Sendable {
         case armScheduleTimer(Date?)
     }
 
-    public private(set) var entries: [Int64: Entry] = [:]
+    public private(set) var entries = Entries()
     /// Setting them starts nothing; the `limits` input does (at start, before recovery, nothing
     /// may start yet).
     public var limits: Limits
@@ -171,7 +171,7 @@ public struct TransferControl: Sendable {
     }
 
     /// Transfers a worker holds: these use the slots.
-    public var running: Int { entries.values.count { $0.worker != nil } }
+    public var running: Int { entries.working.count }
 
     // MARK: - Loading
 
@@ -194,7 +194,7 @@ public struct TransferControl: Sendable {
     /// (they go back into the queue, keeping their order), waiting ones get their timers back.
     public mutating func recover(now: Date) -> [Action] {
         var actions: [Action] = []
-        for (id, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.worker == nil && entry.timer == nil {
+        for (id, entry) in entries.sorted(where: { $0.worker == nil && $0.timer == nil && ($0.state == .running || $0.state == .waiting) }) {
             switch entry.state {
             case .running:
                 actions += change(id, .interrupt, .queued(.interrupted))
@@ -212,8 +212,8 @@ public struct TransferControl: Sendable {
 
     public mutating func handle(_ input: Input, now: Date) throws(FerryError) -> [Action] {
         switch input {
-        case .enqueued(let id, let entry):
-            adopt(id, entry)
+        case .enqueued(let transfers):
+            for (id, entry) in transfers { adopt(id, entry) }
             return schedule(now: now)
 
         case .pause(let id):
@@ -327,7 +327,7 @@ public struct TransferControl: Sendable {
 
         case .networkBack:
             var actions: [Action] = []
-            for (id, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.state == .waiting && entry.waitsForNetwork {
+            for (id, _) in entries.sorted(where: { $0.state == .waiting && $0.waitsForNetwork }) {
                 actions += change(id, .retry, .queued(.retry))
             }
             return actions + schedule(now: now)
@@ -336,15 +336,16 @@ public struct TransferControl: Sendable {
             self.limits = limits
             // A schedule's window closed on them: they stop and wait in the queue for the next.
             var actions: [Action] = []
-            for (id, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.state == .running && entry.worker != nil && !entry.finishing {
-                if limits.holds(entry.session) { actions.append(.stopWorker(id)) }
+            for id in entries.working.keys.sorted() {
+                guard let entry = entries[id], entry.state == .running, !entry.finishing, limits.holds(entry.session) else { continue }
+                actions.append(.stopWorker(id))
             }
             return actions + schedule(now: now)
 
         case .shutdown:
             isShutDown = true
             var actions: [Action] = []
-            for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            for (id, entry) in entries.sorted(where: { $0.worker != nil || $0.timer != nil }) {
                 if entry.worker != nil { actions.append(.stopWorker(id)) }
                 if entry.timer != nil {
                     entries[id]?.timer = nil
@@ -498,19 +499,22 @@ public struct TransferControl: Sendable {
         var actions: [Action] = []
         var running = 0
         var perSession: [String: Int] = [:]
-        for entry in entries.values where entry.worker != nil {
+        for session in entries.working.values {
             running += 1
-            perSession[entry.session, default: 0] += 1
+            perSession[session, default: 0] += 1
         }
         var nextStart: Date?
         var started: [Int64] = []
         for id in queue {
+            // Full: nothing more can start, and a worker's end schedules again (the timer for a
+            // scheduled start matters only with a free slot). A long queue is not walked.
+            if running >= limits.daemon { break }
             guard let entry = entries[id], entry.worker == nil else { continue }
             if let at = entry.startAfter, at > now {
                 nextStart = min(nextStart ?? at, at)
                 continue
             }
-            guard running < limits.daemon, !limits.holds(entry.session) else { continue }
+            guard !limits.holds(entry.session) else { continue }
             if let limit = limits.sessions[entry.session], perSession[entry.session, default: 0] >= limit { continue }
             running += 1
             perSession[entry.session, default: 0] += 1

@@ -25,8 +25,7 @@ extension TransferEngine {
         let mirrors = try Self.mirrors(request)
         let destination = try await destination(request)
         let startAfter = try await startAfter(session: request.session, own: request.options)
-        var result: [Transfer] = []
-        for url in request.urls {
+        let drafts = request.urls.map { url in
             var draft = TransferRecord(
                 session: request.session, url: url.absoluteString, folder: folder,
                 suggestedName: request.suggestedName, preferredName: request.preferredName,
@@ -40,18 +39,19 @@ extension TransferEngine {
             draft.overwrite = request.overwrite
             draft.checksum = request.checksum?.description
             draft.priority = request.priority.rank
-            var record = try await journal.createTransfer(draft, reuseExisting: !request.force).record
-            // The same URL already downloaded (a new one is never completed), but its file is
-            // gone: "downloaded" means the file is there, so it is downloaded again.
-            if record.state == .completed, record.kind == .download,
-                let path = record.filePath(in: library), !FileManager.default.fileExists(atPath: path)
-            {
-                record = try await journal.createTransfer(draft, reuseExisting: false).record
-            }
-            await input(.enqueued(record.transferId, .init(record)))
-            result.append(model(record))
+            return draft
         }
-        return result
+        // One transaction for the lot, and one scheduling pass.
+        var records = try await journal.createTransfers(drafts, reuseExisting: !request.force).map(\.record)
+        // The same URL already downloaded (a new one is never completed), but its file is gone:
+        // "downloaded" means the file is there, so it is downloaded again.
+        for (index, record) in records.enumerated() where record.state == .completed && record.kind == .download {
+            if let path = record.filePath(in: library), !FileManager.default.fileExists(atPath: path) {
+                records[index] = try await journal.createTransfer(drafts[index], reuseExisting: false).record
+            }
+        }
+        await input(.enqueued(records.map { ($0.transferId, TransferControl.Entry($0)) }))
+        return records.map(model)
     }
 
     /// The request's mirrors, checked: one URL with them, at most ``maxMirrors``, none the URL
@@ -124,7 +124,7 @@ extension TransferEngine {
         draft.transferOptions = request.options
         draft.startAfter = try await startAfter(session: session, own: request.options)
         let (record, _) = try await journal.createTransfer(draft, reuseExisting: false)
-        await input(.enqueued(record.transferId, .init(record)))
+        await input(.enqueued([(record.transferId, .init(record))]))
         return model(record)
     }
 
