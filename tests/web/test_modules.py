@@ -51,6 +51,9 @@ def test_status_lines(daemon, pages):
             nextTry: m.shortStatus(t('waiting', {error, waitReason: 'no network', retryAt: '2026-11-25T14:05:10Z'})),
             long: [t('running', {bytesPerSecond: 312_400, etaSeconds: 2.2}), t('running', {...fresh, error}), t('paused')].map(m.longStatus),
             troubled: [t('running'), t('running', {...fresh, error}), t('running', {error}), t('waiting', {error}), t('failed'), t('paused')].map(m.troubled),
+            phase: [null, t('cancelled'), t('queued'), t('waiting'), t('paused'), t('failed'), t('completed'), t('completed', {fileMissing: true})].map(m.phase),
+            missing: m.shortStatus(t('completed', {fileMissing: true})),
+            priority: [t('queued', {priority: 'high'}), t('queued', {priority: 'low'}), t('queued', {priority: 'normal'}), t('queued')].map(m.priorityLabel),
         };""",
     )
     assert results["short"] == [
@@ -67,6 +70,9 @@ def test_status_lines(daemon, pages):
     assert re.fullmatch(r"Waiting · no network · next try \d\d:05:10", results["nextTry"]), results["nextTry"]
     assert results["long"] == ["504 kB of 1.2 MB · 42.0% · 312 kB/s · 3 s left", "Connecting again · The connection failed.", "Paused · 42.0% of 1.2 MB"]
     assert results["troubled"] == [False, True, False, True, True, False]
+    assert results["phase"] == ["idle", "idle", "active", "active", "paused", "failed", "done", "missing"]
+    assert results["missing"] == "Missing · the file was deleted or moved"
+    assert results["priority"] == ["High priority", "Low priority", "", ""]
 
 
 def test_sanitiser_keeps_text_and_safe_markup_only(daemon, pages):

@@ -14,7 +14,7 @@ import { store, PAGE_SIZE } from "../store.js";
 import { bytes, dateTime, host, mediaKind, transferName, plural } from "../format.js";
 import { longStatus, pause, resume, cancel, remove, moveToTop, downloadAgain, priorityLabel, troubled } from "../transfers.js";
 import { notifications } from "../notify.js";
-import { emptyState, errorBox, showError, spinner, toast, withBusy } from "../ui.js";
+import { emptyState, errorBox, showError, toast, withBusy } from "../ui.js";
 
 const TABS = [
   {
@@ -239,7 +239,7 @@ export function mountDownloads(root, params, ctx) {
       replace(moreStatus, errorBox(`Couldn't read more downloads: ${pager.error.message}`, { retry: () => loadPage(tab) }));
       more.hidden = true;
     } else if (pager.loading || !pager.started) {
-      replace(moreStatus, spinner("Loading downloads…"), h("span", { class: "list-end-text", text: "Loading…" }));
+      replace(moreStatus, h("span", { class: "spinner", aria: { hidden: "true" } }), h("span", { class: "list-end-text", text: "Loading…" }));
       more.hidden = true;
     } else {
       replace(moreStatus);
