@@ -222,8 +222,14 @@ public struct Journal: Sendable {
 /// after each commit rather than by whoever wrote them once their write returned: two workers'
 /// events could overtake each other that way, and an event stream, which skips sequence numbers
 /// it has passed, then lost the earlier one.
+///
+/// The events of one transaction wait together, behind one commit observer: GRDB asks every
+/// observer about every statement, so one observer per event made a transaction of 10,000
+/// new transfers quadratic (most of the time of queueing them).
 final class CommittedEvents: Sendable {
     private let handlers = Mutex<[@Sendable (TransferEvent) -> Void]>([])
+    /// Events of the transaction in progress (writes are serialized: there is one at a time).
+    private let pending = Mutex<[TransferEvent]>([])
 
     func add(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
         handlers.withLock { $0.append(handler) }
@@ -233,8 +239,22 @@ final class CommittedEvents: Sendable {
     func send(_ event: TransferEvent, after db: Database) {
         let handlers = handlers.withLock { $0 }
         guard !handlers.isEmpty else { return }
-        db.afterNextTransaction(onCommit: { _ in
-            for handler in handlers { handler(event) }
-        })
+        let first = pending.withLock { pending in
+            pending.append(event)
+            return pending.count == 1
+        }
+        guard first else { return }
+        db.afterNextTransaction(
+            onCommit: { [self] _ in
+                let events = self.pending.withLock { pending in
+                    defer { pending = [] }
+                    return pending
+                }
+                for event in events {
+                    for handler in handlers { handler(event) }
+                }
+            },
+            onRollback: { [self] _ in self.pending.withLock { $0 = [] } }
+        )
     }
 }

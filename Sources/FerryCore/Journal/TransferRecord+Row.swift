@@ -18,8 +18,13 @@ extension TransferRecord {
 
     public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
 
-    private static let selectByID =
-        "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + " FROM transfer WHERE id = ?"
+    private static let selectColumns = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+    private static let selectByID = selectColumns + " FROM transfer WHERE id = ?"
+
+    /// A session's newest transfer of a URL in a state that counts as already asked for
+    /// (``Journal/reusableStates``); arguments: session, URL.
+    static let selectReusable = selectColumns + " FROM transfer WHERE session = ? AND url = ? AND state IN ("
+        + Journal.reusableStates.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ") ORDER BY id DESC LIMIT 1"
 
     /// One transfer by id, through a statement SQLite compiles once per connection: preparing
     /// it anew for every read was a tenth of the daemon's time on many small downloads.

@@ -467,13 +467,26 @@ public actor TransferEngine: Service {
 
     // MARK: - Recovery
 
+    /// Every transfer in `states`, in pages of 10,000 by id.
+    private func forEachUnfinished(_ states: Set<TransferState>, _ body: (TransferRecord) async throws -> Void) async throws {
+        var after: Int64?
+        while true {
+            let page = try await journal.transfers(states: states, limit: 10_000, after: after)
+            for record in page { try await body(record) }
+            guard page.count == 10_000, let last = page.last else { return }
+            after = last.transferId
+        }
+    }
+
     /// Takes in the transfers of the last run, finishes moves a crash interrupted, deletes part
     /// files nobody owns and settles how much of the others to trust. Running ones go back into
     /// the queue and waiting ones get their timers when the engine runs.
     private func recover() async throws {
         try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
         var moved: [(Int64, TransferControl.Input)] = []
-        for var record in try await journal.transfers(states: [.queued, .running, .waiting, .paused, .failed]) {
+        // A page at a time: a queue of half a million is never in memory as whole records.
+        try await forEachUnfinished([.queued, .running, .waiting, .paused, .failed]) { found in
+            var record = found
             if record.fileName != nil {
                 if let completed = await finishInterruptedMove(record) {
                     moved.append((record.transferId, completed))
@@ -498,11 +511,18 @@ public actor TransferEngine: Service {
         let sameBoot = boot != nil && lastBoot == boot
         // Running ones too: they go back into the queue only when the engine runs.
         let unfinished: Set<TransferState> = [.queued, .running, .paused, .waiting, .failed, .cancelled]
+        // Only transfers that have a part file: `.partial/` is read once, rather than a path made
+        // and looked up for every queued transfer (half a million of them made start-up slow).
+        let partials = Set(
+            ((try? FileManager.default.contentsOfDirectory(atPath: library.partials.path)) ?? [])
+                .compactMap { $0.hasSuffix(".part") ? Int64($0.dropLast(5)) : nil }
+        )
         // A segmented download's file has holes between its ranges: only its journaled ranges count.
-        for record in try await journal.transfers(states: unfinished) where record.kind == .download && record.segments == nil {
+        try await forEachUnfinished(unfinished) { record in
+            guard record.kind == .download, record.segments == nil, record.directory != nil || partials.contains(record.transferId) else { return }
             let url = library.partURL(for: record)
             var info = stat()
-            guard stat(url.path, &info) == 0 else { continue }
+            guard stat(url.path, &info) == 0 else { return }
             let length = Int64(info.st_size)
             let trusted = PartFileTail.trusted(
                 fileLength: length, journaled: record.durableBytes, total: record.totalBytes, sameBoot: sameBoot
