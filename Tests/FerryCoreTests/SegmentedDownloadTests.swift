@@ -212,6 +212,18 @@ import Testing
         }
     }
 
+    /// Whole ranges join the range after them in what is shown: a piece per range being
+    /// fetched, and the part nobody fetches yet.
+    @Test func wholeRangesJoinTheNextInWhatIsShown() {
+        let ranges = [
+            TransferRange(start: 0, end: 10, bytes: 10), TransferRange(start: 10, end: 20, bytes: 10), TransferRange(start: 20, end: 30, bytes: 4),
+            TransferRange(start: 30, end: 40, bytes: 10), TransferRange(start: 40, end: 50, bytes: 2), TransferRange(start: 50, end: 90, bytes: 0),
+        ]
+        #expect(SegmentedDownload.shown(ranges) == [
+            TransferRange(start: 0, end: 30, bytes: 24), TransferRange(start: 30, end: 50, bytes: 12), TransferRange(start: 50, end: 90, bytes: 0),
+        ])
+    }
+
     /// A connection far slower than the others (a newcomer starved by a full link) counts as
     /// stalled; one only a little slower, newcomers not yet measured, and few connections do not.
     @Test func laggardsAreFarBelowTheMedian() {

@@ -116,7 +116,8 @@ def test_a_segmented_download_shows_its_ranges_and_connections(daemon, pages, fi
         return len({round(covered(s["pieces"]), 6) for s in samples}) >= 3
 
     wait_until(growing, timeout=15, interval=0.2, message="the strip's pieces to fill (three different fills)")
-    assert 2 <= max(len(s["pieces"]) for s in samples) <= 4
+    # A piece per range being fetched, and one for the bytes nobody fetches yet.
+    assert 2 <= max(len(s["pieces"]) for s in samples) <= 4 + 1
     for before, after in zip(samples, samples[1:]):
         assert covered(after["pieces"]) >= covered(before["pieces"]) - 1e-9, f"the strip emptied: {before['pieces']} then {after['pieces']}"
         if [(p["start"], p["width"]) for p in before["pieces"]] == [(p["start"], p["width"]) for p in after["pieces"]]:

@@ -305,9 +305,24 @@ final class SegmentedDownload: Sendable {
 
     /// The ranges with the bytes of each in the file, for progress.
     private func liveRanges() -> [TransferRange] {
-        state.withLock { state in
+        Self.shown(state.withLock { state in
             state.plan.ordered.map { TransferRange(start: $0.segment.start, end: $0.segment.end, bytes: $0.segment.written - $0.segment.start) }
+        })
+    }
+
+    /// Ranges as people see them: a whole range joins the one after it (its bytes and the next
+    /// one's still fill from the start), so with bounded requests there is a piece per range
+    /// being fetched, plus what nobody fetches yet, not one per request.
+    static func shown(_ ranges: [TransferRange]) -> [TransferRange] {
+        var shown: [TransferRange] = []
+        for range in ranges {
+            if let last = shown.last, last.bytes == last.end - last.start, last.end == range.start {
+                shown[shown.count - 1] = TransferRange(start: last.start, end: range.end, bytes: last.bytes + range.bytes)
+            } else {
+                shown.append(range)
+            }
         }
+        return shown
     }
 
     /// fsync, then journal the ranges as durable up to what was written before it.

@@ -108,12 +108,32 @@ struct GetCommand: AsyncParsableCommand {
         let client = try await CLIConnection.connect()
         var transfers: [Transfer] = []
         var after: Int64?
+        var listed = 0
+        if noWait, output.json { Terminal.print("[", terminator: "") }
         for request in requests where !(request.urls ?? []).isEmpty {
             let created = try await client.createTransfers(request)
-            transfers += created.transfers
             after = after ?? created.lastEventSeq
+            guard noWait else {
+                transfers += created.transfers
+                continue
+            }
+            // Not waiting: each batch is said as it is queued and forgotten (half a million
+            // queued from -i never sit in this process's memory).
+            if output.json {
+                let encoder = FerryJSON.encoder(pretty: true)
+                for transfer in created.transfers {
+                    Terminal.print((listed > 0 ? ",\n" : "\n") + String(decoding: try encoder.encode(transfer), as: UTF8.self), terminator: "")
+                    listed += 1
+                }
+            } else {
+                try await TransferFollower.report(created.transfers, wait: false, json: false)
+            }
         }
-        try await TransferFollower.report(transfers, after: after ?? 0, wait: !noWait, json: output.json)
+        if noWait {
+            if output.json { Terminal.print(listed > 0 ? "\n]" : "]") }
+            return
+        }
+        try await TransferFollower.report(transfers, after: after ?? 0, wait: true, json: output.json)
     }
 
     /// The input file's text (`-`: standard input).
