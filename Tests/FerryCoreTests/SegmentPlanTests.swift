@@ -207,6 +207,24 @@ import Testing
         #expect(tuner.isDone)
     }
 
+    /// One connection at loopback speed is no throttled one: no probe while it stays that fast;
+    /// once it slows (a server's first-second burst was over), the probe goes on as usual.
+    @Test func aFastConnectionIsNotSplitUntilItSlows() {
+        var fast = ConnectionTuner(mode: .adaptive(maximum: 16))
+        #expect(Self.run(&fast, seconds: 5) { _ in 500_000_000 } == [1])
+        var bursting = ConnectionTuner(mode: .adaptive(maximum: 16))
+        var bytes: Int64 = 0
+        var targets: [Int] = []
+        var target = bursting.target
+        for step in 0..<60 {
+            // 200 MB/s in the first second, then 4 MB/s a connection.
+            bytes += step < 10 ? 20_000_000 : Int64(target) * 400_000
+            target = bursting.sample(bytes: bytes, at: .milliseconds(100 * step), running: target)
+            if targets.last != target { targets.append(target) }
+        }
+        #expect(targets == [1, 4, 16])
+    }
+
     /// The link fills at 50 MB/s: growing stops once it no longer pays.
     @Test func growingStopsWhereTheLinkIsFull() {
         var tuner = ConnectionTuner(mode: .adaptive(maximum: 16))
