@@ -124,6 +124,7 @@ let package = Package(
             dependencies: [
                 "FerryServer", "FerryTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

@@ -25,6 +25,8 @@ public struct DaemonConfiguration: Sendable {
     public var podcastRefreshInterval: Duration = .seconds(3600)
     /// False (`ferry serve --no-hooks`): hooks and session programs are refused and never run.
     public var hooksEnabled = true
+    /// The desktop's session bus for notifications (`DBUS_SESSION_BUS_ADDRESS`); nil: none.
+    public var desktopBus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
     /// Hooks still running after this are killed; webhooks are tried again after these pauses.
     public var hookTimeout: Duration = .seconds(60)
     public var webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]
@@ -120,7 +122,8 @@ public func buildDaemon(
         services: [
             engine, refresher, HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger),
             TransferAnnouncer(
-                engine: engine, runsCommands: configuration.hooksEnabled, hookTimeout: configuration.hookTimeout,
+                engine: engine, runsCommands: configuration.hooksEnabled, desktopBus: configuration.desktopBus,
+                hookTimeout: configuration.hookTimeout,
                 webhookDelays: configuration.webhookDelays, logger: logger
             ),
         ],

@@ -177,6 +177,27 @@ import Testing
         }
     }
 
+    /// A downloaded file deleted behind Ferry's back: `ferry ls` says missing, --json has
+    /// fileMissing, and `ferry get` of the same URL downloads it again.
+    @Test func aDeletedFileShowsMissingAndComesBack() async throws {
+        let data = Origin.bytes(40_000)
+        try await Origin.run { origin, base in
+            origin.serve("/gone.bin", .init(data: data))
+            try await withHome { home in
+                let url = base.appendingPathComponent("gone.bin").absoluteString
+                let first = try transfers(try await CommandRunner.ferry(["get", "--json", url], home: home))[0]
+                try FileManager.default.removeItem(atPath: first.path!)
+                let list = try await CommandRunner.ferry(["ls", "--all"], home: home)
+                #expect(list.stdout.contains("missing"), "\(list)")
+                let json = try transfers(try await CommandRunner.ferry(["ls", "--all", "--json"], home: home))
+                #expect(json.map(\.fileMissing) == [true])
+                let again = try transfers(try await CommandRunner.ferry(["get", "--json", url], home: home))[0]
+                #expect(again.id != first.id && again.state == .completed && again.fileMissing == nil)
+                #expect(try Data(contentsOf: URL(fileURLWithPath: again.path!)) == data)
+            }
+        }
+    }
+
     @Test func waitTimesOutWith124AndTheTransferGoesOn() async throws {
         let gate = Origin.Gate()
         try await Origin.run { origin, base in

@@ -3,6 +3,7 @@ import FerryServer
 import FerryTestSupport
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -138,6 +139,46 @@ import Testing
                         #expect(payload.transfer.id == t.id && payload.transfer.sha256 == Origin.sha256(Origin.bytes(1_000)))
                         try await Task.sleep(for: .seconds(1))
                         #expect(received.count == 3, "no more after a 200")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A receiver that is not there at all (its port refuses connections) when the transfer
+    /// ends, and comes up a second later, still gets the POST.
+    @Test func aWebhookReachesAReceiverThatWasDown() async throws {
+        let received = ReceivedPosts()
+        let refusing = try RefusingPort()  // Bound, not listening: refused until it is released.
+        let port = refusing.port
+        do {
+            try await Origin.run { origin, base in
+                origin.serve("/f", .init(data: Origin.bytes(1_000)))
+                try await withTemporaryDirectory { home in
+                    try await DaemonHarness.run(home: home, configure: { $0.webhookDelays = [.milliseconds(300), .milliseconds(600), .seconds(1), .seconds(2)] }) { d in
+                        _ = try await d.client.updateSessionConfiguration("cli", .init(set: TransferOptions(notifyURL: "http://127.0.0.1:\(port)/done")))
+                        let t = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("f").absoluteString])).transfers[0]
+                        try await eventually("completed") { try await d.client.transfer(t.id).state == .completed }
+                        try await Task.sleep(for: .milliseconds(500))  // An attempt or two refused.
+                        refusing.release()
+                        let router = Router()
+                        router.post("/done") { request, _ -> Response in
+                            _ = received.add(String(buffer: try await request.body.collect(upTo: 1 << 20)))
+                            return Response(status: .ok)
+                        }
+                        // On the refused port itself (a live test application would take a free one).
+                        let receiver = Application(
+                            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: testLogger("receiver")
+                        )
+                        let group = ServiceGroup(services: [receiver], logger: testLogger("receiver"))
+                        try await withThrowingTaskGroup(of: Void.self) { tasks in
+                            tasks.addTask { try await group.run() }
+                            try await eventually("the POST", timeout: .seconds(10)) { received.count == 1 }
+                            await group.triggerGracefulShutdown()
+                            try await tasks.waitForAll()
+                        }
+                        let payload = try FerryJSON.decoder().decode(WebhookPayload.self, from: Data(received.last.utf8))
+                        #expect(payload.transfer.id == t.id && payload.event == .completed)
                     }
                 }
             }

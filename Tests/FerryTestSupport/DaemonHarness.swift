@@ -29,6 +29,8 @@ public struct DaemonHarness: Sendable {
         configuration.engine = engine
         // Never Apple's real catalog from a test: an unreachable port unless one is given.
         configuration.catalogBaseURL = catalogBaseURL ?? URL(string: "http://127.0.0.1:9")!
+        // Never the developer's own desktop: a test that wants notifications gives its bus.
+        configuration.desktopBus = nil
         configure(&configuration)
         let http = try makeTestHTTPClient()
         do {

@@ -1,16 +1,17 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A loopback port that refuses every connection and that nothing else can take while this
 /// lives: a socket bound to it that never listens. (A port merely found free may be taken by
 /// another test's server before the test connects to it.)
 public final class RefusingPort: Sendable {
     public let port: Int
-    private let descriptor: Int32
+    private let descriptor: Mutex<Int32>
 
     public init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -24,9 +25,17 @@ public final class RefusingPort: Sendable {
             close(descriptor)
             throw TestFailure("no port to refuse on: \(String(cString: strerror(errno)))")
         }
-        self.descriptor = descriptor
+        self.descriptor = Mutex(descriptor)
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { close(descriptor) }
+    /// Lets the port go: a server may listen on it from now on.
+    public func release() {
+        descriptor.withLock { descriptor in
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+    }
+
+    deinit { release() }
 }

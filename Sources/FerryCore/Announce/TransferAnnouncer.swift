@@ -17,6 +17,8 @@ public struct TransferAnnouncer: Service {
     let launches = Launches()
     /// False (`ferry serve --no-hooks`): no hook command or session program runs.
     let runsCommands: Bool
+    /// The desktop's session bus, for notifications (nil: none).
+    let desktopBus: String?
     let events: AsyncStream<TransferEvent>
     let hookTimeout: Duration
     let webhookDelays: [Duration]
@@ -26,7 +28,8 @@ public struct TransferAnnouncer: Service {
     ///   - hookTimeout: a hook still running after this is killed, with what it started.
     ///   - webhookDelays: pauses between a webhook's attempts.
     public init(
-        engine: TransferEngine, runsCommands: Bool = true, hookTimeout: Duration = .seconds(60),
+        engine: TransferEngine, runsCommands: Bool = true, desktopBus: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
+        hookTimeout: Duration = .seconds(60),
         webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)], logger: Logger
     ) {
         journal = engine.journal
@@ -34,6 +37,7 @@ public struct TransferAnnouncer: Service {
         clients = engine.clients
         hub = engine.hub
         self.runsCommands = runsCommands
+        self.desktopBus = desktopBus
         self.hookTimeout = hookTimeout
         self.webhookDelays = webhookDelays
         self.logger = logger
@@ -80,7 +84,7 @@ public struct TransferAnnouncer: Service {
                 }
             }
             if options.desktopNotify == true {
-                group.addTask { await DesktopNotification(transfer).show(logger: logger) }
+                group.addTask { await DesktopNotification(transfer).show(bus: desktopBus, logger: logger) }
             }
         }
         // The session's own program, as iOS relaunches an app: only the session's option counts.

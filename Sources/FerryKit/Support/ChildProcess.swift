@@ -49,11 +49,26 @@ public enum ChildProcess {
             break
         }
         if let errorPipe { posix_spawn_file_actions_adddup2(&actions, errorPipe, 2) }
+        // Nothing else of this process's goes along: a descriptor opened without close-on-exec
+        // (a socket, the journal) would otherwise live on in a hook that outlives its transfer.
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // A child starts with every signal at its default and none blocked: this process ignores
+        // SIGTERM and SIGINT (ServiceLifecycle watches them with dispatch sources), and an
+        // ignored signal stays ignored across exec; a hook or helper that a SIGTERM cannot stop
+        // would be a surprise.
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
         // 0x80 is POSIX_SPAWN_SETSID (glibc ≥ 2.26), which Swift's Glibc module does not export.
-        if newSession { posix_spawnattr_setflags(&attributes, Int16(0x80)) }
+        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newSession { flags |= Int16(0x80) }
+        posix_spawnattr_setflags(&attributes, flags)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -67,6 +82,13 @@ public enum ChildProcess {
         }
         return pid
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not export.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// Waits for a child to exit, on a thread of its own.
     /// - Returns: its exit status (128 + signal number when killed).
