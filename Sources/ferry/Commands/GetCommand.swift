@@ -13,16 +13,31 @@ struct GetCommand: AsyncParsableCommand {
 
             Finished files go to the library's Downloads/ folder (or the session's, or --dir), \
             named after the server's Content-Disposition or the URL; an existing name gets \
-            " (2)" unless --overwrite. -o names the file (with one URL): \
-              ferry get -o ~/isos/debian.iso --checksum sha-256=… URL
-            The unfinished file waits beside it, hidden (.debian.iso.7.ferry-part), and is \
-            renamed into place once its length and digests are checked: the --checksum given, \
-            and the server's own Repr-Digest, Content-Digest or Digest header when it sends one.
+            " (2)" unless --overwrite. -o names the file (with one URL); --mkdir creates a \
+            missing folder. In a folder of yours the unfinished file waits beside the file, \
+            hidden (.NAME.ID.ferry-part), and is renamed into place once its length and digests \
+            are checked: --checksum (aria2c's syntax: sha-256=HEX, or sha-512, sha-1, md5), and \
+            the server's own Repr-Digest, Content-Digest or Digest header when it sends one. A \
+            mismatch fails the transfer (checksum_mismatch) and places nothing; `ferry ls --json` \
+            says what each file was checked against (verifiedBy).
+
+            -i reads aria2c's input files: one URL a line, its mirrors after a tab, and indented \
+            lines below it for that download only (out=NAME or a path under dir=, dir=FOLDER, \
+            checksum=sha-256=HEX); # starts a comment. The whole file is read and its lines \
+            checked before anything is queued.
 
             --mirror names another server with the same file (the same length and ETag or \
             Last-Modified date): ranges are fetched from every mirror at once, and a mirror that \
-            answers 404 or has a different file is dropped while the download goes on:
-              ferry get https://a.example/x.iso --mirror https://b.example/x.iso --mirror https://c.example/x.iso
+            answers 404 or has a different file is dropped while the download goes on.
+
+            The queue starts higher --priority first, then the oldest (`ferry move` changes it).
+
+            Examples:
+              ferry get -o ~/isos/debian.iso --checksum sha-256=HEX URL
+              ferry get --dir ~/isos --mkdir --overwrite URL1 URL2
+              ferry get -i urls.txt --no-wait        (-i - reads standard input)
+              ferry get --priority high URL
+              ferry get URL --mirror URL2 --mirror URL3
 
             Exit status: 0 when every transfer completed, 1 when one failed or was cancelled, \
             130 after Ctrl-C.
@@ -50,7 +65,7 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Replace a file of the same name instead of naming the new one 'name (2).ext'.")
     var overwrite = false
 
-    @Flag(name: .long, help: "Create the folder (--dir, or -o's) when it does not exist.")
+    @Flag(name: .long, help: "Create the folder (--dir, or -o's) and its parents when it does not exist.")
     var mkdir = false
 
     @Option(name: .long, help: ArgumentHelp("The digest the file must have: sha-256=HEX (also sha-512, sha-1, md5; with one URL).", valueName: "algorithm=hex"))

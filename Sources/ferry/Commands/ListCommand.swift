@@ -6,6 +6,14 @@ struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List transfers: by default those not yet completed or cancelled.",
+        discussion: """
+            With --all, a completed download whose file was deleted or moved since shows as \
+            missing (`fileMissing` in --json); `ferry get URL` downloads it again, `ferry rm ID` \
+            forgets it. --json also says what each file was checked against \
+            (verifiedBy), its folder, checksum, priority and mirrors.
+              ferry ls --all
+              ferry ls --state failed,waiting --session podcasts
+            """,
         aliases: ["list"]
     )
 

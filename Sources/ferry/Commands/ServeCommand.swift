@@ -22,6 +22,12 @@ struct ServeCommand: AsyncParsableCommand {
 
             SIGTERM or SIGINT stop it gracefully: running transfers are checkpointed and resume \
             when it starts again. --detach starts it in the background, logging to daemon.log.
+
+            --no-hooks: the daemon runs no hook commands (`ferry session set --on-complete`, \
+            --on-fail) and no session programs (FerryKit's launchOnEvents), and answers 403 to \
+            setting them or a --notify-url; webhooks and desktop notifications already set still \
+            go out.
+              ferry serve --no-hooks
             """
     )
 
@@ -40,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .info
 
-    @Flag(name: .long, help: "Run no hooks or session programs, and refuse to set them (403): commands only the machine's owner may run.")
+    @Flag(name: .long, help: "Run no hook commands or session programs, and refuse to set them (403).")
     var noHooks = false
 
     /// The port the user named (flag, then FERRY_PORT); nil for the default.

@@ -17,7 +17,14 @@ struct SessionCommand: AsyncParsableCommand {
 
 struct SessionShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print a session's options (credentials shown as <redacted>)."
+        commandName: "show", abstract: "Print a session's options (credentials shown as <redacted>).",
+        discussion: """
+            Shows the options `ferry session set` gave: headers, timeouts, limits, the folder, \
+            hooks and notifications, and a bandwidth schedule's windows with what holds now and \
+            until when. A transfer's own options (`ferry get`) are over these.
+              ferry session show podcasts
+              ferry session show '*'       the daemon's: all transfers together
+            """
     )
 
     @Argument(help: "The session ('*' for the daemon's own).")
@@ -68,27 +75,38 @@ struct SessionSetCommand: AsyncParsableCommand {
         commandName: "set", abstract: "Change a session's options; those not named stay as they are.",
         discussion: """
             Examples:
-              ferry session set podcasts --header 'Authorization: Bearer …' --max-concurrent 2
+              ferry session set podcasts --header 'Cookie: …' --max-concurrent 2
               ferry session set cli --limit-rate 500k --at +1h
               ferry session set cli --clear bytesPerSecond --remove-header Cookie
-              ferry session set '*' --on-complete 'cp "$FERRY_PATH" /backup/' --notify-url http://127.0.0.1:9000/done
+              ferry session set work --dir ~/work/incoming
               ferry session set '*' --limit-rate 2M --during 'Mon-Fri 09:00-18:00'
-              ferry session set podcasts --during '01:00-07:00' --during 'Sat,Sun 00:00-24:00' --outside paused
+              ferry session set podcasts --during '01:00-07:00' --outside paused
+              ferry session set '*' --on-complete 'cp "$FERRY_PATH" /backup/'
+              ferry session set '*' --on-fail 'logger "ferry: $FERRY_ERROR"'
+              ferry session set podcasts --notify-url http://127.0.0.1:9000/done
+              ferry session set podcasts --desktop-notify
 
-            Bandwidth by the clock: with --during (repeatable; days Mon..Sun, times HH:MM in the \
-            daemon's time zone, past midnight when the end comes first), --limit-rate holds \
-            inside the windows, and outside them there is no limit, or with --outside paused \
-            nothing of the session runs. Running transfers follow as a window opens or closes.
+            Bandwidth by the clock: with --during (repeatable; days Mon..Sun such as Mon-Fri or \
+            Sat,Sun, none for every day; times HH:MM in the daemon's time zone, 24:00 for \
+            midnight, past midnight when the end comes first), --limit-rate holds inside the \
+            windows, and outside them there is no limit (--outside unlimited, the default), or \
+            with --outside paused nothing of the session runs. Running transfers follow as a \
+            window opens or closes; `ferry session show` says what holds now. \
+            --clear schedule removes it.
 
             Hooks: --on-complete and --on-fail run `/bin/sh -c COMMAND` when a transfer of the \
-            session (or, for '*', any transfer) completes or fails, with FERRY_ID, FERRY_URL, \
-            FERRY_PATH, FERRY_SHA256, FERRY_STATE, FERRY_ERROR and FERRY_SESSION in its \
-            environment: quote them ("$FERRY_PATH"), and a file name can never run as a command. \
-            Their output goes to the daemon's log; one still running after 60 s is killed; \
-            neither changes the transfer. --notify-url gets a JSON POST of each finished \
-            transfer ({"event": …, "transfer": …}), tried again a few times; --desktop-notify \
-            shows a desktop notification where a desktop session runs. Hooks are set from the \
-            CLI (the API token), never from the web app.
+            session (or, for '*', of any session without its own) completes or fails, with \
+            FERRY_ID, FERRY_URL, FERRY_PATH, FERRY_SHA256, FERRY_STATE, FERRY_ERROR and \
+            FERRY_SESSION in its environment: quote them ("$FERRY_PATH"), and a file name can \
+            never run as a command. A hook runs in its own process group; its output goes to \
+            the daemon's log; one still running after 60 s is killed with all it started; it \
+            never changes the transfer. --notify-url gets a JSON POST of each finished \
+            transfer ({"event": "completed" or "failed", "transfer": {…}}), tried again after \
+            1, 2, 4, 8 and 16 s until it answers 2xx; --desktop-notify shows a desktop notification (freedesktop \
+            Notify, through gdbus) where a desktop session runs. Hooks and --notify-url are set \
+            from the CLI (the API token), never from the web app, and not at all when the \
+            daemon runs with `ferry serve --no-hooks`; --clear onComplete (onFail, notifyURL, \
+            desktopNotify) removes one.
             """
     )
 
@@ -112,10 +130,10 @@ struct SessionSetCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A command run when a transfer fails.", valueName: "command"))
     var onFail: String?
 
-    @Option(name: .long, help: ArgumentHelp("An http(s) URL that gets a JSON POST of each finished transfer.", valueName: "url"))
+    @Option(name: .long, help: ArgumentHelp("An http(s) URL that gets a JSON POST of each finished transfer (see above).", valueName: "url"))
     var notifyURL: String?
 
-    @Flag(name: .long, inversion: .prefixedNo, help: "Show a desktop notification when a transfer ends.")
+    @Flag(name: .long, inversion: .prefixedNo, help: "Show a desktop notification (freedesktop, through gdbus) when a transfer ends.")
     var desktopNotify: Bool?
 
     @Option(name: .long, help: ArgumentHelp("A window of the week when --limit-rate holds: 'Mon-Fri 09:00-18:00' (repeatable).", valueName: "window"))

@@ -20,7 +20,15 @@ private func forEachTransfer(_ ids: [Int64], _ action: (DaemonClient, Int64) asy
 struct PauseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause", abstract: "Pause transfers; the bytes on disk are kept for `ferry resume`.",
-        discussion: "Each is reported once its download has stopped and its bytes are safe on disk (the daemon waits up to \(Transfer.stopWait.components.seconds) seconds for a slow disk); the byte count shown is where `ferry resume` continues."
+        discussion: """
+            Each is reported once its download has stopped and its bytes are safe on disk (the \
+            daemon waits up to \(Transfer.stopWait.components.seconds) seconds for a slow disk); the byte count shown is where \
+            `ferry resume` continues. --all pauses every queued, running and waiting transfer \
+            (of one --session).
+              ferry pause 3 4
+              ferry pause --all
+              ferry pause --all --session podcasts
+            """
     )
     @OptionGroup var selection: TransferSelection
 
@@ -41,7 +49,15 @@ struct PauseCommand: AsyncParsableCommand {
 struct ResumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume",
-        abstract: "Resume paused or failed transfers from the bytes on disk (or retry a waiting one now)."
+        abstract: "Resume paused or failed transfers from the bytes on disk (or retry a waiting one now).",
+        discussion: """
+            --all resumes every paused transfer (of one --session); failed ones are resumed by \
+            id. --url gives one transfer a new URL of the same file, such as a signed link that \
+            expired (pause a running one first).
+              ferry resume 3
+              ferry resume --all --session podcasts
+              ferry resume 9 --url 'https://cdn.example/x.iso?sig=new'
+            """
     )
     @OptionGroup var selection: TransferSelection
 
@@ -80,7 +96,8 @@ struct MoveCommand: AsyncParsableCommand {
         discussion: """
             The queue starts higher priorities first (high, normal, low), then the oldest. --first \
             puts a transfer ahead of every other queued one (raising its priority to theirs if \
-            needed), --last behind them all. Running transfers keep running.
+            needed), --last behind them all (lowering it if needed). Running transfers keep \
+            running.
               ferry move 42 --first
               ferry move 7 --priority low
             """
@@ -127,7 +144,14 @@ struct CancelCommand: AsyncParsableCommand {
 struct RemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Forget transfers (cancelling them if they run). The downloaded file stays unless --delete-file."
+        abstract: "Forget transfers (cancelling them if they run). The downloaded file stays unless --delete-file.",
+        discussion: """
+            --finished forgets the history: every completed and cancelled transfer (of one \
+            --session), keeping their files.
+              ferry rm 3 --delete-file
+              ferry rm --finished
+              ferry rm --finished --session podcasts
+            """
     )
     @Argument(help: "Transfer ids, as `ferry ls` shows them.")
     var ids: [Int64] = []
