@@ -9,6 +9,7 @@ import Testing
 /// recovery, a journal that refuses, shutdown).
 @Suite struct TransferControlTests {
     typealias Control = TransferControl
+    typealias Entry = TransferControl.Entry
     typealias Action = TransferControl.Action
 
     static let now = Date(timeIntervalSince1970: 1_000_000)
@@ -263,6 +264,21 @@ import Testing
         let ended = try control.handle(.workerEnded(1, worker: control.entry(1)!.worker!, Self.done), now: Self.now)
         #expect(Self.normalized(ended) == [.journal(1, .completed(path: "/lib/f", sha256: "abc")), .startWorker(2, worker: 0)])
         #expect(control.entry(1) == nil)
+    }
+
+    /// A session a schedule holds keeps its queue; another session's transfers behind it start,
+    /// and once the hold ends, the held ones start in their order. A full session's queue waits
+    /// while the next session's starts.
+    @Test func aHeldOrFullSessionsQueueDoesNotHoldBackOthers() throws {
+        var control = Control(limits: .init(daemon: 3, sessions: ["full": 1], paused: ["held"]))
+        var batch: [(id: Int64, entry: Entry)] = (1...1_000).map { ($0, Entry(state: .queued, session: "held")) }
+        batch += [(1_001, Entry(state: .queued, session: "full")), (1_002, Entry(state: .queued, session: "full"))]
+        batch += [(1_003, Entry(state: .queued, session: "open"))]
+        let actions = try control.handle(.enqueued(batch), now: Self.now)
+        #expect(Self.normalized(actions) == [.startWorker(1_001, worker: 0), .startWorker(1_003, worker: 0)])
+        let released = try control.handle(.limits(.init(daemon: 3, sessions: ["full": 1])), now: Self.now)
+        #expect(Self.normalized(released) == [.startWorker(1, worker: 0)])
+        #expect(control.running == 3)
     }
 
     @Test func aScheduledStartArmsOneTimerAndStartsWhenDue() throws {

@@ -151,9 +151,7 @@ public struct TransferControl: Sendable {
     /// may start yet).
     public var limits: Limits
     public private(set) var isShutDown = false
-    /// Queued transfers in queue order: higher priority first, then by rank (its id unless it
-    /// was moved), so a transfer keeps its place.
-    private var queue: [Int64] = []
+    private var queue = Queue()
     private var nextToken = 1
     private var scheduleTimer: Date?
 
@@ -260,7 +258,7 @@ public struct TransferControl: Sendable {
             }
             // Ahead of (or behind) every other queued transfer: its priority raised (lowered) to
             // theirs where needed, its rank below (above) theirs.
-            let others = queue.filter { $0 != id }
+            let others = queue.ids.filter { $0 != id }
             let priorities = others.compactMap { entries[$0]?.priority }
             let ranks = others.map { entries[$0]?.rank ?? $0 }
             if let priority { entry.priority = priority }
@@ -275,7 +273,7 @@ public struct TransferControl: Sendable {
                 break
             }
             guard entry.priority != entries[id]!.priority || entry.rank != entries[id]!.rank else { return [] }
-            queue.removeAll { $0 == id }
+            queue.remove(id, session: entry.session)
             entries[id] = entry
             if entry.state == .queued { enqueue(id) }
             return [.journal(id, .reordered(priority: entry.priority, rank: entry.rank))] + schedule(now: now)
@@ -286,7 +284,7 @@ public struct TransferControl: Sendable {
             before.timer = current.timer
             before.removed = current.removed
             before.finishing = current.finishing
-            queue.removeAll { $0 == id }
+            queue.remove(id, session: current.session)
             entries[id] = before
             if before.state == .queued { enqueue(id) }
             switch before.state {
@@ -327,7 +325,7 @@ public struct TransferControl: Sendable {
 
         case .networkBack:
             var actions: [Action] = []
-            for (id, _) in entries.sorted(where: { $0.state == .waiting && $0.waitsForNetwork }) {
+            for (id, _) in entries.sorted(mayRest: false, where: { $0.state == .waiting && $0.waitsForNetwork }) {
                 actions += change(id, .retry, .queued(.retry))
             }
             return actions + schedule(now: now)
@@ -345,7 +343,7 @@ public struct TransferControl: Sendable {
         case .shutdown:
             isShutDown = true
             var actions: [Action] = []
-            for (id, entry) in entries.sorted(where: { $0.worker != nil || $0.timer != nil }) {
+            for (id, entry) in entries.sorted(mayRest: false, where: { $0.worker != nil || $0.timer != nil }) {
                 if entry.worker != nil { actions.append(.stopWorker(id)) }
                 if entry.timer != nil {
                     entries[id]?.timer = nil
@@ -399,7 +397,7 @@ public struct TransferControl: Sendable {
             actions.append(.deletePartFile(id))
         }
         entries[id] = entry
-        if wasQueued, entry.state != .queued { queue.removeAll { $0 == id } }
+        if wasQueued, entry.state != .queued { queue.remove(id, session: entry.session) }
         if !wasQueued, entry.state == .queued { enqueue(id) }
         settle(id)
         if transition.effects.contains(.schedule) { actions += schedule(now: now) }
@@ -503,34 +501,43 @@ public struct TransferControl: Sendable {
             running += 1
             perSession[session, default: 0] += 1
         }
+        // Sessions that may start one now, with how many of theirs are queued and not yet looked
+        // at: the walk ends when none is left (a held session's queue is not walked at all).
+        func mayStart(_ session: String) -> Bool {
+            !limits.holds(session) && (limits.sessions[session].map { perSession[session, default: 0] < $0 } ?? true)
+        }
+        var unseen = queue.perSession.filter { mayStart($0.key) }
+        var left = unseen.values.reduce(0, +)
         var nextStart: Date?
-        var started: [Int64] = []
-        for id in queue {
+        var started: [(id: Int64, session: String)] = []
+        for id in queue.ids {
             // Full: nothing more can start, and a worker's end schedules again (the timer for a
             // scheduled start matters only with a free slot). A long queue is not walked.
-            if running >= limits.daemon { break }
-            guard let entry = entries[id], entry.worker == nil else { continue }
+            if running >= limits.daemon || left == 0 { break }
+            guard let entry = entries[id], let waiting = unseen[entry.session] else { continue }
+            unseen[entry.session] = waiting - 1
+            left -= 1
+            guard entry.worker == nil else { continue }
             if let at = entry.startAfter, at > now {
                 nextStart = min(nextStart ?? at, at)
                 continue
             }
-            guard !limits.holds(entry.session) else { continue }
-            if let limit = limits.sessions[entry.session], perSession[entry.session, default: 0] >= limit { continue }
             running += 1
             perSession[entry.session, default: 0] += 1
-            started.append(id)
+            started.append((id, entry.session))
+            if !mayStart(entry.session) {  // Its session is full now: the rest of its queue waits.
+                left -= unseen[entry.session] ?? 0
+                unseen[entry.session] = nil
+            }
         }
-        for id in started {
+        for (id, _) in started {
             let token = takeToken()
             entries[id]?.state = (try? TransferLifecycle.transition(from: .queued, on: .start).state) ?? .running
             entries[id]?.worker = token
             entries[id]?.finishing = false
             actions.append(.startWorker(id, worker: token))
         }
-        if !started.isEmpty {
-            let set = Set(started)
-            queue.removeAll { set.contains($0) }
-        }
+        queue.remove(started: started)
         if nextStart != scheduleTimer {
             scheduleTimer = nextStart
             actions.append(.armScheduleTimer(nextStart))
@@ -551,13 +558,14 @@ public struct TransferControl: Sendable {
 
     /// Inserts into the queue at its place.
     private mutating func enqueue(_ id: Int64) {
-        let key = order(id)
-        let index = queue.partitioningIndex { !(order($0) < key) }
-        if index == queue.count || queue[index] != id { queue.insert(id, at: index) }
+        guard let session = entries[id]?.session else { return }
+        let entries = entries  // Read while the queue changes.
+        let key = Self.order(id, entries)
+        queue.insert(id, session: session) { Self.order($0, entries) < key }
     }
 
     /// Where a transfer stands in the queue: by priority (higher first), rank, id.
-    private func order(_ id: Int64) -> (Int, Int64, Int64) {
+    private static func order(_ id: Int64, _ entries: Entries) -> (Int, Int64, Int64) {
         let entry = entries[id]
         return (-(entry?.priority ?? 0), entry?.rank ?? id, id)
     }
@@ -569,8 +577,8 @@ public struct TransferControl: Sendable {
     }
 
     private mutating func forget(_ id: Int64) {
+        if let entry = entries[id] { queue.remove(id, session: entry.session) }
         entries[id] = nil
-        queue.removeAll { $0 == id }
     }
 }
 

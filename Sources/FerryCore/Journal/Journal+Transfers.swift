@@ -20,7 +20,7 @@ extension Journal {
             try drafts.map { new in
                 if reuseExisting, let existing = try Self.reusable(new, db) { return (existing, nil) }
                 var record = new
-                try record.insert(db)
+                try record.insertQuickly(db)
                 let event = try insert(
                     TransferEvent(kind: .created, transferId: record.transferId, session: record.session, date: record.createdAt),
                     db
@@ -33,7 +33,11 @@ extension Journal {
     /// The session's newest transfer of the same URL that counts as already asked for, through
     /// a statement prepared once (building it for every URL was a quarter of queueing many).
     private static func reusable(_ new: TransferRecord, _ db: Database) throws -> TransferRecord? {
-        try TransferRecord.fetchOne(db.cachedStatement(sql: TransferRecord.selectReusable), arguments: [new.session, new.url])
+        // The id alone first: most URLs queued are new, and a row read costs more than a lookup.
+        guard let id = try Int64.fetchOne(db.cachedStatement(sql: TransferRecord.selectReusable), arguments: [new.session, new.url]) else {
+            return nil
+        }
+        return try TransferRecord.fetchOne(db, id: id)
     }
 
     public func transfer(id: Int64) async throws -> TransferRecord? {
@@ -82,7 +86,7 @@ extension Journal {
             let (result, draft) = try body(&record)
             if record != before {
                 record.updatedAt = Date()
-                try record.update(db)
+                try record.updateQuickly(db)
             }
             let event = try draft.map { try insert($0, db) }
             return (record, result, event)

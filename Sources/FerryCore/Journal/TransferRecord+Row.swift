@@ -5,7 +5,7 @@ import GRDB
 /// Reading a `transfer` row by position. Every request for records selects ``Columns`` in
 /// order (``databaseSelection``), so `init(row:)` reads each column at its index: decoding by
 /// name through Codable was a third of the time of listing 10,000 transfers (see
-/// docs/PERFORMANCE.md). Writing still goes through Codable.
+/// docs/PERFORMANCE.md). Writing is by hand too (TransferRecord+Columns.swift).
 extension TransferRecord {
     public enum Columns: String, CaseIterable, ColumnExpression {
         case id, session, url, state, folder, suggestedName, preferredName, taskDescription, nameHint, fileName
@@ -22,8 +22,8 @@ extension TransferRecord {
     private static let selectByID = selectColumns + " FROM transfer WHERE id = ?"
 
     /// A session's newest transfer of a URL in a state that counts as already asked for
-    /// (``Journal/reusableStates``); arguments: session, URL.
-    static let selectReusable = selectColumns + " FROM transfer WHERE session = ? AND url = ? AND state IN ("
+    /// (``Journal/reusableStates``): its id; arguments: session, URL.
+    static let selectReusable = "SELECT id FROM transfer WHERE session = ? AND url = ? AND state IN ("
         + Journal.reusableStates.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ") ORDER BY id DESC LIMIT 1"
 
     /// One transfer by id, through a statement SQLite compiles once per connection: preparing

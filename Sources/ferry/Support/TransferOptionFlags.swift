@@ -34,7 +34,7 @@ struct TransferOptionFlags: ParsableArguments {
     @Option(name: [.customShort("x"), .long], help: ArgumentHelp("Connections per download (like aria2c's -x): 1 for one connection; more fetch ranges of the file at once. Unset, Ferry adds connections while they make it faster (a server that throttles each connection).", valueName: "n"))
     var connections: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The folder files go to (relative to here; it must exist): for `get`, these downloads; for `session set`, the session's downloads from now on.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The folder files go to (relative to here; it must exist, or `get --mkdir` creates it): for `get`, these downloads; for `session set`, the session's downloads from now on.", valueName: "dir"))
     var dir: String?
 
     /// The options given, or nil when none was.
