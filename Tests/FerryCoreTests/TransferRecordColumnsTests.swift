@@ -55,6 +55,7 @@ import Testing
         record.verifiedBy = "checksum sha-256"
         record.priority = -1
         record.queueRank = -5
+        record.hidden = true
         return record
     }
 

@@ -46,6 +46,19 @@ import Testing
                         #expect(later[0].download?.state == .completed)
                         #expect(later[0].download?.id == transfer.id)
                         #expect(later[1].download == nil)
+                        // Removed from the list (its file stays): gone from the list and the
+                        // counts, still downloaded (and playable) for the song.
+                        try await d.client.remove(transfer.id)
+                        let listed = try await d.client.transfers()
+                        #expect(!listed.transfers.contains { $0.id == transfer.id })
+                        let counts = try await d.client.status().counts
+                        #expect(counts["completed"] == nil)
+                        let kept = try await d.client.search("hello & goodbye #1", limit: 2)
+                        #expect(kept[0].download?.state == .completed && kept[0].download?.id == transfer.id)
+                        #expect(FileManager.default.fileExists(atPath: done.path!))
+                        let stillThere = try await d.client.downloadPreview(trackId: 1_450_993_693, session: "web")
+                        #expect(stillThere.id == transfer.id)
+                        #expect(origin.requests(for: "/itunes-assets/AudioPreview114/v4/db/4f/d3/db4fd3e6-412d-336e-87c2-1dbba8d2cc58/mzaf_9168872909681524128.plus.aac.p.m4a").count == 1)
                     }
                 }
             }

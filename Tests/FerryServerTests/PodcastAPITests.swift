@@ -59,6 +59,12 @@ import Testing
                     // Never the same episode twice.
                     let again = try await d.client.downloadEpisode(episode.id, session: "test")
                     #expect(again.id == transfer.id)
+                    // Cleared from the list with the rest of the finished ones: still downloaded.
+                    #expect(try await d.client.removeFinished() == [transfer.id])
+                    #expect(try await d.client.transfers().transfers.isEmpty)
+                    let cleared = try await d.client.podcast(detail.podcast.id)
+                    #expect(cleared.episodes.first { $0.id == episode.id }?.state == .downloaded)
+                    #expect(try await d.client.removeFinished().isEmpty)
 
                     // A new episode appears on refresh, marked new.
                     let more = Self.feed(base, count: 4)

@@ -52,7 +52,7 @@ extension Journal {
         session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil, after: Int64? = nil, newestFirst: Bool = false
     ) async throws -> [TransferRecord] {
         try await writer.read { db in
-            var request = TransferRecord.order(newestFirst ? Column("id").desc : Column("id"))
+            var request = TransferRecord.order(newestFirst ? Column("id").desc : Column("id")).filter(Column("hidden") == false)
             if let session { request = request.filter(Column("session") == session) }
             if let states { request = request.filter(states.map(\.rawValue).contains(Column("state"))) }
             if let after { request = request.filter(newestFirst ? Column("id") < after : Column("id") > after) }
@@ -64,7 +64,7 @@ extension Journal {
     public func counts() async throws -> [TransferState: Int] {
         try await writer.read { db in
             var counts: [TransferState: Int] = [:]
-            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM transfer GROUP BY state")
+            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM transfer WHERE NOT hidden GROUP BY state")
             for row in rows {
                 if let state = TransferState(rawValue: row["state"]) { counts[state] = row["n"] }
             }
@@ -104,29 +104,42 @@ extension Journal {
         return (record, event)
     }
 
-    /// Deletes a transfer's row and journals `removed`.
     /// Forgets every completed and cancelled transfer of `session`, or of all, with a `removed`
     /// event each, in one transaction. Their files stay.
     /// - Returns: the ids removed.
     public func removeFinished(session: String?) async throws -> [Int64] {
         try await writer.write { db in
             var request = TransferRecord.filter([TransferState.completed, .cancelled].map(\.rawValue).contains(Column("state")))
+                .filter(Column("hidden") == false)
             if let session { request = request.filter(Column("session") == session) }
-            let rows = try Row.fetchAll(db, request.select(Column("id"), Column("session")).order(Column("id")))
+            let rows = try Row.fetchAll(db, request.select(Column("id"), Column("session"), Column("state")).order(Column("id")))
             for row in rows {
                 let id: Int64 = row[0]
-                try db.execute(sql: "DELETE FROM transfer WHERE id = ?", arguments: [id])
+                try forget(id, completed: row[2] == TransferState.completed.rawValue, db)
                 _ = try insert(TransferEvent(kind: .removed, transferId: id, session: row[1]), db)
             }
             return rows.map { $0[0] }
         }
     }
 
+    /// Takes a transfer off the list and journals `removed`.
     public func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await writer.write { db in
             guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
-            try record.delete(db)
+            try forget(id, completed: record.state == .completed, db)
             return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
         }
+    }
+
+    /// Deletes a transfer's row; a completed one that a song or an episode names is hidden
+    /// instead, so removing it from the list keeps the song or episode downloaded (and
+    /// playable) while its file is there.
+    private func forget(_ id: Int64, completed: Bool, _ db: Database) throws {
+        let named = try completed
+            && (Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM track WHERE transferId = ?) OR EXISTS (SELECT 1 FROM episode WHERE transferId = ?)",
+                arguments: [id, id]
+            ) ?? false)
+        try db.execute(sql: named ? "UPDATE transfer SET hidden = 1 WHERE id = ?" : "DELETE FROM transfer WHERE id = ?", arguments: [id])
     }
 }

@@ -214,6 +214,9 @@ public struct Journal: Sendable {
                 t.add(column: "queueRank", .integer)
             }
         }
+        migrator.registerMigration("v10: transfers removed from the list but kept for the library") { db in
+            try db.alter(table: "transfer") { t in t.add(column: "hidden", .boolean).notNull().defaults(to: false) }
+        }
         return migrator
     }
 }

@@ -13,7 +13,7 @@ extension TransferRecord {
         case keepsPartFile, createdAt, updatedAt, completedAt, kind, method, sourcePath, sourceIdentity, formField
         case uploadProtocol, uploadURL, responseStatus, responseHeaders, responseBody, options, startAfter
         case waitReason, waitingSince, waitsForNetwork, segments, mirrors
-        case directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank
+        case directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank, hidden
     }
 
     public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
@@ -23,7 +23,7 @@ extension TransferRecord {
 
     /// A session's newest transfer of a URL in a state that counts as already asked for
     /// (``Journal/reusableStates``): its id; arguments: session, URL.
-    static let selectReusable = "SELECT id FROM transfer WHERE session = ? AND url = ? AND state IN ("
+    static let selectReusable = "SELECT id FROM transfer WHERE session = ? AND url = ? AND NOT hidden AND state IN ("
         + Journal.reusableStates.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ") ORDER BY id DESC LIMIT 1"
 
     /// One transfer by id, through a statement SQLite compiles once per connection: preparing
@@ -110,5 +110,6 @@ extension TransferRecord {
         verifiedBy = try nextIfPresent()
         priority = try next()
         queueRank = try nextIfPresent()
+        hidden = try next()
     }
 }

@@ -94,6 +94,8 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public var priority = 0
     /// Its place among queued transfers of its priority (smaller first); nil: its id.
     public var queueRank: Int64?
+    /// Removed from the list, kept for a song or an episode that names it (its file is theirs).
+    public var hidden = false
 
     public init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,
