@@ -71,9 +71,11 @@ def idle(www, tmp_path_factory):
 
 def test_fifty_waiting_transfers_start_waiting(idle):
     """Starts the measurement early; its result is read by the module's last test."""
-    states = {t["state"] for t in idle.ferry.transfers()}
-    assert states == {"waiting"}
-    reasons = {t["waitReason"] for t in idle.ferry.transfers()}
+    # One list read: between two, a transfer whose retry came may be queued or running.
+    transfers = idle.ferry.transfers()
+    states = {t["state"] for t in transfers}
+    assert states == {"waiting"}, states
+    reasons = {t.get("waitReason") for t in transfers}
     assert reasons <= {"no network", "no route to files.lab"}, reasons
 
 
