@@ -56,6 +56,14 @@ import Testing
                         let kept = try await d.client.search("hello & goodbye #1", limit: 2)
                         #expect(kept[0].download?.state == .completed && kept[0].download?.id == transfer.id)
                         #expect(FileManager.default.fileExists(atPath: done.path!))
+                        // Where the listener is in the song, shown with it in results.
+                        let played = try await d.client.updatePlayback(track: 1_450_993_693, PlaybackUpdate(positionSeconds: 12.25, durationSeconds: 30))
+                        #expect(played.positionSeconds == 12.25 && !played.played)
+                        let withPlace = try await d.client.search("hello & goodbye #1", limit: 2)
+                        #expect(withPlace[0].playback?.positionSeconds == 12.25 && withPlace[1].playback == nil)
+                        await #expect(throws: FerryError.self) {
+                            try await d.client.updatePlayback(track: 42, PlaybackUpdate(positionSeconds: 1))
+                        }
                         let stillThere = try await d.client.downloadPreview(trackId: 1_450_993_693, session: "web")
                         #expect(stillThere.id == transfer.id)
                         #expect(origin.requests(for: "/itunes-assets/AudioPreview114/v4/db/4f/d3/db4fd3e6-412d-336e-87c2-1dbba8d2cc58/mzaf_9168872909681524128.plus.aac.p.m4a").count == 1)

@@ -59,6 +59,26 @@ import Testing
                     // Never the same episode twice.
                     let again = try await d.client.downloadEpisode(episode.id, session: "test")
                     #expect(again.id == transfer.id)
+                    // Where the listener is, saved by the daemon and shown with the episode.
+                    let saved = try await d.client.updatePlayback(episode: episode.id, PlaybackUpdate(positionSeconds: 312.5, durationSeconds: 754))
+                    #expect(saved.positionSeconds == 312.5 && !saved.played)
+                    let resumed = try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == episode.id }
+                    #expect(resumed?.playback?.positionSeconds == 312.5)
+                    #expect(try await d.client.updatePlayback(episode: episode.id, PlaybackUpdate(positionSeconds: 740, durationSeconds: 754)).played)
+                    #expect(try await !d.client.updatePlayback(episode: episode.id, PlaybackUpdate(played: false)).played)
+                    await #expect(throws: FerryError.self) {
+                        try await d.client.updatePlayback(episode: episode.id, PlaybackUpdate(positionSeconds: -4))
+                    }
+                    await #expect(throws: FerryError.self) {
+                        try await d.client.updatePlayback(episode: 999_999, PlaybackUpdate(positionSeconds: 4))
+                    }
+                    #expect(try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == episode.id }?.playback?.positionSeconds == 740)
+                    // Mark all played: every episode, positions kept.
+                    let all = try await d.client.markPlayed(podcast: detail.podcast.id)
+                    #expect(all.episodes.allSatisfy { $0.playback?.played == true })
+                    #expect(all.episodes.first { $0.id == episode.id }?.playback?.positionSeconds == 740)
+                    await #expect(throws: FerryError.self) { try await d.client.markPlayed(podcast: 999_999) }
+
                     // Cleared from the list with the rest of the finished ones: still downloaded.
                     #expect(try await d.client.removeFinished() == [transfer.id])
                     #expect(try await d.client.transfers().transfers.isEmpty)

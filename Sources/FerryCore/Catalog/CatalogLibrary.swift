@@ -71,6 +71,7 @@ public struct CatalogLibrary: Sendable {
 
     private func annotate(_ items: [CatalogItem]) async throws -> [CatalogResult] {
         let tracks = try await journal.tracks(ids: items.compactMap(\.trackId))
+        let playbacks = try await journal.playbacks(trackIds: Array(tracks.keys))
         let podcasts = try await journal.podcasts()
         var results: [CatalogResult] = []
         for item in items {
@@ -89,7 +90,8 @@ public struct CatalogLibrary: Sendable {
                     collection: item.collectionName, artworkURL: item.artworkURL?.absoluteString,
                     previewURL: item.previewURL?.absoluteString, feedURL: item.feedURL?.absoluteString,
                     durationSeconds: item.durationSeconds, releaseDate: item.releaseDate, genre: item.primaryGenre,
-                    explicit: item.explicit, download: download, podcastId: podcastId
+                    explicit: item.explicit, download: download, podcastId: podcastId,
+                    playback: item.trackId.flatMap { playbacks[$0] }
                 )
             )
         }

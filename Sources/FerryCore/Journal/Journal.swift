@@ -217,6 +217,16 @@ public struct Journal: Sendable {
         migrator.registerMigration("v10: transfers removed from the list but kept for the library") { db in
             try db.alter(table: "transfer") { t in t.add(column: "hidden", .boolean).notNull().defaults(to: false) }
         }
+        migrator.registerMigration("v11: where the listener is in each episode and song") { db in
+            try db.create(table: "playback") { t in
+                t.column("media", .text).notNull()
+                t.column("mediaId", .integer).notNull()
+                t.column("positionSeconds", .double).notNull()
+                t.column("played", .boolean).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.primaryKey(["media", "mediaId"])
+            }
+        }
         return migrator
     }
 }

@@ -274,6 +274,18 @@ public struct PodcastLibrary: Sendable {
         }
     }
 
+    /// Saves where the listener is in an episode or a song (see ``Playback/applying(_:now:)``).
+    public func updatePlayback(_ media: Journal.PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+        try await journal.updatePlayback(media, id: id, update)
+    }
+
+    /// Every episode of the podcast played ("mark all played").
+    public func markPlayed(_ id: Int64) async throws -> PodcastDetail {
+        _ = try await detail(id)  // No such podcast: not found.
+        try await journal.markPlayed(podcastId: id)
+        return try await detail(id)
+    }
+
     public func detail(_ id: Int64) async throws -> PodcastDetail {
         guard let record = try await journal.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
@@ -286,6 +298,7 @@ public struct PodcastLibrary: Sendable {
 
     func episodes(of podcast: PodcastRecord) async throws -> [Episode] {
         let records = try await journal.episodes(podcastId: podcast.podcastId)
+        let playbacks = try await journal.playbacks(podcastId: podcast.podcastId)
         var transfers: [Int64: Transfer] = [:]
         for id in records.compactMap(\.transferId) {
             transfers[id] = try? await engine.transfer(id)
@@ -319,7 +332,8 @@ public struct PodcastLibrary: Sendable {
                 descriptionHTML: record.descriptionHTML, descriptionText: record.descriptionText, season: record.season,
                 episodeNumber: record.episodeNumber, episodeType: record.episodeType, explicit: record.explicit,
                 link: record.link, artworkURL: record.artworkURL, chaptersURL: record.chaptersURL,
-                transcriptURL: record.transcriptURL, isNew: record.isNew, state: state, transfer: transfer, path: path
+                transcriptURL: record.transcriptURL, isNew: record.isNew, state: state, transfer: transfer, path: path,
+                playback: playbacks[record.episodeId]
             )
         }
     }

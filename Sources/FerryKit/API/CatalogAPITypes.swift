@@ -45,14 +45,17 @@ public struct CatalogResult: Codable, Sendable, Hashable, Identifiable {
     public var download: Transfer?
     /// The subscription to this podcast, if subscribed.
     public var podcastId: Int64?
+    /// Where the listener is in this song; nil: never started.
+    public var playback: Playback?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         id: Int64, kind: Kind, trackId: Int64? = nil, collectionId: Int64? = nil, title: String, artist: String? = nil,
         collection: String? = nil, artworkURL: String? = nil, previewURL: String? = nil, feedURL: String? = nil,
         durationSeconds: Double? = nil, releaseDate: Date? = nil, genre: String? = nil, explicit: Bool? = nil,
-        download: Transfer? = nil, podcastId: Int64? = nil
+        download: Transfer? = nil, podcastId: Int64? = nil, playback: Playback? = nil
     ) {
+        self.playback = playback
         self.id = id
         self.kind = kind
         self.trackId = trackId

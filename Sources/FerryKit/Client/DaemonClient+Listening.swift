@@ -80,6 +80,24 @@ extension DaemonClient {
         try await send(.POST, id.map { "/v1/podcasts/\($0)/refresh" } ?? "/v1/podcasts/refresh")
     }
 
+    /// Saves where the listener is in an episode: a position (with the duration, which marks it
+    /// played near the end), or played / unplayed.
+    /// - Throws: ``FerryError`` `not_found` for an unknown episode, `invalid_request` for a
+    ///   negative position.
+    public func updatePlayback(episode id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+        try await send(.PUT, "/v1/episodes/\(id)/playback", body: update)
+    }
+
+    /// Saves where the listener is in a song (by its catalog track id).
+    public func updatePlayback(track id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+        try await send(.PUT, "/v1/tracks/\(id)/playback", body: update)
+    }
+
+    /// Marks every episode of a podcast played.
+    public func markPlayed(podcast id: Int64) async throws -> PodcastDetail {
+        try await send(.POST, "/v1/podcasts/\(id)/played")
+    }
+
     /// Downloads an episode's media file into its podcast's folder.
     /// - Parameters:
     ///   - id: the ``Episode/id``.

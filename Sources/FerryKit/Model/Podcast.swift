@@ -128,6 +128,8 @@ public struct Episode: Codable, Sendable, Hashable, Identifiable {
     public var transfer: Transfer?
     /// Absolute path of the downloaded file.
     public var path: String?
+    /// Where the listener is in it; nil: never started.
+    public var playback: Playback?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -136,8 +138,10 @@ public struct Episode: Codable, Sendable, Hashable, Identifiable {
         enclosureType: String? = nil, descriptionHTML: String? = nil, descriptionText: String? = nil,
         season: Int? = nil, episodeNumber: Int? = nil, episodeType: String? = nil, explicit: Bool? = nil,
         link: String? = nil, artworkURL: String? = nil, chaptersURL: String? = nil, transcriptURL: String? = nil,
-        isNew: Bool = false, state: EpisodeState = .notDownloaded, transfer: Transfer? = nil, path: String? = nil
+        isNew: Bool = false, state: EpisodeState = .notDownloaded, transfer: Transfer? = nil, path: String? = nil,
+        playback: Playback? = nil
     ) {
+        self.playback = playback
         self.id = id
         self.podcastId = podcastId
         self.guid = guid

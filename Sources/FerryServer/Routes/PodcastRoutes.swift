@@ -69,6 +69,20 @@ struct PodcastRoutes {
             try await podcasts.markSeen(id)
             return try jsonResponse(try await podcasts.detail(id))
         }
+        api.post("podcasts/:id/played") { _, context in
+            let id = try context.parameters.podcastID()
+            return try jsonResponse(try await podcasts.markPlayed(id))
+        }
+        api.put("episodes/:id/playback") { request, context in
+            let id = try context.parameters.mediaID("an episode")
+            let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
+            return try jsonResponse(try await podcasts.updatePlayback(.episode, id: id, update))
+        }
+        api.put("tracks/:id/playback") { request, context in
+            let id = try context.parameters.mediaID("a song's track")
+            let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
+            return try jsonResponse(try await podcasts.updatePlayback(.track, id: id, update))
+        }
         api.post("episodes/:id/download") { request, context in
             guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else {
                 throw FerryError.invalidRequest("'\(context.parameters.get("id") ?? "")' is not an episode id.")
@@ -82,6 +96,13 @@ struct PodcastRoutes {
 }
 
 extension Parameters {
+    /// The `:id` of an episode or a song.
+    func mediaID(_ what: String) throws -> Int64 {
+        let text = get("id") ?? ""
+        guard let id = Int64(text), id > 0 else { throw FerryError.invalidRequest("'\(text.prefix(40))' is not \(what) id.") }
+        return id
+    }
+
     func podcastID() throws -> Int64 {
         let text = get("id") ?? ""
         guard let id = Int64(text), id > 0 else {

@@ -1,0 +1,91 @@
+import FerryKit
+import Foundation
+import GRDB
+
+/// Where the listener is in each episode and song (table `playback`, keyed by what it is and its
+/// id), changed in one transaction each, so two browsers saving at once do not lose a write.
+extension Journal {
+    /// What a playback belongs to.
+    public enum PlaybackMedia: String, Sendable {
+        case episode, track
+
+        /// The table whose row it must name.
+        var table: String { self == .episode ? "episode" : "track" }
+        var key: String { self == .episode ? "id" : "trackId" }
+    }
+
+    /// Applies `update` to the episode's or song's playback (none yet: from the start).
+    /// - Throws: `not_found` when there is no such episode or song; `invalid_request` for a bad update.
+    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date = Date()) async throws -> Playback {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(media.table) WHERE \(media.key) = ?)", arguments: [id]) == true else {
+                throw FerryError(.notFound, "There is no \(media == .episode ? "episode" : "song") \(id).")
+            }
+            let current = try Self.playback(media, id: id, db) ?? Playback(updatedAt: now)
+            let next = try current.applying(update, now: now)
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO playback (media, mediaId, positionSeconds, played, updatedAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [media.rawValue, id, next.positionSeconds, next.played, JournalDate(next.updatedAt)]
+            )
+            return next
+        }
+    }
+
+    /// Every episode of the podcast played (their positions kept).
+    /// - Returns: how many were not played before.
+    @discardableResult
+    public func markPlayed(podcastId: Int64, now: Date = Date()) async throws -> Int {
+        try await writer.write { db in
+            let before = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM playback p JOIN episode e ON e.id = p.mediaId WHERE p.media = 'episode' AND e.podcastId = ? AND p.played",
+                arguments: [podcastId]
+            ) ?? 0
+            try db.execute(
+                sql: """
+                    INSERT INTO playback (media, mediaId, positionSeconds, played, updatedAt)
+                    SELECT 'episode', id, 0, 1, ? FROM episode WHERE podcastId = ?
+                    ON CONFLICT (media, mediaId) DO UPDATE SET played = 1, updatedAt = excluded.updatedAt
+                    """,
+                arguments: [JournalDate(now), podcastId]
+            )
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM episode WHERE podcastId = ?", arguments: [podcastId]) ?? 0
+            return total - before
+        }
+    }
+
+    /// The playbacks of a podcast's episodes, by episode id.
+    public func playbacks(podcastId: Int64) async throws -> [Int64: Playback] {
+        try await writer.read { db in
+            try Self.rows(
+                db, sql: "SELECT p.mediaId, p.positionSeconds, p.played, p.updatedAt FROM playback p JOIN episode e ON e.id = p.mediaId "
+                    + "WHERE p.media = 'episode' AND e.podcastId = ?",
+                arguments: [podcastId]
+            )
+        }
+    }
+
+    /// The playbacks of these songs, by track id.
+    public func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] {
+        guard !trackIds.isEmpty else { return [:] }
+        return try await writer.read { db in
+            try Self.rows(
+                db, sql: "SELECT mediaId, positionSeconds, played, updatedAt FROM playback WHERE media = 'track' AND mediaId IN ("
+                    + trackIds.map { _ in "?" }.joined(separator: ",") + ")",
+                arguments: StatementArguments(trackIds)
+            )
+        }
+    }
+
+    private static func playback(_ media: PlaybackMedia, id: Int64, _ db: Database) throws -> Playback? {
+        try rows(db, sql: "SELECT mediaId, positionSeconds, played, updatedAt FROM playback WHERE media = ? AND mediaId = ?",
+                 arguments: [media.rawValue, id])[id]
+    }
+
+    private static func rows(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Int64: Playback] {
+        var found: [Int64: Playback] = [:]
+        for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+            found[row[0]] = Playback(positionSeconds: row[1], played: row[2], updatedAt: row[3])
+        }
+        return found
+    }
+}
