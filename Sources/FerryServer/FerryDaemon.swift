@@ -86,7 +86,7 @@ public func buildDaemon(
     router.add(middleware: LoopbackGuardMiddleware())
     // The web app's files, from the binary: public (no secrets in them); the API they call needs a login.
     router.add(middleware: WebAppMiddleware())
-    let web = WebRoutes(engine: engine, login: login, address: address)
+    let web = WebRoutes(engine: engine, podcasts: podcasts, login: login, address: address)
     web.registerPublic(on: router)
     let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login))
     web.registerAPI(on: api)

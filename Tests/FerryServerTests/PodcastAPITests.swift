@@ -205,7 +205,22 @@ import Testing
                     try? FileManager.default.removeItem(at: home.appendingPathComponent("state/journal.sqlite\(suffix)"))
                 }
                 let feedURL = base.appendingPathComponent("feed.xml").absoluteString
-                try await DaemonHarness.run(home: home) { d in try await Self.checkRestored(d, feedURL: feedURL) }
+                try await DaemonHarness.run(home: home) { d in
+                    try await Self.checkRestored(d, feedURL: feedURL)
+                    // Found on disk without a transfer, it plays: its file, with ranges.
+                    let episodes = try await d.client.podcast(try await d.client.podcasts()[0].id).episodes
+                    let found = try #require(episodes.first { $0.state == .downloaded })
+                    let whole = try await d.raw(.GET, "/v1/episodes/\(found.id)/file")
+                    #expect(whole.status == 200 && whole.headers.first(name: "Accept-Ranges") == "bytes")
+                    let size = try FileManager.default.attributesOfItem(atPath: try #require(found.path))[.size] as? Int
+                    #expect(Int(whole.headers.first(name: "Content-Length") ?? "") == size)
+                    let part = try await d.raw(.GET, "/v1/episodes/\(found.id)/file", headers: [("Range", "bytes=0-9")])
+                    #expect(part.status == 206 && part.headers.first(name: "Content-Length") == "10")
+                    let missing = try #require(episodes.first { $0.state == .notDownloaded })
+                    #expect(try await d.raw(.GET, "/v1/episodes/\(missing.id)/file").status == 404)
+                    #expect(try await d.raw(.GET, "/v1/episodes/999999/file").status == 404)
+                    #expect(try await d.raw(.GET, "/v1/episodes/\(found.id)/file", authorized: false).status == 401)
+                }
             }
         }
     }

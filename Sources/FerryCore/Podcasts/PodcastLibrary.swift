@@ -296,6 +296,36 @@ public struct PodcastLibrary: Sendable {
         return PodcastDetail(podcast: model(record, total: episodes.count, new: new, downloaded: downloaded), episodes: episodes)
     }
 
+    /// Where an episode's download stands, and its file when it has one: its transfer's, or one
+    /// found in the podcast's folder without a transfer.
+    private func standing(_ record: EpisodeRecord, _ transfer: Transfer?) -> (EpisodeState, String?) {
+        switch transfer?.state {
+        case .queued?, .running?, .waiting?: return (.downloading, nil)
+        case .paused?: return (.paused, nil)
+        case .failed?: return (.failed, nil)
+        case .completed?:
+            if let file = transfer?.path, FileManager.default.fileExists(atPath: file) { return (.downloaded, file) }
+        case .cancelled?, nil: break
+        }
+        if let relative = record.filePath {
+            let file = library.absolutePath(relative)
+            if FileManager.default.fileExists(atPath: file) { return (.downloaded, file) }
+        }
+        return (.notDownloaded, nil)
+    }
+
+    /// The file of a downloaded episode (for the web app's player).
+    /// - Throws: `not_found` for no such episode, or one without a file.
+    public func episodeFile(_ id: Int64) async throws -> String {
+        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        var transfer: Transfer?
+        if let transferId = record.transferId { transfer = try? await engine.transfer(transferId) }
+        guard case (.downloaded, let path?) = standing(record, transfer) else {
+            throw FerryError(.notFound, "Episode \(id) has no file: download it first.")
+        }
+        return path
+    }
+
     func episodes(of podcast: PodcastRecord) async throws -> [Episode] {
         let records = try await journal.episodes(podcastId: podcast.podcastId)
         let playbacks = try await journal.playbacks(podcastId: podcast.podcastId)
@@ -305,26 +335,7 @@ public struct PodcastLibrary: Sendable {
         }
         return records.map { record in
             let transfer = record.transferId.flatMap { transfers[$0] }
-            var state: EpisodeState = .notDownloaded
-            var path: String?
-            switch transfer?.state {
-            case .queued?, .running?, .waiting?: state = .downloading
-            case .paused?: state = .paused
-            case .failed?: state = .failed
-            case .completed?:
-                if let file = transfer?.path, FileManager.default.fileExists(atPath: file) {
-                    state = .downloaded
-                    path = file
-                }
-            case .cancelled?, nil: break
-            }
-            if state == .notDownloaded, let relative = record.filePath {
-                let file = library.absolutePath(relative)
-                if FileManager.default.fileExists(atPath: file) {
-                    state = .downloaded
-                    path = file
-                }
-            }
+            let (state, path) = standing(record, transfer)
             return Episode(
                 id: record.episodeId, podcastId: record.podcastId, guid: record.guid, title: record.title,
                 published: record.published, durationSeconds: record.duration, enclosureURL: record.enclosureURL,

@@ -8,6 +8,7 @@ import Hummingbird
 /// Range, so `<audio>` can seek).
 struct WebRoutes {
     let engine: TransferEngine
+    let podcasts: PodcastLibrary
     let login: WebLogin
     let address: DaemonAddress
 
@@ -39,35 +40,48 @@ struct WebRoutes {
             guard transfer.state == .completed, let path = transfer.path else {
                 throw FerryError.invalidState("Transfer \(id) is \(transfer.state.rawValue); only a completed transfer has a file.")
             }
-            let url = URL(fileURLWithPath: path)
-            guard engine.library.contains(url), let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let size = (attributes[.size] as? NSNumber)?.intValue
-            else {
-                throw FerryError(.notFound, "The file of transfer \(id) is no longer in the library.")
-            }
-            var headers: HTTPFields = [
-                .contentType: MediaTypes.forFileName(url.lastPathComponent),
-                .acceptRanges: "bytes",
-                .eTag: "\"\(transfer.sha256 ?? "")\"",
-                .cacheControl: "private, max-age=3600",
-            ]
-            if request.uri.queryParameters.get("download") != nil {
-                headers[.contentDisposition] = "attachment; filename*=UTF-8''" + (url.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file")
-            }
-            let fileIO = FileIO()
-            guard size > 0 else { return Response(status: .ok, headers: headers) }
-            if let header = request.headers[.range] {
-                guard let range = Self.byteRange(header, size: size) else {
-                    headers[.contentRange] = "bytes */\(size)"
-                    return Response(status: .rangeNotSatisfiable, headers: headers)
-                }
-                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
-                headers[.contentLength] = String(range.count)
-                return Response(status: .partialContent, headers: headers, body: try await fileIO.loadFile(path: path, range: range, context: context))
-            }
-            headers[.contentLength] = String(size)
-            return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+            return try await serve(path, etag: transfer.sha256 ?? "", what: "The file of transfer \(id)", request, context)
         }
+        // An episode's file wherever it came from: its transfer, or found in the podcast's
+        // folder without one (a journal rebuilt from disk, a transfer removed).
+        api.get("episodes/:id/file") { request, context in
+            let id = try context.parameters.mediaID("an episode")
+            let path = try await podcasts.episodeFile(id)
+            return try await serve(path, etag: "", what: "The file of episode \(id)", request, context)
+        }
+    }
+
+    /// A file of the library, whole or one byte range, as `<audio>` asks for it.
+    private func serve(_ path: String, etag: String, what: String, _ request: Request, _ context: FerryRequestContext) async throws -> Response {
+        let url = URL(fileURLWithPath: path)
+        guard engine.library.contains(url), let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let size = (attributes[.size] as? NSNumber)?.intValue
+        else {
+            throw FerryError(.notFound, "\(what) is no longer in the library.")
+        }
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        var headers: HTTPFields = [
+            .contentType: MediaTypes.forFileName(url.lastPathComponent),
+            .acceptRanges: "bytes",
+            .eTag: "\"\(etag.isEmpty ? "\(size)-\(Int(modified))" : etag)\"",
+            .cacheControl: "private, max-age=3600",
+        ]
+        if request.uri.queryParameters.get("download") != nil {
+            headers[.contentDisposition] = "attachment; filename*=UTF-8''" + (url.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "file")
+        }
+        let fileIO = FileIO()
+        guard size > 0 else { return Response(status: .ok, headers: headers) }
+        if let header = request.headers[.range] {
+            guard let range = Self.byteRange(header, size: size) else {
+                headers[.contentRange] = "bytes */\(size)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            }
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+            headers[.contentLength] = String(range.count)
+            return Response(status: .partialContent, headers: headers, body: try await fileIO.loadFile(path: path, range: range, context: context))
+        }
+        headers[.contentLength] = String(size)
+        return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
     }
 
     /// `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range) clamped to the file; nil if unsatisfiable.
