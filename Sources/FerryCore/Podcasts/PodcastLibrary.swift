@@ -337,7 +337,7 @@ public struct PodcastLibrary: Sendable {
             let transfer = record.transferId.flatMap { transfers[$0] }
             let (state, path) = standing(record, transfer)
             return Episode(
-                id: record.episodeId, podcastId: record.podcastId, guid: record.guid, title: record.title,
+                id: record.episodeId, podcastId: record.podcastId, guid: record.guid, title: record.readableTitle,
                 published: record.published, durationSeconds: record.duration, enclosureURL: record.enclosureURL,
                 enclosureLength: record.enclosureLength, enclosureType: record.enclosureType,
                 descriptionHTML: record.descriptionHTML, descriptionText: record.descriptionText, season: record.season,

@@ -145,6 +145,19 @@ public struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
 
     /// The file name an episode gets: `2024-05-01 Title.mp3` (the extension from the enclosure's
     /// type or URL).
+    /// The title to show: the feed's, else one made from the media file's name
+    /// (`.../My_Show%20Ep12.mp3` → "My Show Ep12"), else "Episode N". (The file keeps its
+    /// name from ``preferredFileName``, which finding files on disk again relies on.)
+    var readableTitle: String {
+        if !title.isEmpty { return title }
+        if let url = enclosureURL.flatMap(URL.init(string:)), url.host != nil, url.path.count > 1 {
+            let name = url.deletingPathExtension().lastPathComponent.replacingOccurrences(of: "_", with: " ")
+            let words = name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            if !words.isEmpty, words != "/" { return words }
+        }
+        return "Episode \(episodeId)"
+    }
+
     var preferredFileName: String {
         var name = title.isEmpty ? "Episode \(episodeId)" : title
         if let published {
