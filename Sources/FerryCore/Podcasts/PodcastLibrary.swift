@@ -314,6 +314,43 @@ public struct PodcastLibrary: Sendable {
         return (.notDownloaded, nil)
     }
 
+    /// An episode's chapters, fetched from the podcast's host now (at most 2 MiB).
+    /// - Throws: `not_found` when the feed names none; `feed_unavailable`, `feed_too_large` or
+    ///   `feed_invalid` when the file cannot be had or read (the episode still plays).
+    public func chapters(episode id: Int64) async throws -> [Chapter] {
+        let data = try await sidecar(episode: id, "chapters", \.chaptersURL)
+        return try EpisodeSidecars.chapters(from: data)
+    }
+
+    /// An episode's transcript (WebVTT, SRT or Podcasting 2.0 JSON), fetched now, as plain text.
+    /// - Throws: as ``chapters(episode:)``.
+    public func transcript(episode id: Int64) async throws -> [TranscriptCue] {
+        let data = try await sidecar(episode: id, "transcript", \.transcriptURL)
+        return try EpisodeSidecars.transcript(from: data)
+    }
+
+    private func sidecar(episode id: Int64, _ what: String, _ link: KeyPath<EpisodeRecord, String?>) async throws -> Data {
+        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        guard let text = record[keyPath: link], let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw FerryError(.notFound, "Episode \(id) has no \(what).")
+        }
+        let credentials = try await journal.podcast(id: record.podcastId)?.credentials
+        let fetcher = FeedFetcher(
+            clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
+            maximumBytes: 2 << 20, timeout: .seconds(30), logger: logger
+        )
+        do {
+            guard case .fetched(let data, _, _) = try await fetcher.fetch(url, etag: nil, lastModified: nil, credentials: credentials).result else {
+                throw FerryError(.feedUnavailable, "The \(what) at \(url.absoluteString) answered 304 to a plain request.")
+            }
+            return data
+        } catch let error as FerryError where error.code == .feedTooLarge {
+            throw FerryError(.feedTooLarge, "The \(what) file at \(url.absoluteString) is larger than 2 MiB.")
+        } catch let error as FerryError where error.code == .feedUnavailable || error.code == .feedCredentials {
+            throw FerryError(error.code, error.message.replacingOccurrences(of: "the feed", with: "the \(what)").replacingOccurrences(of: "The feed", with: "The \(what)"))
+        }
+    }
+
     /// The file of a downloaded episode (for the web app's player).
     /// - Throws: `not_found` for no such episode, or one without a file.
     public func episodeFile(_ id: Int64) async throws -> String {

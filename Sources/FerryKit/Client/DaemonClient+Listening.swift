@@ -93,6 +93,18 @@ extension DaemonClient {
         try await send(.PUT, "/v1/tracks/\(id)/playback", body: update)
     }
 
+    /// An episode's chapters, fetched by the daemon from the podcast's host.
+    public func chapters(episode id: Int64) async throws -> [Chapter] {
+        let list: ChapterList = try await send(.GET, "/v1/episodes/\(id)/chapters")
+        return list.chapters
+    }
+
+    /// An episode's transcript, fetched by the daemon, as plain text lines.
+    public func transcript(episode id: Int64) async throws -> [TranscriptCue] {
+        let transcript: Transcript = try await send(.GET, "/v1/episodes/\(id)/transcript")
+        return transcript.cues
+    }
+
     /// Marks every episode of a podcast played.
     public func markPlayed(podcast id: Int64) async throws -> PodcastDetail {
         try await send(.POST, "/v1/podcasts/\(id)/played")

@@ -83,6 +83,14 @@ struct PodcastRoutes {
             let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
             return try jsonResponse(try await podcasts.updatePlayback(.track, id: id, update))
         }
+        api.get("episodes/:id/chapters") { _, context in
+            let id = try context.parameters.mediaID("an episode")
+            return try jsonResponse(ChapterList(chapters: try await podcasts.chapters(episode: id)))
+        }
+        api.get("episodes/:id/transcript") { _, context in
+            let id = try context.parameters.mediaID("an episode")
+            return try jsonResponse(Transcript(cues: try await podcasts.transcript(episode: id)))
+        }
         api.post("episodes/:id/download") { request, context in
             guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else {
                 throw FerryError.invalidRequest("'\(context.parameters.get("id") ?? "")' is not an episode id.")
