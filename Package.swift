@@ -76,6 +76,7 @@ let package = Package(
                 "CMalloc",
                 "FerryCore",
                 "FerryKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

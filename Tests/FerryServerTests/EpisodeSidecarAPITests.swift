@@ -59,3 +59,48 @@ import Testing
         }
     }
 }
+
+extension EpisodeSidecarAPITests {
+    /// An episode streamed from its host before it is downloaded: through a redirect, with the
+    /// player's Range; what is not audio goes out as bytes; a host that refuses says so.
+    @Test func anEpisodeStreamsBeforeItIsDownloaded() async throws {
+        let media = Origin.File(data: Origin.bytes(200_000), contentType: "audio/mpeg")
+        try await Origin.run { origin, base in
+            origin.serve("/cdn/good.mp3", media)
+            origin.redirect("/media/good.mp3", to: base.appendingPathComponent("cdn/good.mp3").absoluteString)
+            origin.serve("/page.html", .init(data: Data("<html><script>alert(1)</script></html>".utf8), contentType: "text/html"))
+            let feed = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <rss version="2.0"><channel><title>Streams</title>
+                  <item><title>Good</title><guid>good</guid><enclosure url="\(base.appendingPathComponent("media/good.mp3").absoluteString)" type="audio/mpeg"/></item>
+                  <item><title>Page</title><guid>page</guid><enclosure url="\(base.appendingPathComponent("page.html").absoluteString)" type="audio/mpeg"/></item>
+                  <item><title>Gone</title><guid>gone</guid><enclosure url="\(base.appendingPathComponent("gone.mp3").absoluteString)" type="audio/mpeg"/></item>
+                  <item><title>Words</title><guid>words</guid><description>No media here.</description></item>
+                </channel></rss>
+                """
+            origin.serve("/feed.xml", .init(data: Data(feed.utf8)))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let detail = try await d.client.subscribe(url: base.appendingPathComponent("feed.xml").absoluteString)
+                    let id = { (title: String) in detail.episodes.first { $0.title == title }!.id }
+                    let whole = try await d.raw(.GET, "/v1/episodes/\(id("Good"))/stream")
+                    #expect(whole.status == 200 && whole.headers.first(name: "Content-Length") == "200000")
+                    #expect(whole.headers.first(name: "Content-Type") == "audio/mpeg")
+                    let part = try await d.raw(.GET, "/v1/episodes/\(id("Good"))/stream", headers: [("Range", "bytes=100000-100009")])
+                    #expect(part.status == 206 && part.headers.first(name: "Content-Range") == "bytes 100000-100009/200000")
+                    #expect(origin.requests(for: "/cdn/good.mp3").last?.range == "bytes=100000-100009")
+                    let page = try await d.raw(.GET, "/v1/episodes/\(id("Page"))/stream")
+                    #expect(page.headers.first(name: "Content-Type") == "application/octet-stream")
+                    #expect(page.headers.first(name: "X-Content-Type-Options") == "nosniff")
+                    let gone = try await d.raw(.GET, "/v1/episodes/\(id("Gone"))/stream")
+                    #expect(gone.status == 422 && gone.body.contains("404"), "\(gone.body)")
+                    #expect(try await d.raw(.GET, "/v1/episodes/\(id("Words"))/stream").status == 400)
+                    #expect(try await d.raw(.GET, "/v1/episodes/999999/stream").status == 404)
+                    #expect(try await d.raw(.GET, "/v1/episodes/\(id("Good"))/stream", authorized: false).status == 401)
+                    // Nothing was downloaded by listening.
+                    #expect(try await d.client.transfers().transfers.isEmpty)
+                }
+            }
+        }
+    }
+}

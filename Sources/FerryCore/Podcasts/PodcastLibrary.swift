@@ -351,6 +351,50 @@ public struct PodcastLibrary: Sendable {
         }
     }
 
+    /// An episode's media from its host, for listening before (or while) it downloads: the
+    /// player's `Range` goes to the host (redirects followed as for downloads, the feed's
+    /// credentials only to its own host) and the answer's body comes back as it arrives.
+    /// - Returns: the host's answer (200, 206 or 416); its body is the caller's to read.
+    /// - Throws: `not_found` for no such episode, `invalid_request` for one without media,
+    ///   `feed_unavailable` when the host cannot be reached or refuses.
+    public func stream(episode id: Int64, range: String?) async throws -> HTTPClientResponse {
+        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        guard let text = record.enclosureURL else {
+            throw FerryError(.invalidRequest, "Episode \(id) (\(record.readableTitle)) has no audio or video to play.")
+        }
+        let start = try TransferURL.validate(text)
+        let credentials = try await journal.podcast(id: record.podcastId)?.credentials
+        var current = start
+        var visited = [start]
+        while true {
+            var request = HTTPClientRequest(url: current.absoluteString)
+            request.headers.add(name: "User-Agent", value: engine.configuration.userAgent)
+            if let range { request.headers.add(name: "Range", value: range) }
+            if let credentials, HTTPFetcher.origin(of: current) == HTTPFetcher.origin(of: start) {
+                request.headers.add(name: "Authorization", value: credentials.authorization)
+            }
+            let response: HTTPClientResponse
+            do {
+                response = try await engine.clients.client(for: current).execute(request, timeout: .seconds(30), logger: logger)
+            } catch {
+                throw FerryError(.feedUnavailable, "Could not reach the episode's host (\(current.host ?? "")): \(AttemptFailure(error).error.message)")
+            }
+            let status = Int(response.status.code)
+            if RedirectPolicy.isRedirect(status: status) {
+                let next = try engine.configuration.redirects.next(location: response.headers.first(name: "Location"), from: current, visited: visited)
+                _ = try? await response.body.collect(upTo: 64 << 10)
+                visited.append(next)
+                current = next
+                continue
+            }
+            guard status == 200 || status == 206 || status == 416 else {
+                _ = try? await response.body.collect(upTo: 64 << 10)
+                throw FerryError(.feedUnavailable, "The episode's host answered \(status) \(response.status.reasonPhrase).")
+            }
+            return response
+        }
+    }
+
     /// The file of a downloaded episode (for the web app's player).
     /// - Throws: `not_found` for no such episode, or one without a file.
     public func episodeFile(_ id: Int64) async throws -> String {

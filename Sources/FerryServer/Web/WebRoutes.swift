@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FerryCore
 import FerryKit
 import Foundation
@@ -41,6 +42,25 @@ struct WebRoutes {
                 throw FerryError.invalidState("Transfer \(id) is \(transfer.state.rawValue); only a completed transfer has a file.")
             }
             return try await serve(path, etag: transfer.sha256 ?? "", what: "The file of transfer \(id)", request, context)
+        }
+        // An episode from its host, before or while it downloads: the player's Range passes
+        // through and the body streams back (as fast as the browser reads it).
+        api.get("episodes/:id/stream") { request, context in
+            let id = try context.parameters.mediaID("an episode")
+            let upstream = try await podcasts.stream(episode: id, range: request.headers[.range])
+            // Audio or video only: anything else the host says it is (an HTML page) would be
+            // served from the web app's own origin, so it goes out as bytes, never rendered.
+            let type = upstream.headers.first(name: "Content-Type") ?? ""
+            let media = type.lowercased().hasPrefix("audio/") || type.lowercased().hasPrefix("video/")
+            // (SecurityHeadersMiddleware adds nosniff and the app's content security policy.)
+            var headers: HTTPFields = [.cacheControl: "private, no-store", .contentType: media ? type : "application/octet-stream"]
+            for (name, field) in [("Content-Length", HTTPField.Name.contentLength), ("Content-Range", .contentRange),
+                                  ("Accept-Ranges", .acceptRanges), ("ETag", .eTag), ("Last-Modified", .lastModified)] {
+                if let value = upstream.headers.first(name: name) { headers[field] = value }
+            }
+            return Response(
+                status: .init(code: Int(upstream.status.code)), headers: headers, body: ResponseBody(asyncSequence: upstream.body)
+            )
         }
         // An episode's file wherever it came from: its transfer, or found in the podcast's
         // folder without one (a journal rebuilt from disk, a transfer removed).
