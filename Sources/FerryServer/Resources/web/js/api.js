@@ -32,9 +32,9 @@ export function isSuperseded(error) {
 
 /**
  * request("/transfers", {method: "POST", json: {...}}) → the parsed JSON, or null for 204.
- * `body` sends raw text (OPML); `signal` aborts.
+ * `body` sends raw text (OPML); `signal` aborts; `keepalive` outlives the page (pagehide).
  */
-export async function request(path, { method = "GET", json, body, contentType, signal, raw = false } = {}) {
+export async function request(path, { method = "GET", json, body, contentType, signal, raw = false, keepalive = false } = {}) {
   const headers = { Accept: "application/json" };
   let payload = body;
   if (json !== undefined) {
@@ -45,7 +45,7 @@ export async function request(path, { method = "GET", json, body, contentType, s
   }
   let response;
   try {
-    response = await fetch(`/v1${path}`, { method, headers, body: payload, signal, credentials: "same-origin", cache: "no-store" });
+    response = await fetch(`/v1${path}`, { method, headers, body: payload, signal, credentials: "same-origin", cache: "no-store", keepalive });
   } catch (error) {
     if (isAbort(error)) throw error;
     throw new ApiError("Can't reach the Ferry daemon. Check that it is running (`ferry serve`), then try again.", { code: "network" });
@@ -119,12 +119,22 @@ export const api = {
     refresh: (id) => post(`/podcasts/${id}/refresh`),
     refreshAll: () => post("/podcasts/refresh"),
     seen: (id) => post(`/podcasts/${id}/seen`),
+    /** Marks every episode played → the podcast's detail. */
+    played: (id) => post(`/podcasts/${id}/played`),
     import: (opml) => request("/podcasts/import", { method: "POST", body: opml, contentType: "text/x-opml" }),
     exportURL: "/v1/podcasts/export",
   },
 
   episodes: {
     download: (id) => post(`/episodes/${id}/download`, { session: SESSION }),
+  },
+
+  /**
+   * Where the listener is: `key` is "episodes/ID" or "tracks/TRACKID"; `update` is
+   * {positionSeconds, durationSeconds} and/or {played} → {positionSeconds, played, updatedAt}.
+   */
+  playback: {
+    save: (key, update, { keepalive = false } = {}) => request(`/${key}/playback`, { method: "PUT", json: update, keepalive }),
   },
 
   logout: () => fetch("/logout", { method: "POST", credentials: "same-origin" }),

@@ -1,11 +1,31 @@
 // The now-playing bar: one <audio> element for the whole page, playing finished transfers from
-// GET /v1/transfers/{id}/file (served with Range, so seeking works).
+// GET /v1/transfers/{id}/file (served with Range, so seeking works). For an episode or a song it
+// keeps the daemon told where the listener is (PUT /v1/episodes/{id}/playback or
+// /v1/tracks/{trackId}/playback: every few seconds while playing, on pause, seek and end, and
+// when the page is hidden or closed), and starts where the last listen stopped, in any browser.
 
 import { h, icon, replace, artwork } from "./dom.js";
 import { api } from "./api.js";
 import { clock } from "./format.js";
 import { toast } from "./ui.js";
 import { store } from "./store.js";
+
+/** How often the position is saved while playing. */
+const SAVE_EVERY_MS = 5000;
+
+/** "episodes/12" or "tracks/345": where an item's playback lives in the API, or null. */
+export function playbackKey(item) {
+  if (item?.episodeId) return `episodes/${item.episodeId}`;
+  if (item?.trackId) return `tracks/${item.trackId}`;
+  return null;
+}
+
+/** The newer of two playbacks (either may be missing). */
+function newer(a, b) {
+  if (!a) return b || null;
+  if (!b) return a;
+  return Date.parse(b.updatedAt) > Date.parse(a.updatedAt) ? b : a;
+}
 
 const MEDIA_ERRORS = {
   1: "playback was stopped",
@@ -20,6 +40,12 @@ export class Player {
     this.current = null;
     this.listeners = new Set();
     this.seeking = false;
+    // The newest playback the daemon answered, by key: newer than a view's copy once saved.
+    this.playbacks = new Map();
+    this.saveTimer = null;
+    // Between a new src and its metadata: no position to save yet, and where to start.
+    this.loading = false;
+    this.resumeAt = 0;
 
     this.audio = h("audio", { id: "player-audio", preload: "auto" });
     this.art = h("div", { class: "player-art" });
@@ -42,7 +68,25 @@ export class Player {
 
     const audio = this.audio;
     for (const type of ["play", "pause", "ended", "emptied"]) audio.addEventListener(type, () => this.changed());
-    audio.addEventListener("loadedmetadata", () => this.updateTime());
+    audio.addEventListener("loadedmetadata", () => {
+      this.resume();
+      this.updateTime();
+    });
+    audio.addEventListener("play", () => this.startSaving());
+    audio.addEventListener("pause", () => {
+      this.stopSaving();
+      this.save();
+    });
+    audio.addEventListener("seeked", () => this.save());
+    audio.addEventListener("ended", () => {
+      this.stopSaving();
+      this.save({ ended: true });
+    });
+    // A closed tab or a phone's app switch: the last position, on a request that outlives the page.
+    addEventListener("pagehide", () => this.save({ keepalive: true }));
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") this.save({ keepalive: true });
+    });
     audio.addEventListener("durationchange", () => this.updateTime());
     audio.addEventListener("timeupdate", () => this.updateTime());
     audio.addEventListener("error", () => {
@@ -62,7 +106,7 @@ export class Player {
     });
   }
 
-  /** listener() after every change of track or play state. */
+  /** listener() after every change of track, play state or saved playback. */
   subscribe(listener) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -73,7 +117,72 @@ export class Player {
     replace(this.toggleButton, icon(playing ? "pause" : "play"));
     this.toggleButton.setAttribute("aria-label", playing ? "Pause" : "Play");
     this.root.classList.toggle("playing", playing);
+    this.notify();
+  }
+
+  notify() {
     for (const listener of [...this.listeners]) listener();
+  }
+
+  /** The newest playback known of `key` ("episodes/ID", "tracks/ID"): the player's or `fallback` (a view's copy). */
+  playbackFor(key, fallback) {
+    return key ? newer(this.playbacks.get(key), fallback) : fallback || null;
+  }
+
+  /** A playback the daemon answered (a save, or played / unplayed by hand): listeners hear of it. */
+  remember(key, playback) {
+    if (!key || !playback) return;
+    const known = this.playbacks.get(key);
+    if (known && newer(known, playback) !== playback) return;
+    this.playbacks.set(key, playback);
+    this.notify();
+  }
+
+  startSaving() {
+    this.stopSaving();
+    this.saveTimer = setInterval(() => this.save(), SAVE_EVERY_MS);
+  }
+
+  stopSaving() {
+    clearInterval(this.saveTimer);
+    this.saveTimer = null;
+  }
+
+  /**
+   * Tells the daemon where the current episode or song is (at its end when `ended`, which the
+   * daemon counts as played). Nothing while its metadata loads, nor for a file without an episode
+   * or song, nor when the position has not moved since the last save.
+   */
+  save({ ended = false, keepalive = false } = {}) {
+    const item = this.current;
+    if (!item?.key || this.loading || this.audio.error) return;
+    const audio = this.audio;
+    const duration = Number.isFinite(audio.duration) && audio.duration > 0 ? audio.duration : null;
+    const position = Math.round((ended && duration ? duration : audio.currentTime) * 10) / 10;
+    if (!Number.isFinite(position) || position < 0) return;
+    if (!ended && position === item.savedPosition) return;
+    // Nothing heard yet of something never played: no playback to keep.
+    if (!ended && position === 0 && item.savedPosition === null) return;
+    item.savedPosition = position;
+    const update = { positionSeconds: position };
+    if (duration) update.durationSeconds = duration;
+    api.playback
+      .save(item.key, update, { keepalive })
+      .then((playback) => this.remember(item.key, playback))
+      .catch(() => {
+        // Not worth a message every few seconds: the next save tries again.
+        if (item.savedPosition === position) item.savedPosition = undefined;
+      });
+  }
+
+  /** Once the metadata is there: to where the last listen stopped (unless it was heard to the end). */
+  resume() {
+    if (!this.loading) return;
+    this.loading = false;
+    const at = this.resumeAt;
+    this.resumeAt = 0;
+    const duration = this.audio.duration;
+    if (at > 0 && (!Number.isFinite(duration) || at < duration - 1)) this.audio.currentTime = at;
   }
 
   updateTime() {
@@ -98,13 +207,22 @@ export class Player {
     return this.current?.transferId === transferId;
   }
 
-  /** Plays a finished transfer: {transferId, title, subtitle, artworkURL, placeholder}. */
+  /**
+   * Plays a finished transfer: {transferId, title, subtitle, artworkURL, placeholder}, and for an
+   * episode or a song its `episodeId` or `trackId` and the `playback` the view knows of it.
+   */
   play(item) {
     if (this.current?.transferId === item.transferId) {
       if (this.audio.paused) this.audio.play().catch((error) => this.playFailed(error));
       return;
     }
-    this.current = item;
+    this.leave();
+    const key = playbackKey(item);
+    const playback = this.playbackFor(key, item.playback);
+    const at = playback && !playback.played && playback.positionSeconds > 0 ? playback.positionSeconds : 0;
+    this.current = { ...item, key, savedPosition: at || null };
+    this.loading = true;
+    this.resumeAt = at;
     this.root.hidden = false;
     document.body.classList.add("has-player");
     this.title.textContent = item.title || "Untitled";
@@ -141,7 +259,16 @@ export class Player {
     if (this.isCurrent(transferId)) this.close();
   }
 
+  /** Saves where the current item is before another takes its place (or none). */
+  leave() {
+    this.stopSaving();
+    if (this.current) this.save();
+    this.loading = false;
+  }
+
   close() {
+    this.leave();
+    this.current = null;
     this.audio.pause();
     this.audio.removeAttribute("src");
     delete this.audio.dataset.transferId;

@@ -1,11 +1,13 @@
 // One podcast: its artwork, description and settings (refresh, auto-download, unsubscribe),
-// and its episodes with their downloads. Every text here comes from the feed: it is set as
-// text, and show notes go through the allowlist sanitiser.
+// and its episodes with their downloads and where the listener is in them (played, or the time
+// left; played or unplayed by hand, one or all at once). Every text here comes from the feed: it
+// is set as text, and show notes go through the allowlist sanitiser.
 
 import { h, icon, button, confirmButton, replace, reconcile, artwork } from "../dom.js";
 import { api, isSuperseded } from "../api.js";
 import { store } from "../store.js";
-import { ago, bytes, date, length, plural } from "../format.js";
+import { ago, bytes, clock, date, eta, length, plural } from "../format.js";
+import { playbackKey } from "../player.js";
 import { phase, shortStatus, pause, resume, cancel, troubled } from "../transfers.js";
 import { sanitizedFragment } from "../sanitize.js";
 import { errorBox, emptyState, showError, toast, withBusy, spinner } from "../ui.js";
@@ -58,6 +60,7 @@ export function mountPodcast(root, params, ctx) {
     }
     renderHero();
     renderEpisodes();
+    renderMarkAll();
   }
 
   function renderError() {
@@ -148,6 +151,7 @@ export function mountPodcast(root, params, ctx) {
           { class: "podcast-actions" },
           refresh,
           p.newCount ? seen : null,
+          markAll,
           h("label", { class: "select-field" }, h("span", { class: "select-label", text: "Auto-download" }), select),
           unsubscribe,
         ),
@@ -169,18 +173,58 @@ export function mountPodcast(root, params, ctx) {
     reconcile(list, rows, detail.episodes, (e) => e.id, (e) => episodeRow(e));
   }
 
+  /** The newest playback of an episode: the detail's, or one the player saved since. */
+  function playbackOf(episode) {
+    return ctx.player.playbackFor(playbackKey({ episodeId: episode.id }), episode.playback);
+  }
+
+  /** Played or unplayed by hand; unplayed after it was heard to the end starts it over. */
+  async function markPlayed(episode, played, target) {
+    const key = playbackKey({ episodeId: episode.id });
+    const update = { played };
+    const known = playbackOf(episode);
+    const duration = episode.durationSeconds;
+    if (!played && known && duration > 0 && known.positionSeconds >= duration - Math.min(30, duration * 0.05)) update.positionSeconds = 0;
+    await withBusy(target, async () => {
+      const playback = await api.playback.save(key, update);
+      episode.playback = playback;
+      ctx.player.remember(key, playback);
+    });
+    renderMarkAll();
+  }
+
+  // "Mark all played": there while an episode is not.
+  const markAll = button("Mark all played", {
+    icon: "check",
+    kind: "ghost",
+    onClick: () =>
+      withBusy(markAll, async () => {
+        apply(await api.podcasts.played(id));
+        toast("Every episode is marked played.", { kind: "success" });
+      }),
+  });
+  function renderMarkAll() {
+    markAll.hidden = !detail || detail.episodes.every((e) => playbackOf(e)?.played);
+  }
+
   function episodeRow(initial) {
     let episode = initial;
     const fill = h("div", { class: "episode-fill", aria: { hidden: "true" } });
     const newBadge = h("span", { class: "badge badge-new", text: "New" });
     const metaText = h("span", { class: "episode-facts" });
-    const meta = h("p", { class: "episode-meta" }, newBadge, metaText);
+    const playedMark = h("span", { class: "episode-played" }, icon("check"), h("span", { text: "Played" }));
+    const progressBar = h("span", { class: "episode-progress-bar", aria: { hidden: "true" } });
+    const progressText = h("span", { class: "episode-progress-text" });
+    const progress = h("span", { class: "episode-progress" }, progressBar, progressText);
+    const meta = h("p", { class: "episode-meta" }, newBadge, metaText, playedMark, progress);
+    const markButton = h("button", { type: "button", class: "btn btn-icon btn-ghost act-mark" }, icon("check"));
+    markButton.addEventListener("click", (event) => markPlayed(episode, !playbackOf(episode)?.played, event.currentTarget));
     const title = h("h3", { class: "episode-title" });
     const status = h("p", { class: "episode-status", aria: { live: "off" } });
     const notesBody = h("div", { class: "rich-text episode-notes-body" });
     const notes = h("details", { class: "episode-notes" }, h("summary", { text: "Show notes" }), notesBody);
     const actions = h("div", { class: "episode-actions" });
-    const el = h("li", { class: "episode" }, fill, h("div", { class: "episode-main" }, meta, title, status, notes), actions);
+    const el = h("li", { class: "episode" }, fill, h("div", { class: "episode-main" }, meta, title, status, notes), h("div", { class: "episode-controls" }, markButton, actions));
     let notesFilled = false;
     notes.addEventListener("toggle", () => {
       if (notes.open && !notesFilled) {
@@ -200,8 +244,31 @@ export function mountPodcast(root, params, ctx) {
       renderState();
     }
 
+    /** Played, or how much is left of an episode begun; the mark button says what it would do. */
+    function renderPlayback() {
+      const label = episode.title || "Untitled episode";
+      const playback = playbackOf(episode);
+      const played = Boolean(playback?.played);
+      el.classList.toggle("is-played", played);
+      playedMark.hidden = !played;
+      const position = !played && playback?.positionSeconds > 0 ? playback.positionSeconds : 0;
+      const duration = ctx.player.isCurrent(transfer()?.id) && Number.isFinite(ctx.player.audio.duration) ? ctx.player.audio.duration : episode.durationSeconds;
+      progress.hidden = !position;
+      if (position) {
+        const left = duration > position ? duration - position : 0;
+        progressText.textContent = left > 0 ? eta(left) : `At ${clock(position)}`;
+        progressBar.style.setProperty("--fraction", duration > 0 ? String(Math.min(1, position / duration)) : "0");
+        progress.title = `Stopped at ${clock(position)}`;
+      }
+      const action = played ? `Mark ${label} as unplayed` : `Mark ${label} as played`;
+      markButton.setAttribute("aria-label", action);
+      markButton.title = played ? "Mark as unplayed" : "Mark as played";
+      markButton.classList.toggle("is-on", played);
+    }
+
     let lastKey = null;
     function renderState() {
+      renderPlayback();
       const t = transfer();
       // Without a transfer in the store, the episode's own state (a file already on disk).
       // A file deleted or moved since: the episode is not downloaded any more.
@@ -251,7 +318,15 @@ export function mountPodcast(root, params, ctx) {
                 title: playing ? "Pause" : "Play",
                 on: {
                   click: () =>
-                    ctx.player.toggle({ transferId: t.id, title: episode.title, subtitle: detail.podcast.title, artworkURL: episode.artworkURL || detail.podcast.artworkURL, placeholder: "podcast" }),
+                    ctx.player.toggle({
+                      transferId: t.id,
+                      episodeId: episode.id,
+                      playback: episode.playback,
+                      title: episode.title,
+                      subtitle: detail.podcast.title,
+                      artworkURL: episode.artworkURL || detail.podcast.artworkURL,
+                      placeholder: "podcast",
+                    }),
                 },
               },
               icon(playing ? "pause" : "play"),
@@ -306,7 +381,13 @@ export function mountPodcast(root, params, ctx) {
   });
   const unsubscribePlayer = ctx.player.subscribe(() => {
     for (const row of rows.values()) row.renderState();
+    renderMarkAll();
   });
+  // Back to this page (another tab, another device listened meanwhile): where each episode is now.
+  const visible = () => {
+    if (document.visibilityState === "visible" && detail) load();
+  };
+  document.addEventListener("visibilitychange", visible);
 
   load();
 
@@ -317,6 +398,7 @@ export function mountPodcast(root, params, ctx) {
       clearTimeout(reloadTimer);
       unsubscribeStore();
       unsubscribePlayer();
+      document.removeEventListener("visibilitychange", visible);
     },
   };
 }

@@ -203,6 +203,8 @@ function trackRow(initial, ctx) {
   const transfer = () => store.get(trackTransfers.get(trackId()));
   const playItem = (t) => ({
     transferId: t.id,
+    trackId: trackId(),
+    playback: result.playback,
     title: result.title,
     subtitle: [result.artist, result.collection].filter(Boolean).join(" · "),
     artworkURL: result.artworkURL,
