@@ -239,6 +239,30 @@ import Testing
         #expect(episodes.filter { $0.title != "Episode 3" }.allSatisfy { $0.state == .notDownloaded })
     }
 
+    /// A podcast's own speed and order: a serial lists oldest first; nonsense speeds are refused.
+    @Test func aPodcastsSpeedAndOrder() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/feed.xml", .init(data: Self.feed(base).data))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let detail = try await d.client.subscribe(url: base.appendingPathComponent("feed.xml").absoluteString)
+                    #expect(detail.episodes.map(\.title) == ["Episode 3", "Episode 2", "Episode 1"])
+                    #expect(detail.podcast.playbackSpeed == nil && detail.podcast.oldestFirst == false)
+                    let serial = try await d.client.updatePodcast(detail.podcast.id, PodcastSettings(playbackSpeed: 1.5, oldestFirst: true))
+                    #expect(serial.episodes.map(\.title) == ["Episode 1", "Episode 2", "Episode 3"])
+                    #expect(serial.podcast.playbackSpeed == 1.5 && serial.podcast.oldestFirst == true)
+                    #expect(try await d.client.podcast(detail.podcast.id).episodes.first?.title == "Episode 1")
+                    for bad in ["4", "0.1", "-1"] {
+                        let refused = try await d.raw(.PATCH, "/v1/podcasts/\(detail.podcast.id)", body: #"{"playbackSpeed": \#(bad)}"#)
+                        #expect(refused.status == 400 && refused.body.contains("playbackSpeed must be"), "\(bad): \(refused.body)")
+                    }
+                    let cleared = try await d.client.updatePodcast(detail.podcast.id, PodcastSettings(playbackSpeed: 0))
+                    #expect(cleared.podcast.playbackSpeed == nil && cleared.podcast.oldestFirst == true)
+                }
+            }
+        }
+    }
+
     @Test func opmlImportAndExport() async throws {
         try await Origin.run { origin, base in
             _ = Self.serveMedia(origin)

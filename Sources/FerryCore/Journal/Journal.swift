@@ -227,6 +227,12 @@ public struct Journal: Sendable {
                 t.primaryKey(["media", "mediaId"])
             }
         }
+        migrator.registerMigration("v12: a podcast's speed and order") { db in
+            try db.alter(table: "podcast") { t in
+                t.add(column: "playbackSpeed", .double)
+                t.add(column: "oldestFirst", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

@@ -184,7 +184,14 @@ public struct PodcastLibrary: Sendable {
     /// - Parameters:
     ///   - autoDownload: download the newest N episodes by themselves (0 to stop).
     ///   - keepLatest: keep only the newest N downloaded episodes (0 to keep all).
-    public func update(_ id: Int64, autoDownload: Int?, keepLatest: Int?) async throws -> PodcastDetail {
+    ///   - playbackSpeed: the player's speed for it, 0.5–3 (0 clears it).
+    ///   - oldestFirst: list its episodes oldest first (a serial).
+    public func update(
+        _ id: Int64, autoDownload: Int?, keepLatest: Int?, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil
+    ) async throws -> PodcastDetail {
+        if let playbackSpeed, playbackSpeed != 0, !(playbackSpeed.isFinite && (0.5...3).contains(playbackSpeed)) {
+            throw FerryError.invalidRequest("playbackSpeed must be between 0.5 and 3 (0 goes back to the player's own).")
+        }
         if let autoDownload, !(0...1000).contains(autoDownload) {
             throw FerryError.invalidRequest("autoDownload must be between 0 and 1000.")
         }
@@ -194,6 +201,8 @@ public struct PodcastLibrary: Sendable {
         try await journal.updatePodcast(id: id) { podcast in
             if let autoDownload { podcast.autoDownload = autoDownload }
             if let keepLatest { podcast.keepLatest = keepLatest == 0 ? nil : keepLatest }
+            if let playbackSpeed { podcast.playbackSpeed = playbackSpeed == 0 ? nil : playbackSpeed }
+            if let oldestFirst { podcast.oldestFirst = oldestFirst }
         }
         try await downloadNewest(id)
         try await applyRetention(id)
@@ -290,7 +299,8 @@ public struct PodcastLibrary: Sendable {
         guard let record = try await journal.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
-        let episodes = try await episodes(of: record)
+        let listed = try await episodes(of: record)
+        let episodes = record.oldestFirst ? listed.reversed() : listed
         let new = episodes.filter { $0.isNew && $0.state == .notDownloaded }.count
         let downloaded = episodes.filter { $0.state == .downloaded }.count
         return PodcastDetail(podcast: model(record, total: episodes.count, new: new, downloaded: downloaded), episodes: episodes)
@@ -436,7 +446,8 @@ public struct PodcastLibrary: Sendable {
             descriptionText: record.descriptionText, descriptionHTML: record.descriptionHTML,
             artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: record.autoDownload,
             keepLatest: record.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
-            refreshedAt: record.refreshedAt, error: record.error, user: record.username
+            refreshedAt: record.refreshedAt, error: record.error, user: record.username,
+            playbackSpeed: record.playbackSpeed, oldestFirst: record.oldestFirst
         )
     }
 

@@ -26,6 +26,10 @@ public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
     public var errorMessage: String?
     public var autoDownload: Int
     public var keepLatest: Int?
+    /// The player's speed for this podcast (nil: the player's own).
+    public var playbackSpeed: Double?
+    /// Episodes listed oldest first (a serial).
+    public var oldestFirst = false
     public var createdAt: Date
     public var updatedAt: Date
     /// A private feed's HTTP Basic credentials: a secret, never shown or logged.

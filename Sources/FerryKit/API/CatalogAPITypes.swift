@@ -122,10 +122,16 @@ public struct PodcastSettings: Codable, Sendable {
     public var autoDownload: Int?
     /// Keep only the newest N downloaded episodes (0: keep all).
     public var keepLatest: Int?
+    /// The player's speed for this podcast, 0.5–3 (0: back to the player's own).
+    public var playbackSpeed: Double?
+    /// List episodes oldest first (a serial), or newest first.
+    public var oldestFirst: Bool?
     /// Settings to change; a nil field keeps its current value.
-    public init(autoDownload: Int? = nil, keepLatest: Int? = nil) {
+    public init(autoDownload: Int? = nil, keepLatest: Int? = nil, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil) {
         self.autoDownload = autoDownload
         self.keepLatest = keepLatest
+        self.playbackSpeed = playbackSpeed
+        self.oldestFirst = oldestFirst
     }
 }
 

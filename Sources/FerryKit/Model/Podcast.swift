@@ -36,14 +36,21 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
     public var error: TransferErrorInfo?
     /// A private feed's user name (its password is never shown).
     public var user: String?
+    /// The player's speed for this podcast, 0.5–3 (nil: the player's own).
+    public var playbackSpeed: Double?
+    /// Episodes are listed oldest first (a serial).
+    public var oldestFirst: Bool?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         id: Int64, feedURL: String, title: String, author: String? = nil, descriptionText: String? = nil,
         descriptionHTML: String? = nil, artworkURL: String? = nil, link: String? = nil, folder: String,
         autoDownload: Int = 0, keepLatest: Int? = nil, episodeCount: Int = 0, newCount: Int = 0,
-        downloadedCount: Int = 0, refreshedAt: Date? = nil, error: TransferErrorInfo? = nil, user: String? = nil
+        downloadedCount: Int = 0, refreshedAt: Date? = nil, error: TransferErrorInfo? = nil, user: String? = nil,
+        playbackSpeed: Double? = nil, oldestFirst: Bool? = nil
     ) {
+        self.playbackSpeed = playbackSpeed
+        self.oldestFirst = oldestFirst
         self.id = id
         self.feedURL = feedURL
         self.title = title

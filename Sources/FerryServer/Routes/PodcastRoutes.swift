@@ -52,7 +52,11 @@ struct PodcastRoutes {
         api.patch("podcasts/:id") { request, context in
             let id = try context.parameters.podcastID()
             let body = try await request.decodeJSON(PodcastSettings.self, context: context)
-            return try jsonResponse(try await podcasts.update(id, autoDownload: body.autoDownload, keepLatest: body.keepLatest))
+            return try jsonResponse(
+                try await podcasts.update(
+                    id, autoDownload: body.autoDownload, keepLatest: body.keepLatest, playbackSpeed: body.playbackSpeed, oldestFirst: body.oldestFirst
+                )
+            )
         }
         api.delete("podcasts/:id") { request, context in
             let deleteFiles = request.uri.queryParameters.get("deleteFiles").map { $0 == "true" || $0 == "1" } ?? false
