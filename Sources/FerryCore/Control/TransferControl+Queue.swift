@@ -11,7 +11,8 @@ extension TransferControl {
         /// - Parameter precedes: whether a queued transfer goes before this one.
         mutating func insert(_ id: Int64, session: String, precedes: (Int64) -> Bool) {
             // Most come last (the same priority, a newer id): no search.
-            let index = ids.last.map(precedes) ?? true ? ids.count : ids.partitioningIndex { !precedes($0) }
+            let goesLast = ids.last.map(precedes) ?? true
+            let index = goesLast ? ids.count : ids.partitioningIndex { !precedes($0) }
             guard index == ids.count || ids[index] != id else { return }
             ids.insert(id, at: index)
             perSession[session, default: 0] += 1

@@ -32,14 +32,8 @@ extension Journal {
     }
 
     /// Every episode of the podcast played (their positions kept).
-    /// - Returns: how many were not played before.
-    @discardableResult
-    public func markPlayed(podcastId: Int64, now: Date = Date()) async throws -> Int {
+    public func markPlayed(podcastId: Int64, now: Date = Date()) async throws {
         try await writer.write { db in
-            let before = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM playback p JOIN episode e ON e.id = p.mediaId WHERE p.media = 'episode' AND e.podcastId = ? AND p.played",
-                arguments: [podcastId]
-            ) ?? 0
             try db.execute(
                 sql: """
                     INSERT INTO playback (media, mediaId, positionSeconds, played, updatedAt)
@@ -48,8 +42,6 @@ extension Journal {
                     """,
                 arguments: [JournalDate(now), podcastId]
             )
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM episode WHERE podcastId = ?", arguments: [podcastId]) ?? 0
-            return total - before
         }
     }
 

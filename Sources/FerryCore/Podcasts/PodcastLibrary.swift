@@ -17,6 +17,8 @@ public struct PodcastLibrary: Sendable {
     let engine: TransferEngine
     let catalog: CatalogClient?
     let fetcher: FeedFetcher
+    /// For an episode's chapters and transcript, and its media streamed: smaller and sooner.
+    let sidecars: FeedFetcher
     let logger: Logger
     var journal: Journal { engine.journal }
     var library: Library { engine.library }
@@ -28,6 +30,10 @@ public struct PodcastLibrary: Sendable {
         fetcher = FeedFetcher(
             clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
             maximumBytes: 64 << 20, timeout: .seconds(60), logger: logger
+        )
+        sidecars = FeedFetcher(
+            clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
+            maximumBytes: 2 << 20, timeout: .seconds(30), logger: logger
         )
     }
 
@@ -290,7 +296,7 @@ public struct PodcastLibrary: Sendable {
 
     /// Every episode of the podcast played ("mark all played").
     public func markPlayed(_ id: Int64) async throws -> PodcastDetail {
-        _ = try await detail(id)  // No such podcast: not found.
+        guard try await journal.podcast(id: id) != nil else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
         try await journal.markPlayed(podcastId: id)
         return try await detail(id)
     }
@@ -345,12 +351,8 @@ public struct PodcastLibrary: Sendable {
             throw FerryError(.notFound, "Episode \(id) has no \(what).")
         }
         let credentials = try await journal.podcast(id: record.podcastId)?.credentials
-        let fetcher = FeedFetcher(
-            clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
-            maximumBytes: 2 << 20, timeout: .seconds(30), logger: logger
-        )
         do {
-            guard case .fetched(let data, _, _) = try await fetcher.fetch(url, etag: nil, lastModified: nil, credentials: credentials).result else {
+            guard case .fetched(let data, _, _) = try await sidecars.fetch(url, etag: nil, lastModified: nil, credentials: credentials).result else {
                 throw FerryError(.feedUnavailable, "The \(what) at \(url.absoluteString) answered 304 to a plain request.")
             }
             return data
@@ -374,35 +376,15 @@ public struct PodcastLibrary: Sendable {
         }
         let start = try TransferURL.validate(text)
         let credentials = try await journal.podcast(id: record.podcastId)?.credentials
-        var current = start
-        var visited = [start]
-        while true {
-            var request = HTTPClientRequest(url: current.absoluteString)
-            request.headers.add(name: "User-Agent", value: engine.configuration.userAgent)
-            if let range { request.headers.add(name: "Range", value: range) }
-            if let credentials, HTTPFetcher.origin(of: current) == HTTPFetcher.origin(of: start) {
-                request.headers.add(name: "Authorization", value: credentials.authorization)
-            }
-            let response: HTTPClientResponse
-            do {
-                response = try await engine.clients.client(for: current).execute(request, timeout: .seconds(30), logger: logger)
-            } catch {
-                throw FerryError(.feedUnavailable, "Could not reach the episode's host (\(current.host ?? "")): \(AttemptFailure(error).error.message)")
-            }
-            let status = Int(response.status.code)
-            if RedirectPolicy.isRedirect(status: status) {
-                let next = try engine.configuration.redirects.next(location: response.headers.first(name: "Location"), from: current, visited: visited)
-                _ = try? await response.body.collect(upTo: 64 << 10)
-                visited.append(next)
-                current = next
-                continue
-            }
-            guard status == 200 || status == 206 || status == 416 else {
-                _ = try? await response.body.collect(upTo: 64 << 10)
-                throw FerryError(.feedUnavailable, "The episode's host answered \(status) \(response.status.reasonPhrase).")
-            }
-            return response
+        let (response, _, _) = try await sidecars.open(start, headers: range.map { [("Range", $0)] } ?? [], credentials: credentials) { error, at in
+            FerryError(.feedUnavailable, "Could not reach the episode's host (\(at.host ?? "")): \(error.message)")
         }
+        let status = Int(response.status.code)
+        guard status == 200 || status == 206 || status == 416 else {
+            _ = try? await response.body.collect(upTo: 64 << 10)
+            throw FerryError(.feedUnavailable, "The episode's host answered \(status) \(response.status.reasonPhrase).")
+        }
+        return response
     }
 
     /// The file of a downloaded episode (for the web app's player).
