@@ -96,6 +96,7 @@ public func buildDaemon(
     EventRoutes(engine: engine).register(on: api)
     CatalogRoutes(catalog: catalog).register(on: api)
     PodcastRoutes(podcasts: podcasts).register(on: api)
+    ListeningRoutes(podcasts: podcasts).register(on: api)
     DaemonRoutes(
         engine: engine, paths: paths, startedAt: startedAt, address: address, requestShutdown: requestShutdown
     ).register(on: api)

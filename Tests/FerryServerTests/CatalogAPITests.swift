@@ -56,6 +56,11 @@ import Testing
                         let kept = try await d.client.search("hello & goodbye #1", limit: 2)
                         #expect(kept[0].download?.state == .completed && kept[0].download?.id == transfer.id)
                         #expect(FileManager.default.fileExists(atPath: done.path!))
+                        // A downloaded song in Up Next plays from its (hidden) transfer's file.
+                        let upNext = try await d.client.setUpNext([.init(kind: .track, id: 1_450_993_693)])
+                        #expect(upNext.items.map(\.title) == ["Here (In Your Arms)"] && upNext.items[0].subtitle == "Hellogoodbye")
+                        #expect(upNext.items[0].playURL == "/v1/transfers/\(transfer.id)/file")
+                        #expect(try await d.raw(.GET, upNext.items[0].playURL!).status == 200)
                         // Where the listener is in the song, shown with it in results.
                         let played = try await d.client.updatePlayback(track: 1_450_993_693, PlaybackUpdate(positionSeconds: 12.25, durationSeconds: 30))
                         #expect(played.positionSeconds == 12.25 && !played.played)

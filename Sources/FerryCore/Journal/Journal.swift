@@ -233,6 +233,13 @@ public struct Journal: Sendable {
                 t.add(column: "oldestFirst", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v13: Up Next") { db in
+            try db.create(table: "upNext") { t in
+                t.primaryKey("rank", .integer)
+                t.column("media", .text).notNull()
+                t.column("mediaId", .integer).notNull()
+            }
+        }
         return migrator
     }
 }

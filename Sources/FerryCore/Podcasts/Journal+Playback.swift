@@ -58,12 +58,17 @@ extension Journal {
 
     /// The playbacks of these songs, by track id.
     public func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] {
-        guard !trackIds.isEmpty else { return [:] }
+        try await playbacks(.track, ids: trackIds)
+    }
+
+    /// The playbacks of these songs or episodes, by id.
+    public func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
+        guard !ids.isEmpty else { return [:] }
         return try await writer.read { db in
             try Self.rows(
-                db, sql: "SELECT mediaId, positionSeconds, played, updatedAt FROM playback WHERE media = 'track' AND mediaId IN ("
-                    + trackIds.map { _ in "?" }.joined(separator: ",") + ")",
-                arguments: StatementArguments(trackIds)
+                db, sql: "SELECT mediaId, positionSeconds, played, updatedAt FROM playback WHERE media = ? AND mediaId IN ("
+                    + ids.map { _ in "?" }.joined(separator: ",") + ")",
+                arguments: [media.rawValue] + StatementArguments(ids)
             )
         }
     }

@@ -267,15 +267,33 @@ public struct PodcastLibrary: Sendable {
         guard let podcast = try await journal.podcast(id: id), let keep = podcast.keepLatest else { return }
         let downloaded = try await episodes(of: podcast).filter { $0.state == .downloaded }
         for episode in downloaded.dropFirst(keep) {
-            if let transferId = episode.transfer?.id {
-                try? await engine.remove(transferId, deleteFile: true)
-            } else if let path = episode.path, library.contains(URL(fileURLWithPath: path)) {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-            try await journal.updateEpisode(id: episode.id) { record in
-                record.transferId = nil
-                record.filePath = nil
-            }
+            try await deleteFile(of: episode)
+        }
+    }
+
+    /// Deletes a downloaded episode's file (its transfer forgotten); the episode stays, to be
+    /// downloaded again or streamed.
+    /// - Throws: `not_found` for no such episode, or one without a file.
+    public func deleteEpisodeFile(_ id: Int64) async throws -> Episode {
+        guard let record = try await journal.episode(id: id), let podcast = try await journal.podcast(id: record.podcastId) else {
+            throw FerryError(.notFound, "There is no episode \(id).")
+        }
+        guard let episode = try await episodes(of: podcast).first(where: { $0.id == id }), episode.state == .downloaded else {
+            throw FerryError(.notFound, "Episode \(id) (\(record.readableTitle)) has no file to delete.")
+        }
+        try await deleteFile(of: episode)
+        return try await episodes(of: podcast).first { $0.id == id } ?? episode
+    }
+
+    private func deleteFile(of episode: Episode) async throws {
+        if let transferId = episode.transfer?.id {
+            try? await engine.remove(transferId, deleteFile: true)
+        } else if let path = episode.path, library.contains(URL(fileURLWithPath: path)) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        try await journal.updateEpisode(id: episode.id) { record in
+            record.transferId = nil
+            record.filePath = nil
         }
     }
 
@@ -314,7 +332,7 @@ public struct PodcastLibrary: Sendable {
 
     /// Where an episode's download stands, and its file when it has one: its transfer's, or one
     /// found in the podcast's folder without a transfer.
-    private func standing(_ record: EpisodeRecord, _ transfer: Transfer?) -> (EpisodeState, String?) {
+    func standing(_ record: EpisodeRecord, _ transfer: Transfer?) -> (EpisodeState, String?) {
         switch transfer?.state {
         case .queued?, .running?, .waiting?: return (.downloading, nil)
         case .paused?: return (.paused, nil)

@@ -110,6 +110,21 @@ extension DaemonClient {
         try await send(.POST, "/v1/podcasts/\(id)/played")
     }
 
+    /// Deletes a downloaded episode's file; the episode stays, to be downloaded again or streamed.
+    public func deleteEpisodeFile(_ id: Int64) async throws -> Episode {
+        try await send(.DELETE, "/v1/episodes/\(id)/file")
+    }
+
+    /// The listener's Up Next, in order.
+    public func upNext() async throws -> UpNext {
+        try await send(.GET, "/v1/up-next")
+    }
+
+    /// Replaces Up Next with these episodes and songs, in this order.
+    public func setUpNext(_ items: [UpNextEntry]) async throws -> UpNext {
+        try await send(.PUT, "/v1/up-next", body: UpNextOrder(items: items))
+    }
+
     /// Downloads an episode's media file into its podcast's folder.
     /// - Parameters:
     ///   - id: the ``Episode/id``.

@@ -3,7 +3,7 @@ import FerryKit
 import Foundation
 import Hummingbird
 
-/// `/v1/podcasts` and `/v1/episodes`: subscriptions, refresh, settings, episode downloads, OPML.
+/// `/v1/podcasts` and `/v1/episodes/{id}/download`: subscriptions, refresh, settings, episode downloads, OPML.
 struct PodcastRoutes {
     let podcasts: PodcastLibrary
 
@@ -72,28 +72,6 @@ struct PodcastRoutes {
             let id = try context.parameters.podcastID()
             try await podcasts.markSeen(id)
             return try jsonResponse(try await podcasts.detail(id))
-        }
-        api.post("podcasts/:id/played") { _, context in
-            let id = try context.parameters.podcastID()
-            return try jsonResponse(try await podcasts.markPlayed(id))
-        }
-        api.put("episodes/:id/playback") { request, context in
-            let id = try context.parameters.mediaID("an episode")
-            let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
-            return try jsonResponse(try await podcasts.updatePlayback(.episode, id: id, update))
-        }
-        api.put("tracks/:id/playback") { request, context in
-            let id = try context.parameters.mediaID("a song's track")
-            let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
-            return try jsonResponse(try await podcasts.updatePlayback(.track, id: id, update))
-        }
-        api.get("episodes/:id/chapters") { _, context in
-            let id = try context.parameters.mediaID("an episode")
-            return try jsonResponse(ChapterList(chapters: try await podcasts.chapters(episode: id)))
-        }
-        api.get("episodes/:id/transcript") { _, context in
-            let id = try context.parameters.mediaID("an episode")
-            return try jsonResponse(Transcript(cues: try await podcasts.transcript(episode: id)))
         }
         api.post("episodes/:id/download") { request, context in
             guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else {
