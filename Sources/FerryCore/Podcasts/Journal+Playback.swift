@@ -21,12 +21,12 @@ extension Journal {
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(media.table) WHERE \(media.key) = ?)", arguments: [id]) == true else {
                 throw FerryError(.notFound, "There is no \(media == .episode ? "episode" : "song") \(id).")
             }
-            let current = try Self.playback(media, id: id, db) ?? Playback(updatedAt: now)
-            let next = try current.applying(update, now: now)
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO playback (media, mediaId, positionSeconds, played, updatedAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [media.rawValue, id, next.positionSeconds, next.played, JournalDate(next.updatedAt)]
-            )
+            let previous = try Self.playback(media, id: id, db)
+            let next = try (previous ?? Playback(updatedAt: now)).applying(update, now: now)
+            try Self.writePlayback(media, id: id, next, db)
+            if media == .episode {
+                try Self.recordOwnAction(episode: id, from: previous, to: next, duration: update.durationSeconds, db)
+            }
             return next
         }
     }
@@ -34,15 +34,24 @@ extension Journal {
     /// Every episode of the podcast played (their positions kept).
     public func markPlayed(podcastId: Int64, now: Date = Date()) async throws {
         try await writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO playback (media, mediaId, positionSeconds, played, updatedAt)
-                    SELECT 'episode', id, 0, 1, ? FROM episode WHERE podcastId = ?
-                    ON CONFLICT (media, mediaId) DO UPDATE SET played = 1, updatedAt = excluded.updatedAt
-                    """,
-                arguments: [JournalDate(now), podcastId]
-            )
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM episode WHERE podcastId = ?", arguments: [podcastId])
+            for id in ids {
+                let previous = try Self.playback(.episode, id: id, db)
+                guard previous?.played != true else { continue }
+                var next = previous ?? Playback(updatedAt: now)
+                next.played = true
+                next.updatedAt = now
+                try Self.writePlayback(.episode, id: id, next, db)
+                try Self.recordOwnAction(episode: id, from: previous, to: next, duration: nil, db)
+            }
         }
+    }
+
+    static func writePlayback(_ media: PlaybackMedia, id: Int64, _ playback: Playback, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO playback (media, mediaId, positionSeconds, played, updatedAt) VALUES (?, ?, ?, ?, ?)",
+            arguments: [media.rawValue, id, playback.positionSeconds, playback.played, JournalDate(playback.updatedAt)]
+        )
     }
 
     /// The playbacks of a podcast's episodes, by episode id.
@@ -73,7 +82,7 @@ extension Journal {
         }
     }
 
-    private static func playback(_ media: PlaybackMedia, id: Int64, _ db: Database) throws -> Playback? {
+    static func playback(_ media: PlaybackMedia, id: Int64, _ db: Database) throws -> Playback? {
         try rows(db, sql: "SELECT mediaId, positionSeconds, played, updatedAt FROM playback WHERE media = ? AND mediaId = ?",
                  arguments: [media.rawValue, id])[id]
     }
