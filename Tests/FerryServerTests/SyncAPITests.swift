@@ -106,6 +106,10 @@ import Testing
                 #expect(try await d.client.syncUsers().users.first?.devices == 1)
                 let badType = try await phone.send(.POST, "/api/2/devices/alice/phone.json", json: #"{"type": "toaster"}"#)
                 #expect(badType.status == 400, "\(badType.body)")
+                // Credentials that pass get a session too, as on gpodder.net (mygpoclient counts on it); a session needs no new one.
+                let basic = try await phone.send(.GET, "/api/2/devices/alice.json")
+                #expect(basic.headers.first(name: "Set-Cookie")?.hasPrefix("sessionid=") == true)
+                #expect(try await session.send(.GET, "/api/2/devices/alice.json").headers.first(name: "Set-Cookie") == nil)
                 #expect(try await session.send(.POST, "/api/2/auth/alice/logout.json").status == 200)
                 #expect(try await session.send(.GET, "/api/2/devices/alice.json").status == 401)
 

@@ -33,7 +33,7 @@ actor SyncAuthenticator {
     /// Checks HTTP Basic credentials first (a login), else the session cookie.
     func authenticate(_ request: Request, context: FerryRequestContext) async throws -> String {
         if let (name, password) = Self.basic(request.headers[.authorization]) {
-            let digest = SHA256.hash(data: Data("\(name)\u{0}\(password)".utf8)).map { String(format: "%02x", $0) }.joined()
+            let digest = Self.digest(name, password)
             if let until = verified[digest], until > Date() { return name }
             if await sync.authenticate(name, password: password) {
                 throttle.succeeded(from: context.remoteAddress ?? "")
@@ -49,6 +49,23 @@ actor SyncAuthenticator {
             return session.user
         }
         throw FerryError(.unauthorized, "Log in with your Ferry sync user (HTTP Basic).")
+    }
+
+    /// A new session when the request's HTTP Basic credentials passed just now and it has no
+    /// session yet; nil otherwise.
+    func sessionForVerifiedCredentials(_ request: Request) -> String? {
+        guard let (name, password) = Self.basic(request.headers[.authorization]), let until = verified[Self.digest(name, password)], until > Date()
+        else { return nil }
+        if let id = Self.cookie(request.headers[.cookie]), sessions[id]?.user == name { return nil }
+        return startSession(for: name)
+    }
+
+    static func setCookie(_ session: String) -> String {
+        "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(sessionLifetime))"
+    }
+
+    static func digest(_ name: String, _ password: String) -> String {
+        SHA256.hash(data: Data("\(name)\u{0}\(password)".utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// A new session for the user: the value of the cookie to set.
@@ -85,13 +102,20 @@ actor SyncAuthenticator {
 }
 
 /// Every 401 of the sync listener carries the challenge that makes clients such as
-/// mygpoclient (urllib) send their credentials.
-struct SyncChallengeMiddleware: RouterMiddleware {
+/// mygpoclient (urllib) send their credentials; an answer to HTTP Basic credentials that
+/// passed sets a session cookie, as gpodder.net does (mygpoclient sends its password three
+/// times in its life, then counts on the cookie).
+struct SyncSessionMiddleware: RouterMiddleware {
     typealias Context = FerryRequestContext
+    let auth: SyncAuthenticator
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        if response.status == .unauthorized { response.headers[.wwwAuthenticate] = #"Basic realm="Ferry sync""# }
+        if response.status == .unauthorized {
+            response.headers[.wwwAuthenticate] = #"Basic realm="Ferry sync""#
+        } else if response.headers[.setCookie] == nil, let session = await auth.sessionForVerifiedCredentials(request) {
+            response.headers[.setCookie] = SyncAuthenticator.setCookie(session)
+        }
         return response
     }
 }

@@ -20,7 +20,7 @@ struct SyncRoutes {
             let user = try await auth.user(request, context: context, named: try context.parameters.require("user"))
             let session = await auth.startSession(for: user)
             var response = Response(status: .ok)
-            response.headers[.setCookie] = "\(SyncAuthenticator.cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(SyncAuthenticator.sessionLifetime))"
+            response.headers[.setCookie] = SyncAuthenticator.setCookie(session)
             return response
         }
         api.post("auth/:user/logout.json") { request, _ in
