@@ -293,6 +293,9 @@ public struct Journal: Sendable {
             }
             try db.create(index: "syncEpisodeAction_episode", on: "syncEpisodeAction", columns: ["podcast", "episode"])
         }
+        migrator.registerMigration("v15: a podcast's own refresh interval") { db in
+            try db.alter(table: "podcast") { t in t.add(column: "refreshMinutes", .integer) }
+        }
         return migrator
     }
 }

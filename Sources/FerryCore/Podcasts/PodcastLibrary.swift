@@ -192,9 +192,13 @@ public struct PodcastLibrary: Sendable {
     ///   - keepLatest: keep only the newest N downloaded episodes (0 to keep all).
     ///   - playbackSpeed: the player's speed for it, 0.5–3 (0 clears it).
     ///   - oldestFirst: list its episodes oldest first (a serial).
+    ///   - refreshMinutes: minutes between fetches of its feed, 15–10,080 (0: the daemon's interval).
     public func update(
-        _ id: Int64, autoDownload: Int?, keepLatest: Int?, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil
+        _ id: Int64, autoDownload: Int?, keepLatest: Int?, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil
     ) async throws -> PodcastDetail {
+        if let refreshMinutes, refreshMinutes != 0, !(15...10_080).contains(refreshMinutes) {
+            throw FerryError.invalidRequest("refreshMinutes must be between 15 and 10080 (a week); 0 goes back to the daemon's interval.")
+        }
         if let playbackSpeed, playbackSpeed != 0, !(playbackSpeed.isFinite && (0.5...3).contains(playbackSpeed)) {
             throw FerryError.invalidRequest("playbackSpeed must be between 0.5 and 3 (0 goes back to the player's own).")
         }
@@ -209,6 +213,7 @@ public struct PodcastLibrary: Sendable {
             if let keepLatest { podcast.keepLatest = keepLatest == 0 ? nil : keepLatest }
             if let playbackSpeed { podcast.playbackSpeed = playbackSpeed == 0 ? nil : playbackSpeed }
             if let oldestFirst { podcast.oldestFirst = oldestFirst }
+            if let refreshMinutes { podcast.refreshMinutes = refreshMinutes == 0 ? nil : refreshMinutes }
         }
         try await downloadNewest(id)
         try await applyRetention(id)
@@ -447,7 +452,7 @@ public struct PodcastLibrary: Sendable {
             artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: record.autoDownload,
             keepLatest: record.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
             refreshedAt: record.refreshedAt, error: record.error, user: record.username,
-            playbackSpeed: record.playbackSpeed, oldestFirst: record.oldestFirst
+            playbackSpeed: record.playbackSpeed, oldestFirst: record.oldestFirst, refreshMinutes: record.refreshMinutes
         )
     }
 

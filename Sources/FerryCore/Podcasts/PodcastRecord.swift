@@ -30,6 +30,8 @@ public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
     public var playbackSpeed: Double?
     /// Episodes listed oldest first (a serial).
     public var oldestFirst = false
+    /// Minutes between fetches of this feed (nil: the daemon's interval).
+    public var refreshMinutes: Int?
     public var createdAt: Date
     public var updatedAt: Date
     /// A private feed's HTTP Basic credentials: a secret, never shown or logged.
