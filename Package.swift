@@ -34,6 +34,8 @@ let package = Package(
         .executable(name: "ferry", targets: ["ferry"]),
         .library(name: "FerryKit", targets: ["FerryKit"]),
         .library(name: "FerryCore", targets: ["FerryCore"]),
+        .library(name: "FerryFeeds", targets: ["FerryFeeds"]),
+        .library(name: "FerryListening", targets: ["FerryListening"]),
         .library(name: "FerryServer", targets: ["FerryServer"]),
     ],
     dependencies: [
@@ -65,9 +67,30 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The feed parser: RSS, Atom, OPML and HTML in, plain values out; no I/O, so it can be
+        // read, fuzzed and measured on its own.
+        .target(
+            name: "FerryFeeds",
+            dependencies: ["FerryKit", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // What a listener uses, on top of the transfer engine: the catalog, podcasts, playback,
+        // Up Next and sync with phones (their tables live in the one journal).
+        .target(
+            name: "FerryListening",
+            dependencies: [
+                "FerryCore",
+                "FerryFeeds",
+                "FerryKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .systemLibrary(name: "CMalloc"),
@@ -76,6 +99,7 @@ let package = Package(
             dependencies: [
                 "CMalloc",
                 "FerryCore",
+                "FerryListening",
                 "FerryKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -95,6 +119,7 @@ let package = Package(
             dependencies: [
                 "FerryServer",
                 "FerryCore",
+                "FerryListening",
                 "FerryKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -105,6 +130,8 @@ let package = Package(
             name: "FerryTestSupport",
             dependencies: [
                 "FerryCore",
+                "FerryFeeds",
+                "FerryListening",
                 "FerryServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -123,9 +150,17 @@ let package = Package(
             dependencies: ["FerryCore", "FerryTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
+            name: "FerryFeedsTests",
+            dependencies: ["FerryFeeds", "FerryKit"]
+        ),
+        .testTarget(
+            name: "FerryListeningTests",
+            dependencies: ["FerryListening", "FerryFeeds", "FerryCore", "FerryTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
             name: "FerryServerTests",
             dependencies: [
-                "FerryServer", "FerryTestSupport",
+                "FerryServer", "FerryListening", "FerryTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -136,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["ferry", "FerryCore", "FerryTestSupport"]
+            dependencies: ["ferry", "FerryCore", "FerryListening", "FerryTestSupport"]
         ),
     ]
 )

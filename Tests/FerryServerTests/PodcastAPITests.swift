@@ -1,5 +1,6 @@
 import FerryCore
 import FerryKit
+import FerryListening
 import FerryTestSupport
 import Foundation
 import Testing

@@ -8,7 +8,7 @@ import Synchronization
 /// All writes are single transactions, so the journal is consistent whatever moment the process
 /// dies at. A future PostgreSQL journal would offer the same methods.
 public struct Journal: Sendable {
-    let writer: any DatabaseWriter
+    package let writer: any DatabaseWriter
     let committed = CommittedEvents()
 
     /// Opens (creating if needed) the journal file and brings its schema up to date.

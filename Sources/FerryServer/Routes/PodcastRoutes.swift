@@ -1,5 +1,7 @@
 import FerryCore
+import FerryFeeds
 import FerryKit
+import FerryListening
 import Foundation
 import Hummingbird
 

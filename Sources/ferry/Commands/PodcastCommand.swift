@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryFeeds
 import FerryKit
 import Foundation
 

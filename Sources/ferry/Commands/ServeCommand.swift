@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryCore
 import FerryKit
+import FerryListening
 import FerryServer
 import Foundation
 import Logging
