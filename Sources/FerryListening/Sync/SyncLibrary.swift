@@ -47,9 +47,12 @@ public struct SyncLibrary: Sendable {
     private static let decoy = "scrypt$\(SyncPassword.rounds)$\(SyncPassword.blockSize)$\(SyncPassword.parallelism)$AAAAAAAAAAAAAAAAAAAAAA==$"
 
     static func validate(name: String) throws {
-        guard (1...64).contains(name.utf8.count), name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_".unicodeScalars.contains($0)) }) else {
-            throw FerryError.invalidRequest("A sync user's name has 1 to 64 letters, digits, '.', '_' or '-'.")
-        }
+        guard isIdentifier(name) else { throw FerryError.invalidRequest("A sync user's name has 1 to 64 letters, digits, '.', '_' or '-'.") }
+    }
+
+    /// 1 to 64 ASCII letters, digits, `.`, `_`, `-`: safe in a path segment, as gpodder.net's names are.
+    static func isIdentifier(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count) && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_".unicodeScalars.contains($0)) }
     }
 
     // MARK: Devices
@@ -69,9 +72,7 @@ public struct SyncLibrary: Sendable {
     }
 
     static func validate(device: String) throws {
-        guard (1...64).contains(device.utf8.count), device.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_".unicodeScalars.contains($0)) }) else {
-            throw FerryError.invalidRequest("A device id has 1 to 64 letters, digits, '.', '_' or '-'.")
-        }
+        guard isIdentifier(device) else { throw FerryError.invalidRequest("A device id has 1 to 64 letters, digits, '.', '_' or '-'.") }
     }
 
     // MARK: Subscriptions
