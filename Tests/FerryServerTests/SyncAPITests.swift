@@ -87,6 +87,7 @@ import Testing
                 wrong.password = "wrong horse"
                 let refused = try await wrong.send(.POST, "/api/2/devices/alice/phone.json", json: #"{"caption": "Mallory", "type": "mobile"}"#)
                 #expect(refused.status == 401)
+                #expect(try await d.client.syncUsers().users.first?.devices == 0, "a refused request changes nothing")
                 let unknown = try await Phone(base: phone.base, http: phone.http, user: "nobody").send(.GET, "/api/2/devices/nobody.json")
                 #expect(unknown.status == 401)
 
