@@ -146,9 +146,9 @@ import Testing
             #expect(((bare.json as? [String: Any])?["error"] as? [String: Any])?["message"] as? String == "Unauthorized")
             // Not JSON, not a call, an unknown method, what Ferry does not do, bad parameters.
             let parse = try await rpc.post("{nope")
-            #expect(parse.status == 200 && ((parse.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int == -32700)
+            #expect(parse.status == 500 && ((parse.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int == -32700)
             let invalid = try await rpc.post(#"{"jsonrpc": "2.0", "id": 2, "params": []}"#)
-            #expect(((invalid.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int == -32600)
+            #expect(invalid.status == 400 && ((invalid.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int == -32600)
             #expect(try await rpc.error("aria2.fly")["message"] as? String == "No such method: aria2.fly")
             #expect((try await rpc.error("aria2.addTorrent", "AAAA")["message"] as? String)?.contains("BitTorrent") == true)
             #expect(try await rpc.error("aria2.tellStatus", "zz")["message"] as? String == "Invalid GID zz")

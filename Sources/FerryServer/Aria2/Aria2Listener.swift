@@ -27,7 +27,8 @@ public struct Aria2Listener: Sendable {
             let body = try await request.body.collect(upTo: context.maxUploadSize)
             let answer = await rpc.answer(Data(body.readableBytesView))
             return Response(
-                status: .ok, headers: [.contentType: "application/json-rpc"], body: .init(byteBuffer: ByteBuffer(bytes: answer))
+                status: .init(code: answer.status), headers: [.contentType: "application/json-rpc", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(bytes: answer.body))
             )
         }
         let host = self.host

@@ -49,18 +49,19 @@ struct Aria2RPC: Sendable {
 
     // MARK: The envelope
 
-    /// The answer to a POST body: one response, or a list for a batch.
-    func answer(_ body: Data) async -> Data {
+    /// The answer to a POST body: one response, or a list for a batch; with aria2's HTTP
+    /// status: 200, 400 for a single call's error, 500 for a body that is not JSON.
+    func answer(_ body: Data) async -> (status: Int, body: Data) {
         guard let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
-            return Self.encode(Self.response(id: NSNull(), failure: .parse))
+            return (500, Self.encode(Self.response(id: NSNull(), failure: .parse)))
         }
         if let batch = json as? [Any] {
-            guard !batch.isEmpty else { return Self.encode(Self.response(id: NSNull(), failure: .invalidRequest)) }
             var responses: [[String: Any]] = []
             for call in batch { responses.append(await respond(to: call)) }
-            return Self.encode(responses)
+            return (200, Self.encode(responses))
         }
-        return Self.encode(await respond(to: json))
+        let response = await respond(to: json)
+        return (response["error"] == nil ? 200 : 400, Self.encode(response))
     }
 
     /// One call's response object.
@@ -114,6 +115,8 @@ struct Aria2RPC: Sendable {
             let current = try await self.transfer(id)
             guard !current.state.isFinal else { throw Failure.aria2("Active Download not found for GID#\(Aria2GID.gid(id))") }
             _ = try await engine.cancel(id)
+            // As aria2: one that never started leaves no result behind.
+            if current.attempts == 0 { try await engine.remove(id, deleteFile: false) }
             return Aria2GID.gid(id)
         case "aria2.pause", "aria2.forcePause":
             let id = try arguments.gid()
@@ -138,17 +141,19 @@ struct Aria2RPC: Sendable {
             return "OK"
         case "aria2.tellStatus":
             let id = try arguments.gid()
-            return Aria2Status.object(try await transfer(id), keys: try arguments.keys())
+            return await describe(try await transfer(id), keys: try arguments.keys())
         case "aria2.getUris": return Aria2Status.uris(try await transfer(try arguments.gid()))
-        case "aria2.getFiles": return Aria2Status.files(try await transfer(try arguments.gid()))
+        case "aria2.getFiles":
+            let download = try await self.transfer(try arguments.gid())
+            return Aria2Status.files(download, place: await place(of: download))
         case "aria2.tellActive":
             let keys = try arguments.keys()
-            return try await downloads(in: [.running]).map { Aria2Status.object($0, keys: keys) }
+            return await describe(try await downloads(in: [.running]), keys: keys)
         case "aria2.tellWaiting", "aria2.tellStopped":
             let (offset, count) = (try arguments.integer("offset"), try arguments.integer("num"))
             let keys = try arguments.keys()
             let states: Set<TransferState> = method == "aria2.tellWaiting" ? [.queued, .waiting, .paused] : [.completed, .failed, .cancelled]
-            return Self.page(try await downloads(in: states), offset: offset, count: count).map { Aria2Status.object($0, keys: keys) }
+            return await describe(Self.page(try await downloads(in: states), offset: offset, count: count), keys: keys)
         case "aria2.getGlobalStat": return try await globalStat()
         case "aria2.purgeDownloadResult":
             _ = try await engine.removeFinished(session: nil)
@@ -194,14 +199,13 @@ struct Aria2RPC: Sendable {
         }
         let options = try Aria2Options(arguments.next() ?? [String: Any]())
         let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
-        var transfer = try await engine.enqueue(
+        let transfer = try await engine.enqueue(
             .init(
                 urls: [urls[0]], session: Self.session, force: true, options: options.transferOptions, mirrors: Array(urls.dropFirst()),
                 directory: options.directory, createDirectory: options.directory != nil, outputName: options.name,
-                checksum: options.checksum
+                checksum: options.checksum, paused: options.paused
             )
         )[0]
-        if options.paused { transfer = try await engine.pause(transfer.id) }
         return Aria2GID.gid(transfer.id)
     }
 
@@ -211,6 +215,24 @@ struct Aria2RPC: Sendable {
         } catch let error as FerryError where error.code == .notFound {
             throw Failure.aria2("GID \(Aria2GID.gid(id)) is not found")
         }
+    }
+
+    private func describe(_ transfer: Transfer, keys: [String]) async -> [String: Any] {
+        Aria2Status.object(transfer, place: await place(of: transfer), keys: keys)
+    }
+
+    private func describe(_ transfers: [Transfer], keys: [String]) async -> [[String: Any]] {
+        var objects: [[String: Any]] = []
+        for transfer in transfers { objects.append(await describe(transfer, keys: keys)) }
+        return objects
+    }
+
+    /// The file's path once known (its own name, or the one it was given), and its folder.
+    private func place(of transfer: Transfer) async -> Aria2Status.Place {
+        let record = try? await engine.journal.transfer(id: transfer.id)
+        let folder = transfer.directory ?? engine.library.absolutePath(transfer.folder)
+        let path = transfer.path ?? (record?.fileName ?? record?.outputName).map { "\(folder)/\($0)" } ?? ""
+        return Aria2Status.Place(path: path, directory: path.isEmpty ? folder : (path as NSString).deletingLastPathComponent)
     }
 
     private func downloads(in states: Set<TransferState>) async throws -> [Transfer] {

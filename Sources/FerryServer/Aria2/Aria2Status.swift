@@ -4,6 +4,13 @@ import Foundation
 /// A Ferry transfer as aria2 describes a download (`aria2.tellStatus`, `getFiles`, `getUris`):
 /// numbers as decimal strings, a status of aria2's, one file with its URIs. Pure.
 enum Aria2Status {
+    /// Where the file is going: aria2 names it before it is there (empty while the name is
+    /// not known yet: the server's Content-Disposition decides it).
+    struct Place {
+        var path: String
+        var directory: String
+    }
+
     /// active, waiting, paused, error, complete or removed.
     static func status(_ state: TransferState) -> String {
         switch state {
@@ -17,7 +24,7 @@ enum Aria2Status {
     }
 
     /// The status object; `keys` keeps only those named (all when empty), as aria2 does.
-    static func object(_ transfer: Transfer, keys: [String] = []) -> [String: Any] {
+    static func object(_ transfer: Transfer, place: Place, keys: [String] = []) -> [String: Any] {
         let total = transfer.totalBytes ?? 0
         let done = transfer.state == .completed ? max(transfer.bytesReceived, total) : transfer.bytesReceived
         var object: [String: Any] = [
@@ -32,8 +39,8 @@ enum Aria2Status {
             // aria2's pieces are of 1 MiB for HTTP; Ferry verifies whole files, so they only count.
             "numPieces": String((total + (1 << 20) - 1) >> 20),
             "pieceLength": String(1 << 20),
-            "dir": directory(of: transfer),
-            "files": files(transfer),
+            "dir": place.directory,
+            "files": files(transfer, place: place),
         ]
         // As aria2: a stopped download says how it ended; 0 is no error.
         if transfer.state.isFinal {
@@ -44,12 +51,12 @@ enum Aria2Status {
         return object.filter { keys.contains($0.key) }
     }
 
-    static func files(_ transfer: Transfer) -> [[String: Any]] {
+    static func files(_ transfer: Transfer, place: Place) -> [[String: Any]] {
         let total = transfer.totalBytes ?? 0
         let done = transfer.state == .completed ? max(transfer.bytesReceived, total) : transfer.bytesReceived
         return [[
             "index": "1",
-            "path": transfer.path ?? "",
+            "path": place.path,
             "length": String(total),
             "completedLength": String(done),
             "selected": "true",
@@ -61,11 +68,6 @@ enum Aria2Status {
         let used = transfer.state == .running || transfer.state == .completed
         return [["uri": transfer.url, "status": used ? "used" : "waiting"]]
             + (transfer.mirrors ?? []).map { ["uri": $0.url, "status": "waiting"] }
-    }
-
-    static func directory(of transfer: Transfer) -> String {
-        if let path = transfer.path { return (path as NSString).deletingLastPathComponent }
-        return transfer.directory ?? ""
     }
 
     /// aria2's exit status for an error: 2 a timeout, 6 a network problem, 9 a full disk,
