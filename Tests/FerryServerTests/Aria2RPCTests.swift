@@ -178,6 +178,16 @@ import Testing
         }
     }
 
+    @Test func ferrysEventsAreAria2sNotifications() throws {
+        let completed = try #require(Aria2Notifications.message(TransferEvent(kind: .completed, transferId: 26, session: "aria2")))
+        let object = try #require(try JSONSerialization.jsonObject(with: completed) as? [String: Any])
+        #expect(object["jsonrpc"] as? String == "2.0" && object["method"] as? String == "aria2.onDownloadComplete" && object["id"] == nil)
+        #expect(object["params"] as? [[String: String]] == [["gid": "000000000000001a"]])
+        let methods = TransferEvent.Kind.allCases.compactMap(Aria2Notifications.method(for:))
+        #expect(Set(methods) == ["aria2.onDownloadStart", "aria2.onDownloadPause", "aria2.onDownloadStop", "aria2.onDownloadComplete", "aria2.onDownloadError"])
+        #expect(Aria2Notifications.message(TransferEvent(kind: .progress, transferId: 26, session: "aria2")) == nil)
+    }
+
     @Test func aria2sPagesOfWaitingAndStoppedDownloads() {
         let items = Array(1...5)
         #expect(Aria2RPC.page(items, offset: 0, count: 2) == [1, 2])

@@ -60,3 +60,47 @@ def test_aria2p_drives_ferry(ferry, files, tmp_path):
     with pytest.raises(aria2p.ClientException, match="Unauthorized"):
         wrong.add_uris([url])
     assert len(json.loads(daemon.run("ls", "--all", "--json"))) == 1
+
+
+def test_notifications_and_calls_over_the_websocket(ferry, files):
+    daemon, rpc, port = ferry
+    api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=port, secret=rpc.secret))
+    heard: list[tuple[str, str]] = []
+
+    def on(kind):
+        return lambda _api, gid: heard.append((kind, gid))
+
+    api.listen_to_notifications(
+        threaded=True, handle_signals=False, timeout=1, on_download_start=on("start"), on_download_pause=on("pause"),
+        on_download_stop=on("stop"), on_download_complete=on("complete"), on_download_error=on("error"),
+    )
+    try:
+        time.sleep(0.5)  # the socket opens before anything happens
+        quick = api.add_uris([files.add("/interop/quick.bin", random.Random(9).randbytes(200_000), "application/octet-stream")])
+        wait_for(lambda: ("complete", quick.gid) in heard, message="onDownloadComplete")
+        assert ("start", quick.gid) in heard and heard.index(("start", quick.gid)) < heard.index(("complete", quick.gid))
+        slow = api.add_uris([files.add("/interop/slower.bin", random.Random(10).randbytes(3_000_000), "application/octet-stream", rate=300_000)])
+        wait_for(lambda: ("start", slow.gid) in heard, message="onDownloadStart")
+        api.pause([slow])
+        wait_for(lambda: ("pause", slow.gid) in heard, message="onDownloadPause")
+        api.remove([slow])
+        wait_for(lambda: ("stop", slow.gid) in heard, message="onDownloadStop")
+        failing = api.add_uris([files.url("/interop/missing.bin")])
+        wait_for(lambda: ("error", failing.gid) in heard, message="onDownloadError")
+    finally:
+        api.stop_listening()
+
+    # Calls over the WebSocket, as front ends make them: answered on the same socket.
+    import websocket
+
+    socket = websocket.create_connection(f"ws://127.0.0.1:{port}/jsonrpc", timeout=10)
+    try:
+        socket.send(json.dumps({"jsonrpc": "2.0", "id": "w1", "method": "aria2.tellStatus", "params": [f"token:{rpc.secret}", quick.gid, ["status"]]}))
+        assert json.loads(socket.recv()) == {"id": "w1", "jsonrpc": "2.0", "result": {"status": "complete"}}
+        socket.send(json.dumps({"jsonrpc": "2.0", "id": "w2", "method": "aria2.getVersion", "params": ["token:wrong"]}))
+        assert json.loads(socket.recv())["error"] == {"code": 1, "message": "Unauthorized"}
+    finally:
+        socket.close()
+    # Not under another name (a web page that rebound a name of its own to 127.0.0.1).
+    with pytest.raises(websocket.WebSocketBadStatusException):
+        websocket.create_connection(f"ws://127.0.0.1:{port}/jsonrpc", timeout=10, host="evil.example")

@@ -2,12 +2,14 @@ import FerryCore
 import FerryKit
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// aria2's RPC endpoint (`ferry serve --aria2-rpc`): `POST /jsonrpc` on loopback (port 6800, as
-/// aria2's), for aria2's front ends and client libraries. Nothing else is served there.
+/// aria2's RPC endpoint (`ferry serve --aria2-rpc`): `/jsonrpc` on loopback (port 6800, as
+/// aria2's) by HTTP POST, or over a WebSocket that also carries aria2's notifications, for
+/// aria2's front ends and client libraries. Nothing else is served there.
 public struct Aria2Listener: Sendable {
     public var host: String
     public var port: Int
@@ -37,10 +39,50 @@ public struct Aria2Listener: Sendable {
             address.set(url)
             logger.info("aria2 RPC listening", metadata: ["aria2.url": "\(url)"])
         }
+        let hub = engine.hub
         return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "Ferry"), onServerRunning: onRunning,
-            logger: logger
+            router: router,
+            server: .http1WebSocketUpgrade { request, _, _ in
+                // As for POST: only this path, only under a loopback name (no DNS rebinding).
+                guard request.path?.split(separator: "?").first == "/jsonrpc",
+                    let authority = request.authority, LoopbackGuardMiddleware.isLoopback(authority: authority)
+                else { return .dontUpgrade }
+                return .upgrade([:]) { inbound, outbound, _ in
+                    try await Self.serve(rpc: rpc, hub: hub, inbound: inbound.messages(maxSize: 4 << 20)) { text in
+                        try await outbound.write(.text(text))
+                    }
+                }
+            },
+            configuration: .init(address: .hostname(host, port: port), serverName: "Ferry"), onServerRunning: onRunning, logger: logger
         )
+    }
+
+    /// One WebSocket: each text message is a call (or a batch) answered in turn, and every
+    /// download's start, pause, stop, completion and error is announced as aria2 does. One
+    /// writer, fed by both.
+    static func serve(
+        rpc: Aria2RPC, hub: EventHub, inbound: WebSocketInboundMessageStream, write: @escaping @Sendable (String) async throws -> Void
+    ) async throws {
+        let (outgoing, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(4096))
+        let events = hub.subscribe(session: nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in events {
+                    if case .event(let event) = message, let data = Aria2Notifications.message(event) {
+                        continuation.yield(String(decoding: data, as: UTF8.self))
+                    }
+                }
+            }
+            group.addTask {
+                defer { continuation.finish() }
+                for try await message in inbound {
+                    guard case .text(let text) = message else { continue }
+                    continuation.yield(String(decoding: await rpc.answer(Data(text.utf8)).body, as: UTF8.self))
+                }
+            }
+            for await text in outgoing { try await write(text) }
+            group.cancelAll()
+        }
     }
 
     /// 40 hex digits, new with each daemon (aria2's session id is a SHA-1).
