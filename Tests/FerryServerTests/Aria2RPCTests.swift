@@ -178,6 +178,30 @@ import Testing
         }
     }
 
+    @Test func optionsOfADownloadAndOfTheDaemon() async throws {
+        try await Self.withRPC { d, rpc, origin, base in
+            let url = base.appendingPathComponent("o.bin").absoluteString
+            let gid = try #require(try await rpc.call("aria2.addUri", [url], ["out": "o.bin", "split": "4", "max-download-limit": "512K", "header": "X-A: 1", "pause": "true"]) as? String)
+            let options = try #require(try await rpc.call("aria2.getOption", gid) as? [String: String])
+            #expect(options["out"] == "o.bin" && options["split"] == "4" && options["max-download-limit"] == "524288" && options["header"] == "X-A: 1")
+            #expect(options["dir"] == d.paths.library.appendingPathComponent("Downloads").path)
+
+            let global = try #require(try await rpc.call("aria2.getGlobalOption") as? [String: String])
+            #expect(global["max-overall-download-limit"] == "0" && global["dir"] == d.paths.library.appendingPathComponent("Downloads").path)
+            #expect(try await rpc.call("aria2.changeGlobalOption", ["max-overall-download-limit": "1M", "max-concurrent-downloads": "2"]) as? String == "OK")
+            let daemon = try await d.client.daemonConfiguration()
+            #expect(daemon.bytesPerSecond == 1 << 20 && daemon.maxConcurrent == 2)
+            #expect((try await rpc.call("aria2.getGlobalOption") as? [String: String])?["max-concurrent-downloads"] == "2")
+            // Refused whole: an option Ferry does not change, a nonsense value.
+            let unknown = try await rpc.error("aria2.changeGlobalOption", ["max-overall-download-limit": "2M", "log-level": "debug"])
+            #expect((unknown["message"] as? String)?.contains("'--log-level'") == true)
+            #expect(try await rpc.error("aria2.changeGlobalOption", ["max-concurrent-downloads": "lots"])["code"] as? Int == 1)
+            #expect(try await d.client.daemonConfiguration().bytesPerSecond == 1 << 20)
+            #expect(try await rpc.call("aria2.changeGlobalOption", ["max-overall-download-limit": "0"]) as? String == "OK")
+            #expect(try await d.client.daemonConfiguration().bytesPerSecond == nil)
+        }
+    }
+
     @Test func ferrysEventsAreAria2sNotifications() throws {
         let completed = try #require(Aria2Notifications.message(TransferEvent(kind: .completed, transferId: 26, session: "aria2")))
         let object = try #require(try JSONSerialization.jsonObject(with: completed) as? [String: Any])

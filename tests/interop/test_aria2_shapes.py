@@ -56,6 +56,11 @@ def test_a_paused_download_looks_the_same(ferry, aria2c):
     compare("aria2.tellActive", by_gid=False)
     compare("aria2.getGlobalStat", by_gid=False)
     compare("aria2.getSessionInfo", by_gid=False)
+    # The options Ferry has are named, and written, as aria2's.
+    global_options = [client.call("aria2.getGlobalOption") for client in clients]
+    assert set(global_options[0]) <= set(global_options[1]) and all(isinstance(v, str) for v in global_options[0].values())
+    download_options = [client.call("aria2.getOption", gid) for client, gid in zip(clients, gids)]
+    assert set(download_options[0]) <= set(download_options[1]) and download_options[0]["out"] == download_options[1]["out"] == "file.bin"
     versions = [client.call("aria2.getVersion") for client in clients]
     assert {"version", "enabledFeatures"} <= set(versions[0]) and {"version", "enabledFeatures"} <= set(versions[1])
 

@@ -23,6 +23,7 @@ struct Aria2RPC: Sendable {
         "aria2.forcePauseAll", "aria2.unpause", "aria2.unpauseAll", "aria2.tellStatus", "aria2.getUris", "aria2.getFiles",
         "aria2.tellActive", "aria2.tellWaiting", "aria2.tellStopped", "aria2.getGlobalStat", "aria2.purgeDownloadResult",
         "aria2.removeDownloadResult", "aria2.getVersion", "aria2.getSessionInfo", "aria2.saveSession",
+        "aria2.getOption", "aria2.getGlobalOption", "aria2.changeGlobalOption",
         "system.multicall", "system.listMethods", "system.listNotifications",
     ]
     /// What aria2 does and Ferry does not: answered with aria2's error for them.
@@ -165,6 +166,14 @@ struct Aria2RPC: Sendable {
             }
             try await engine.remove(id, deleteFile: false)
             return "OK"
+        case "aria2.getOption":
+            let id = try arguments.gid()
+            return await options(of: try await self.transfer(id))
+        case "aria2.getGlobalOption": return try await globalOptions()
+        case "aria2.changeGlobalOption":
+            guard let changes = arguments.next() as? [String: Any] else { throw Failure.aria2("The options are an object of names and values.") }
+            try await changeGlobalOptions(changes)
+            return "OK"
         case "aria2.getVersion":
             return ["version": Self.version, "enabledFeatures": ["Async DNS", "GZip", "HTTPS", "Message Digest"], "ferry": FerryVersion.current]
         case "aria2.getSessionInfo": return ["sessionId": sessionId]
@@ -207,6 +216,55 @@ struct Aria2RPC: Sendable {
             )
         )[0]
         return Aria2GID.gid(transfer.id)
+    }
+
+    /// A download's options as aria2 names them (the ones Ferry has).
+    private func options(of transfer: Transfer) async -> [String: String] {
+        var options = ["dir": await place(of: transfer).directory]
+        let record = try? await engine.journal.transfer(id: transfer.id)
+        if let name = record?.outputName { options["out"] = name }
+        if let rate = transfer.options?.bytesPerSecond { options["max-download-limit"] = String(rate) }
+        if let connections = transfer.options?.connections { options["split"] = String(connections) }
+        if let checksum = transfer.checksum { options["checksum"] = checksum.description }
+        if let headers = transfer.options?.headers, !headers.isEmpty {
+            options["header"] = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+        }
+        return options
+    }
+
+    /// The daemon's settings as aria2's global options.
+    private func globalOptions() async throws -> [String: String] {
+        let daemon = try await engine.options(session: nil)
+        return [
+            "dir": engine.library.absolutePath("Downloads"),
+            "max-concurrent-downloads": String(daemon.maxConcurrent ?? engine.configuration.maxConcurrent),
+            "max-overall-download-limit": String(daemon.bytesPerSecond ?? 0),
+            "max-connection-per-server": String(daemon.maxConnectionsPerHost ?? 16),
+            "continue": "true",
+        ]
+    }
+
+    /// `max-overall-download-limit` and `max-concurrent-downloads` change the daemon's; any
+    /// other option is refused whole.
+    private func changeGlobalOptions(_ changes: [String: Any]) async throws {
+        var set = TransferOptions()
+        var clear: [String] = []
+        for (key, value) in changes {
+            let text = (value as? String) ?? (value as? NSNumber)?.stringValue ?? ""
+            switch key {
+            case "max-overall-download-limit":
+                let rate = try Aria2Options.rate(text, option: key)
+                if rate == 0 { clear.append("bytesPerSecond") } else { set.bytesPerSecond = rate }
+            case "max-concurrent-downloads":
+                guard let count = Int(text), (1...256).contains(count) else {
+                    throw Failure.aria2("We encountered a problem while processing the option '--\(key)'.")
+                }
+                set.maxConcurrent = count
+            default:
+                throw Failure.aria2("Ferry does not change the option '--\(key.prefix(60))' (it changes max-overall-download-limit and max-concurrent-downloads).")
+            }
+        }
+        _ = try await engine.updateOptions(session: nil, TransferOptionsUpdate(set: set, clear: clear.isEmpty ? nil : clear))
     }
 
     private func transfer(_ id: Int64) async throws -> Transfer {
