@@ -127,6 +127,14 @@ export const api = {
 
   episodes: {
     download: (id) => post(`/episodes/${id}/download`, { session: SESSION }),
+    /** The episode's downloaded file (with or without a transfer), with Range. */
+    fileURL: (id) => `/v1/episodes/${id}/file`,
+    /** The episode from its host through the daemon, before or while it downloads. */
+    streamURL: (id) => `/v1/episodes/${id}/stream`,
+    /** → {chapters: [{startSeconds, title, imageURL?, url?}]}; 422 when the file is bad. */
+    chapters: (id, signal) => request(`/episodes/${id}/chapters`, { signal }),
+    /** → {cues: [{startSeconds, endSeconds, speaker?, text}]}; 422 when the file is bad. */
+    transcript: (id, signal) => request(`/episodes/${id}/transcript`, { signal }),
   },
 
   /**
