@@ -145,5 +145,12 @@ export const api = {
     save: (key, update, { keepalive = false } = {}) => request(`/${key}/playback`, { method: "PUT", json: update, keepalive }),
   },
 
+  /** Up Next: {items: [{kind, id, title, subtitle, artworkURL, durationSeconds, playURL, playback}]}. */
+  upNext: {
+    get: () => request("/up-next"),
+    /** Replaces the whole list with `items` ([{kind: "episode" | "track", id}], in order) → the list. */
+    set: (items) => request("/up-next", { method: "PUT", json: { items } }),
+  },
+
   logout: () => fetch("/logout", { method: "POST", credentials: "same-origin" }),
 };

@@ -130,7 +130,7 @@ export class Player extends EventTarget {
     audio.addEventListener("ended", () => {
       this.stopSaving();
       this.save({ ended: true });
-      this.dispatchEvent(new Event("ended"));
+      this.dispatchEvent(new Event("ended", { cancelable: true }));
     });
     // A closed tab or a phone's app switch: the last position, on a request that outlives the page.
     addEventListener("pagehide", () => this.save({ keepalive: true }));

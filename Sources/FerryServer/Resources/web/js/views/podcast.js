@@ -270,7 +270,7 @@ export function mountPodcast(root, params, ctx) {
     setTransfer: (episodeId, t) => episodeTransfers.set(episodeId, t.id),
     playbackOf: (episode) => playbackOf(episode),
     markPlayed: (episode, played, target) => markPlayed(episode, played, target),
-    extraActions: null,
+    extraActions: (episode, item) => ctx.player.upNext?.buttons(episode.title || "Untitled episode", item),
   };
 
   /** The newest playback of an episode: the detail's, or one the player saved since. */

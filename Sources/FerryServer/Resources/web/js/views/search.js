@@ -303,6 +303,7 @@ function trackRow(initial, ctx) {
       default:
         return [
           h("span", { class: "tag tag-done", title: "Downloaded" }, icon("check"), h("span", { class: "tag-label", text: "Downloaded" })),
+          ctx.player.upNext?.buttons(result.title, () => playItem(t), { iconOnly: true }),
           h(
             "button",
             {
