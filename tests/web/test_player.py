@@ -62,7 +62,7 @@ def player_feeds(files) -> dict[str, str]:
         item.update(date=now - datetime.timedelta(days=n), length=len(audio) if item.get("url") else 0, duration=f"1:{SECONDS - 60:02d}")
     other = {"guid": "shore", "title": "Far Shore", "url": files.add("/player/shore.wav", audio, "audio/wav"), "date": now, "length": len(audio), "duration": "1:30"}
     return {
-        "club": files.add("/feeds/player-club.xml", rss("Ferry Player Club", items, author="The Ferry Crew"), "application/rss+xml"),
+        "club": files.add("/feeds/player-club.xml", rss("Ferry Player Club", items, author="The Ferry Crew", image=files.url("/art/4.png")), "application/rss+xml"),
         "other": files.add("/feeds/other-shore.xml", rss("Other Shore", [other], author="Someone Else"), "application/rss+xml"),
     }
 
@@ -219,7 +219,7 @@ CAPTURE_SESSION = """
 """
 
 
-def test_media_session(daemon, pages, player_feeds):
+def test_media_session(daemon, pages, player_feeds, files):
     club, _ = subscribe(daemon, player_feeds["club"], ("Long Crossing",))
     page = pages.new(daemon, path=None)
     page.add_init_script(CAPTURE_SESSION)
@@ -228,6 +228,7 @@ def test_media_session(daemon, pages, player_feeds):
     play(page, "Long Crossing")
     metadata = page.evaluate("(() => { const m = navigator.mediaSession.metadata; return m && {title: m.title, artist: m.artist, artwork: m.artwork.map((a) => a.src)}; })()")
     assert metadata["title"] == "Long Crossing" and metadata["artist"] == "Ferry Player Club", metadata
+    assert metadata["artwork"] == [files.url("/art/4.png")], metadata
     handlers = page.evaluate("Object.keys(window.__mediaHandlers)")
     for action in ("play", "pause", "seekbackward", "seekforward", "previoustrack", "nexttrack"):
         assert action in handlers, handlers
