@@ -33,6 +33,8 @@ export function mountShortcuts(player) {
 
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target, event.key)) return;
+    // Signed out: the login screen has no player.
+    if (player.root.closest("#shell")?.hidden) return;
     if (event.key === "?") {
       event.preventDefault();
       dialog.open();
