@@ -114,9 +114,9 @@ def test_a_song_in_up_next_at_phone_width(daemon, pages, catalog, files, player_
     page.locator("#player").get_by_role("button", name="Up Next").click()
     panel = page.locator("#player-panel")
     expect(panel.locator(".upnext-title")).to_have_text(["Desire"])
-    for button in panel.locator(".upnext-item").last.get_by_role("button").all():
-        box = button.bounding_box()
-        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    # (Read at once: the list is drawn again as the daemon answers.)
+    boxes = wait_until(lambda: (b := panel.locator(".upnext-item").last.evaluate("(row) => row.isConnected && [...row.querySelectorAll('button')].map((b) => { const r = b.getBoundingClientRect(); return [r.left, r.right, r.width]; })")) and b, timeout=5, message="the row's buttons")
+    assert len(boxes) == 4 and all(left >= 0 and right <= PHONE["width"] and width > 20 for left, right, width in boxes), boxes
     screenshot(page, "player-up-next-phone")
     # The song after the episode.
     seek(page, SECONDS - 1.5)
@@ -124,3 +124,31 @@ def test_a_song_in_up_next_at_phone_width(daemon, pages, catalog, files, player_
     wait_until(lambda: audio(page, "!a.paused && a.currentTime > 0"), timeout=10, message="the song to play")
     expect(page.locator("#player .player-title")).to_have_text(re.compile("Desire"))
     wait_until(lambda: up_next(daemon) == [], timeout=5, message="Up Next to be empty")
+
+
+def test_the_first_of_up_next_waits_in_the_player(daemon, pages, player_feeds):  # noqa: F811
+    club, ids = subscribe(daemon, player_feeds["club"], ("Long Crossing",))
+    daemon.api("PUT", "/v1/up-next", {"items": [{"kind": "episode", "id": ids["Stream Me"]}, {"kind": "episode", "id": ids["Long Crossing"]}]})
+    # Nothing playing, and no podcast page seen: the first waits in the bar, paused.
+    page = pages.new(daemon, path="#/downloads")
+    player = page.locator("#player")
+    expect(player).to_be_visible()
+    expect(player.locator(".player-title")).to_have_text("Stream Me")
+    expect(player.locator(".player-subtitle")).to_have_text("Ferry Player Club")
+    assert audio(page, "a.paused") and audio(page, "a.dataset.source") == "stream"
+    # Still in the list until it plays; the daemon says it has no chapters (no button).
+    assert [t for _, t in up_next(daemon)] == ["Stream Me", "Long Crossing"]
+    expect(player.get_by_role("button", name="Chapters")).to_be_hidden()
+    player.get_by_role("button", name="Up Next").click()
+    expect(page.locator("#player-panel .upnext-title")).to_have_text(["Stream Me", "Long Crossing"])
+
+    # Played: it leaves the list. Next (the Media Session's, here the list's "play now"): its
+    # chapters are found although no page described the episode.
+    player.locator(".player-toggle").click()
+    wait_until(lambda: audio(page, "!a.paused && a.currentTime > 0"), timeout=10, message="Stream Me to play")
+    wait_list(daemon, ["Long Crossing"])
+    page.locator("#player-panel").get_by_role("button", name="Play Long Crossing now").click()
+    wait_until(lambda: audio(page, "a.dataset.episodeId") == str(ids["Long Crossing"]) and audio(page, "a.dataset.source") == "file", timeout=10, message="Long Crossing from its file")
+    expect(player.get_by_role("button", name="Chapters")).to_be_visible()
+    expect(player.locator(".player-chapter")).to_have_text(re.compile("Intro|The harbour|Open sea"))
+    wait_list(daemon, [])

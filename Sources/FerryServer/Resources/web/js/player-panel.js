@@ -150,11 +150,14 @@ export class PlayerPanel {
     replace(this.cueList);
     this.filter.value = "";
     this.filterNote.hidden = true;
+    // An episode the views did not describe (from Up Next after a reload): its chapters are
+    // asked for (404: none) and its transcript offered (which may turn out to be none).
     const episode = item?.episodeId;
+    const chapters = episode && (item.chaptersURL || item.chaptersURL === undefined);
     this.setAvailable("chapters", Boolean(episode && item.chaptersURL));
-    this.setAvailable("transcript", Boolean(episode && item.transcriptURL));
+    this.setAvailable("transcript", Boolean(episode && (item.transcriptURL || item.transcriptURL === undefined)));
     if (!item && this.active) this.close();
-    if (episode && item.chaptersURL) this.loadChapters();
+    if (chapters) this.loadChapters();
   }
 
   async loadChapters() {
@@ -162,10 +165,13 @@ export class PlayerPanel {
     const { signal } = this.controller;
     this.chapterNote.textContent = TEXT.loading;
     this.chapterNote.hidden = false;
+    this.chapterNote.classList.remove("is-quiet-error");
+    this.chapterNote.removeAttribute("title");
     try {
       const { chapters } = await api.episodes.chapters(item.episodeId, signal);
       if (signal.aborted) return;
       this.chapters = chapters;
+      this.setAvailable("chapters", true);
       this.chapterNote.textContent = chapters.length ? "" : TEXT.noChapters;
       this.chapterNote.hidden = chapters.length > 0;
       replace(this.chapterList, chapters.map((chapter, index) => this.chapterRow(chapter, index)));
@@ -173,6 +179,8 @@ export class PlayerPanel {
     } catch (error) {
       if (isAbort(error) || signal.aborted) return;
       this.chapters = [];
+      if (error.status === 404 && item.chaptersURL === undefined) return; // none, as the daemon says
+      this.setAvailable("chapters", true);
       this.chapterNote.textContent = error.status === 404 ? TEXT.noChapters : TEXT.badChapters;
       this.chapterNote.title = error.message;
       this.chapterNote.classList.add("is-quiet-error");
@@ -199,6 +207,7 @@ export class PlayerPanel {
     this.cueNote.textContent = TEXT.loading;
     this.cueNote.hidden = false;
     this.cueNote.classList.remove("is-quiet-error");
+    this.cueNote.removeAttribute("title");
     try {
       const { cues } = await api.episodes.transcript(item.episodeId, controller.signal);
       if (controller.signal.aborted) return;

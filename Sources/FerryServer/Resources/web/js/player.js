@@ -281,11 +281,11 @@ export class Player extends EventTarget {
    * Plays an item: {title, subtitle, artworkURL, placeholder} and what to play — an episode
    * ({episodeId, podcastId, speed: its podcast's, stream: true before it is downloaded,
    * chaptersURL, transcriptURL}), a song ({trackId, transferId}) or a file ({transferId}) —
-   * with the `playback` the view knows of it.
+   * with the `playback` the view knows of it. Not `autoplay`: only put in the bar, paused.
    */
-  play(item) {
+  play(item, { autoplay = true } = {}) {
     if (sameMedia(this.current, item)) {
-      if (this.audio.paused) this.audio.play().catch((error) => this.playFailed(error));
+      if (this.audio.paused && autoplay) this.audio.play().catch((error) => this.playFailed(error));
       return;
     }
     this.leave();
@@ -310,7 +310,7 @@ export class Player extends EventTarget {
     const speed = this.speedFor(item);
     this.audio.defaultPlaybackRate = speed;
     this.audio.playbackRate = speed;
-    this.audio.play().catch((error) => this.playFailed(error));
+    if (autoplay) this.audio.play().catch((error) => this.playFailed(error));
     this.dispatchEvent(new Event("itemchange"));
     this.changed();
   }

@@ -1,8 +1,9 @@
 // Up Next: what plays after the current episode or song, kept by the daemon (GET and PUT
 // /v1/up-next, the whole list at once) so every browser shows the same. Episodes and songs are
 // added at its end or to play next; the player panel's "Up Next" tab reorders (buttons, or
-// dragging a row) and removes them. An item leaves the list when it starts; when one ends, the
-// first of the list starts (unless the sleep timer stopped at the end).
+// dragging a row) and removes them. An item leaves the list when it starts playing; when one
+// ends, the first of the list starts (unless the sleep timer stopped at the end). When the app
+// starts, the first waits in the player, paused.
 
 import { h, icon, button, replace, artwork } from "./dom.js";
 import { api } from "./api.js";
@@ -49,13 +50,19 @@ export class UpNext {
     player.addEventListener("ended", (event) => {
       if (!event.defaultPrevented) this.playNext();
     });
-    // Whatever starts leaves the list, however it was started.
-    player.addEventListener("itemchange", () => {
+    // Whatever starts playing leaves the list, however it was started.
+    player.audio.addEventListener("play", () => {
       const entry = entryOf(player.current);
       if (entry && this.has(player.current)) this.save(this.entries().filter((e) => !(e.kind === entry.kind && e.id === entry.id)));
     });
     this.dragged = null;
-    this.load();
+    this.load().then(() => this.cue());
+  }
+
+  /** At start, with nothing playing: the first of the list waits in the bar, paused. */
+  cue() {
+    const first = this.items.find((item) => item.playURL);
+    if (first && !this.player.current) this.player.play(this.playItem(first), { autoplay: false });
   }
 
   subscribe(listener) {
@@ -80,6 +87,12 @@ export class UpNext {
       showError(error, TEXT.notChanged);
       return false;
     }
+  }
+
+  /** What a view knows of an item (its podcast, speed, chapters...), kept for when it plays from here. */
+  learn(item) {
+    const entry = entryOf(item);
+    if (entry && this.has(item)) this.known.set(`${entry.kind}:${entry.id}`, item);
   }
 
   entries() {
@@ -152,7 +165,10 @@ export class UpNext {
   }
 
   show(items) {
+    // The same list again (the panel opened, another save answered): nothing to draw.
+    const same = JSON.stringify(items) === JSON.stringify(this.items);
     this.items = items;
+    if (same && this.list.childElementCount === items.length) return;
     this.note.hidden = items.length > 0;
     replace(this.list, items.map((item, index) => this.row(item, index)));
     for (const listener of [...this.listeners]) listener();

@@ -111,8 +111,9 @@ export function episodeRow(initial, env) {
       subtitle: podcast.title,
       artworkURL: episode.artworkURL || podcast.artworkURL,
       placeholder: "podcast",
-      chaptersURL: episode.chaptersURL,
-      transcriptURL: episode.transcriptURL,
+      // null: none (undefined would mean "not known", which the player asks the daemon about).
+      chaptersURL: episode.chaptersURL ?? null,
+      transcriptURL: episode.transcriptURL ?? null,
     };
   }
 
@@ -252,6 +253,7 @@ export function episodeRow(initial, env) {
       notes.hidden = !(episode.descriptionHTML || episode.descriptionText);
       if (notesFilled) fillNotes();
       if (t) transferMedia.set(t.id, { ...playItem(false), transferId: t.id, title: undefined, subtitle: undefined });
+      ctx.player.upNext?.learn(playItem(false));
       lastKey = null;
       renderState();
     },
