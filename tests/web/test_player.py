@@ -322,3 +322,40 @@ def test_downloads_view_saves_the_position_of_an_episode(daemon, pages, player_f
     page.locator("#player .player-toggle").click()
     saved = wait_until(lambda: (p := playback(daemon, club, "Long Crossing")) and p["positionSeconds"] >= 32 and p, timeout=10, message="the position saved from Downloads")
     assert saved["positionSeconds"] <= 37
+
+
+LAYOUT = """(player) => {
+    const bar = player.getBoundingClientRect();
+    const controls = [...player.querySelectorAll('button, select, input')].filter((el) => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden');
+    const boxes = controls.map((el) => [el.getAttribute('aria-label') || el.className, el.getBoundingClientRect()]);
+    const problems = [];
+    for (const [name, r] of boxes) {
+        if (r.width < 16 || r.height < 3) problems.push(`${name} is too small: ${r.width}x${r.height}`);
+        if (r.left < bar.left - 1 || r.right > bar.right + 1 || r.top < bar.top - 1 || r.bottom > bar.bottom + 1) problems.push(`${name} sticks out of the bar`);
+        if (r.right > window.innerWidth + 1) problems.push(`${name} sticks out of the window`);
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, p] = boxes[i], [b, q] = boxes[j];
+        if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1) problems.push(`${a} overlaps ${b}`);
+    }
+    const title = player.querySelector('.player-title').getBoundingClientRect();
+    if (title.width < 60) problems.push(`the title has ${title.width} px`);
+    return {count: controls.length, problems};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 1000, 800, 390])
+def test_the_player_bar_fits(daemon, pages, player_feeds, width):
+    club, _ = subscribe(daemon, player_feeds["club"], ("Long Crossing",))
+    viewport = PHONE if width == PHONE["width"] else {"width": width, "height": 800}
+    page = pages.new(daemon, viewport=viewport, path=f"#/podcasts/{club}")
+    play(page, "Long Crossing")
+    expect(page.locator("#player").get_by_role("button", name="Transcript")).to_be_visible()
+    result = page.locator("#player").evaluate(LAYOUT)
+    assert result["count"] >= 9 and not result["problems"], result
+    # The page's end is not hidden under the bar.
+    page.locator("#main").evaluate("(main) => main.scrollTo(0, main.scrollHeight)")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    last = page.locator("li.episode").last.bounding_box()
+    assert last["y"] + last["height"] <= page.locator("#player").bounding_box()["y"] + 1, "the last episode is under the player"
+    screenshot(page, f"player-bar-{width}")

@@ -68,7 +68,7 @@ export function episodeRow(initial, env) {
   const notes = h("details", { class: "episode-notes" }, h("summary", { text: TEXT.showNotes }), notesBody);
   const more = h("div", { class: "episode-more", hidden: true });
   const actions = h("div", { class: "episode-actions" });
-  const el = h("li", { class: "episode" }, fill, h("div", { class: "episode-main" }, meta, title, status, notes, more), h("div", { class: "episode-controls" }, markButton, actions));
+  const el = h("li", { class: "episode" }, fill, h("div", { class: "episode-main" }, meta, title, status, notes), h("div", { class: "episode-controls" }, markButton, actions), more);
   let notesFilled = false;
   const fillNotes = () => {
     notesFilled = true;
