@@ -91,6 +91,15 @@ def test_a_long_transcript_scrolls_to_the_line_spoken(daemon, pages, player_feed
     wait_until(fits, timeout=5, message="the panel above the player, inside the window")
     screenshot(page, "player-transcript-phone")
 
+    # Scrolled back by hand: the list stays there while the highlight moves on.
+    cue_list = panel.locator(".cue-list")
+    cue_list.hover()
+    page.mouse.wheel(0, -2000)
+    wait_until(lambda: cue_list.evaluate("(l) => l.scrollTop") == 0, timeout=5, message="the list scrolled to its top")
+    seek(page, 72)
+    expect(panel.locator(".cue.is-current")).to_have_text(re.compile("The wind picks up"))
+    assert cue_list.evaluate("(l) => l.scrollTop") == 0, "the transcript jumped away from where the listener scrolled"
+
 
 def test_unreadable_chapters_and_transcript_are_a_quiet_note(daemon, pages, player_feeds):  # noqa: F811
     club, ids = subscribe(daemon, player_feeds["club"], ("Broken Sidecars",))

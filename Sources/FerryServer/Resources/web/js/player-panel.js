@@ -9,7 +9,7 @@ import { api, isAbort } from "./api.js";
 import { clock, plural } from "./format.js";
 
 const TEXT = {
-  panel: "Chapters and transcript",
+  panel: "Now playing",
   chapters: "Chapters",
   transcript: "Transcript",
   close: "Close the panel",
@@ -23,6 +23,9 @@ const TEXT = {
   chapterLabel: (title, at) => `${title || "Chapter"}, at ${at}`,
   untitledChapter: (n) => `Chapter ${n}`,
 };
+
+/** How long the transcript stays where the listener scrolled it before following again. */
+const FOLLOW_AGAIN_MS = 5000;
 
 /** The index of the last entry that starts at or before `seconds` (-1: none). */
 export function indexAt(entries, seconds) {
@@ -76,6 +79,9 @@ export class PlayerPanel {
     this.cueList = h("ol", { class: "cue-list", aria: { label: TEXT.transcript } });
     this.addTab("transcript", TEXT.transcript, "transcript", h("div", { class: "panel-pane" }, h("label", { class: "search-field panel-search" }, icon("search", "search-field-icon"), this.filter), this.filterNote, this.cueNote, this.cueList));
     const refilter = debounce(() => this.applyFilter(), 120);
+    // A listener scrolling the transcript themselves: it stops following for a few seconds.
+    this.scrolledByHand = 0;
+    for (const type of ["wheel", "touchmove", "keydown"]) this.cueList.addEventListener(type, () => (this.scrolledByHand = Date.now()), { passive: true });
     this.filter.addEventListener("input", refilter);
 
     player.addEventListener("itemchange", () => this.itemChanged());
@@ -273,7 +279,8 @@ export class PlayerPanel {
       if (index !== this.cueIndex || force) {
         this.mark(this.cueList, this.cueIndex, index);
         this.cueIndex = index;
-        if (this.active === "transcript" && !this.filter.value.trim()) this.reveal(this.cueList, index);
+        const reading = Date.now() - this.scrolledByHand < FOLLOW_AGAIN_MS;
+        if (this.active === "transcript" && !this.filter.value.trim() && (!reading || force)) this.reveal(this.cueList, index);
       }
     }
   }
