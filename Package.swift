@@ -34,6 +34,8 @@ let package = Package(
         .executable(name: "ferry", targets: ["ferry"]),
         .library(name: "FerryKit", targets: ["FerryKit"]),
         .library(name: "FerryCore", targets: ["FerryCore"]),
+        .library(name: "FerryFeeds", targets: ["FerryFeeds"]),
+        .library(name: "FerryListening", targets: ["FerryListening"]),
         .library(name: "FerryServer", targets: ["FerryServer"]),
     ],
     dependencies: [
@@ -69,15 +71,39 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The feed parser: RSS, Atom, OPML and HTML in, plain values out; no I/O, so it can be
+        // read, fuzzed and measured on its own.
+        .target(
+            name: "FerryFeeds",
+            dependencies: ["FerryKit", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // What a listener uses, on top of the transfer engine: the catalog, podcasts, playback,
+        // Up Next and sync with phones (their tables live in the one journal).
+        .target(
+            name: "FerryListening",
+            dependencies: [
+                "FerryCore",
+                "FerryFeeds",
+                "FerryKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "FerryServer",
             dependencies: [
                 "CMalloc",
                 "FerryCore",
+                "FerryListening",
                 "FerryKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -93,6 +119,7 @@ let package = Package(
             dependencies: [
                 "FerryServer",
                 "FerryCore",
+                "FerryListening",
                 "FerryKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -103,6 +130,8 @@ let package = Package(
             name: "FerryTestSupport",
             dependencies: [
                 "FerryCore",
+                "FerryFeeds",
+                "FerryListening",
                 "FerryServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -121,9 +150,17 @@ let package = Package(
             dependencies: ["FerryCore", "FerryTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
+            name: "FerryFeedsTests",
+            dependencies: ["FerryFeeds", "FerryKit"]
+        ),
+        .testTarget(
+            name: "FerryListeningTests",
+            dependencies: ["FerryListening", "FerryFeeds", "FerryCore", "FerryTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
             name: "FerryServerTests",
             dependencies: [
-                "FerryServer", "FerryTestSupport",
+                "FerryServer", "FerryListening", "FerryTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -134,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["ferry", "FerryCore", "FerryTestSupport"]
+            dependencies: ["ferry", "FerryCore", "FerryListening", "FerryTestSupport"]
         ),
     ]
 )

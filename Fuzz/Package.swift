@@ -20,6 +20,7 @@ let ferry = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deleting
     .lastPathComponent.lowercased()
 
 let core: Target.Dependency = .product(name: "FerryCore", package: ferry)
+let feeds: Target.Dependency = .product(name: "FerryFeeds", package: ferry)
 
 /// FeedBench measures the parser as the daemon runs it, so it is linked as `ferry` is: a copy of
 /// `ferryLinkerFlags` in ../Package.swift (a manifest cannot import another), which says why.
@@ -48,10 +49,10 @@ let package = Package(
         // libFuzzer from it; built with `-sanitize=fuzzer,address -parse-as-library` (see
         // tests/torture/fuzz).
         .target(name: "LibFuzzerDriver"),
-        .executableTarget(name: "FuzzFeedParser", dependencies: [core, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzFeedParser", dependencies: [feeds, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzFileNamer", dependencies: [core, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzContentRange", dependencies: [core, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzContentDisposition", dependencies: [core, "LibFuzzerDriver"]),
-        .executableTarget(name: "FeedBench", dependencies: [core], linkerSettings: [.unsafeFlags(ferryLinkerFlags)]),
+        .executableTarget(name: "FeedBench", dependencies: [feeds], linkerSettings: [.unsafeFlags(ferryLinkerFlags)]),
     ]
 )

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryKit
+import FerryListening
 import Foundation
 import Hummingbird
 import Logging
@@ -34,6 +35,8 @@ public struct DaemonConfiguration: Sendable {
     public var proxies = ProxyEnvironment()
     /// What clients for proxies are made from: the direct client's configuration.
     public var httpClientConfiguration = TransferEngine.httpClientConfiguration()
+    /// Where phones sync (the gpodder.net API; `ferry serve --sync-listen`); nil: not at all.
+    public var sync: SyncListener?
 
     public init(paths: FerryPaths) {
         self.paths = paths
@@ -46,9 +49,12 @@ public struct FerryDaemon: Sendable {
     public let engine: TransferEngine
     public let podcasts: PodcastLibrary
     public let catalog: CatalogLibrary
+    public let sync: SyncLibrary
     public let token: String
     /// The listening address, once the server runs.
     public let address: DaemonAddress
+    /// The sync listener's address, once it runs (if it was asked for).
+    public let syncAddress: DaemonAddress
     let onServerRunning: @Sendable (any Channel) async -> Void
     let logger: Logger
 }
@@ -76,7 +82,10 @@ public func buildDaemon(
         engine: engine
     )
     let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, logger: logger)
-    let refresher = PodcastRefresher(podcasts: podcasts, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
+    let sync = SyncLibrary(podcasts: podcasts, logger: logger)
+    let refresher = PodcastRefresher(podcasts: podcasts, sync: sync, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
+    let syncAddress = DaemonAddress()
+    let syncAuth = SyncAuthenticator(sync: sync)
     let startedAt = Date()
 
     let login = WebLogin(token: token)
@@ -97,6 +106,7 @@ public func buildDaemon(
     CatalogRoutes(catalog: catalog).register(on: api)
     PodcastRoutes(podcasts: podcasts).register(on: api)
     ListeningRoutes(podcasts: podcasts).register(on: api)
+    SyncUserRoutes(sync: sync, auth: syncAuth, address: syncAddress).register(on: api)
     DaemonRoutes(
         engine: engine, paths: paths, startedAt: startedAt, address: address, requestShutdown: requestShutdown
     ).register(on: api)
@@ -117,6 +127,11 @@ public func buildDaemon(
             }
         }
     }
+    // Last, so a graceful shutdown stops answering phones first.
+    var syncServices: [any Service] = []
+    if let listener = configuration.sync {
+        syncServices.append(try listener.application(sync: sync, auth: syncAuth, address: syncAddress, logger: logger))
+    }
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
@@ -127,12 +142,13 @@ public func buildDaemon(
                 hookTimeout: configuration.hookTimeout,
                 webhookDelays: configuration.webhookDelays, logger: logger
             ),
-        ],
+        ] + syncServices,
         onServerRunning: onServerRunning,
         logger: logger
     )
     return FerryDaemon(
-        application: application, engine: engine, podcasts: podcasts, catalog: catalog, token: token, address: address,
+        application: application, engine: engine, podcasts: podcasts, catalog: catalog, sync: sync, token: token, address: address,
+        syncAddress: syncAddress,
         onServerRunning: onServerRunning, logger: logger
     )
 }

@@ -8,6 +8,8 @@ public struct FerryRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// How the request was let in (``TokenAuthMiddleware``): what it may do depends on it.
     public var credential: Credential?
+    /// The peer's IP address (the sync listener slows down failed logins per address).
+    public let remoteAddress: String?
 
     /// The API token may do everything; the web app's login may not set hooks (commands run by
     /// the daemon, data sent elsewhere).
@@ -18,6 +20,7 @@ public struct FerryRequestContext: RequestContext {
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     public var requestDecoder: JSONDecoder { FerryJSON.decoder() }

@@ -61,6 +61,16 @@ import Testing
                     let ls = try await ferry("podcast", "ls")
                     #expect(ls.stdout.contains("Night Shift — 3 episodes, 1 downloaded"))
 
+                    // A serial at 1.5×, fetched every 15 minutes; then back to the daemon's hour.
+                    let set = try await ferry("podcast", "set", "night", "--oldest-first", "--speed", "1.5", "--refresh", "15")
+                    #expect(set.stdout == "Night Shift: auto-download 0, keep all, speed 1.5×, oldest first, refreshed every 15 min.\n", "\(set)")
+                    let oldest = try await ferry("podcast", "episodes", "night", "--json")
+                    #expect(try FerryJSON.decoder().decode([Episode].self, from: Data(oldest.stdout.utf8)).map(\.title) == ["Part 1", "Part 2", "Part 3"])
+                    let back = try await ferry("podcast", "set", "night", "--no-oldest-first", "--refresh", "0")
+                    #expect(back.stdout.contains("speed 1.5×, newest first, refreshed hourly"), "\(back)")
+                    let tooOften = try await ferry("podcast", "set", "night", "--refresh", "5")
+                    #expect(tooOften.status == 1 && tooOften.stderr.contains("refreshMinutes must be between 15 and 10080"), "\(tooOften)")
+
                     let export = try await ferry("podcast", "export")
                     #expect(export.stdout.contains("xmlUrl=\"\(base.appendingPathComponent("night.xml").absoluteString)\""))
                     let notOPML = home.appendingPathComponent("not.opml")

@@ -1,4 +1,5 @@
 import FerryKit
+import FerryListening
 import FerryTestSupport
 import Foundation
 import Testing

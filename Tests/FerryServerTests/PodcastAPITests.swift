@@ -1,5 +1,6 @@
 import FerryCore
 import FerryKit
+import FerryListening
 import FerryTestSupport
 import Foundation
 import Testing
@@ -258,6 +259,41 @@ import Testing
                     }
                     let cleared = try await d.client.updatePodcast(detail.podcast.id, PodcastSettings(playbackSpeed: 0))
                     #expect(cleared.podcast.playbackSpeed == nil && cleared.podcast.oldestFirst == true)
+                    // Its own refresh interval, 15 minutes to a week.
+                    #expect(cleared.podcast.refreshMinutes == nil)
+                    #expect(try await d.client.updatePodcast(detail.podcast.id, PodcastSettings(refreshMinutes: 30)).podcast.refreshMinutes == 30)
+                    for bad in ["5", "20000", "-1"] {
+                        let refused = try await d.raw(.PATCH, "/v1/podcasts/\(detail.podcast.id)", body: #"{"refreshMinutes": \#(bad)}"#)
+                        #expect(refused.status == 400 && refused.body.contains("refreshMinutes must be"), "\(bad): \(refused.body)")
+                    }
+                    #expect(try await d.client.podcast(detail.podcast.id).podcast.refreshMinutes == 30)
+                    #expect(try await d.client.updatePodcast(detail.podcast.id, PodcastSettings(refreshMinutes: 0)).podcast.refreshMinutes == nil)
+                }
+            }
+        }
+    }
+
+    /// Each feed is fetched when its own interval (else the daemon's) has passed since its last fetch.
+    @Test func eachFeedIsRefreshedOnItsOwnSchedule() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/often.xml", .init(data: Self.feed(base, title: "Often").data))
+            origin.serve("/hourly.xml", .init(data: Self.feed(base, title: "Hourly").data))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let often = try await d.client.subscribe(url: base.appendingPathComponent("often.xml").absoluteString)
+                    _ = try await d.client.subscribe(url: base.appendingPathComponent("hourly.xml").absoluteString)
+                    _ = try await d.client.updatePodcast(often.podcast.id, PodcastSettings(refreshMinutes: 30))
+                    let refresher = PodcastRefresher(podcasts: d.daemon.podcasts, interval: .seconds(3600), logger: testLogger("refresher"))
+                    func fetches() -> [Int] { [origin.requests(for: "/often.xml").count, origin.requests(for: "/hourly.xml").count] }
+                    #expect(fetches() == [1, 1])
+                    let start = Date()
+                    let next = await refresher.refreshDue(now: start.addingTimeInterval(20 * 60))
+                    #expect(fetches() == [1, 1])
+                    #expect(abs(next.timeIntervalSince(start) - 30 * 60) < 60, "next look at \(next.timeIntervalSince(start)) s")
+                    await refresher.refreshDue(now: start.addingTimeInterval(31 * 60))
+                    #expect(fetches() == [2, 1])
+                    await refresher.refreshDue(now: start.addingTimeInterval(61 * 60))
+                    #expect(fetches() == [3, 2])
                 }
             }
         }

@@ -398,7 +398,7 @@ public final class Origin: Sendable {
         }
     }
 
-    static func certificatesFolder() -> URL {
+    public static func certificatesFolder() -> URL {
         Bundle.module.resourceURL!.appendingPathComponent("Certificates")
     }
 

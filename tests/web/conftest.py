@@ -125,16 +125,17 @@ def catalog(files, media):
 
 @pytest.fixture
 def start_daemon(tmp_path, catalog, request):
-    """start_daemon(port=0, home=None, catalog_url=None) → a running Daemon (its catalog: the
-    loopback one unless told otherwise); every one is stopped afterwards."""
+    """start_daemon(port=0, home=None, catalog_url=None, args=()) → a running Daemon (its catalog:
+    the loopback one unless told otherwise; args: more `ferry serve` flags); every one is
+    stopped afterwards."""
     started: list[Daemon] = []
     if not ferry_binary().exists():
         pytest.fail(f"no ferry binary at {ferry_binary()}: run the tests with tests/web/run, which builds it (or set FERRY_BIN)")
 
-    def start(port: int = 0, home: Path | None = None, catalog_url: str | None = None) -> Daemon:
+    def start(port: int = 0, home: Path | None = None, catalog_url: str | None = None, args: tuple[str, ...] = ()) -> Daemon:
         daemon = Daemon(home or tmp_path / f"home{len(started)}", catalog_url or catalog.base, port)
         started.append(daemon)
-        return daemon.start()
+        return daemon.start(*args)
 
     yield start
     failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed

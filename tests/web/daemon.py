@@ -69,8 +69,8 @@ class Daemon:
             raise RuntimeError(f"ferry {' '.join(args)} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}\n{self.log_tail()}")
         return done.stdout
 
-    def start(self) -> "Daemon":
-        self.run("serve", "--detach", timeout=40)
+    def start(self, *args: str) -> "Daemon":
+        self.run("serve", "--detach", *args, timeout=40)
         info = json.loads((self.state / "daemon.json").read_text())
         self.url, self.pid = info["url"], info["pid"]
         return self

@@ -1,4 +1,4 @@
-import FerryCore
+import FerryFeeds
 import Foundation
 
 /// Times Ferry's feed parser for bench/run (scenario 7), the same way

@@ -1,4 +1,4 @@
-import FerryCore
+import FerryFeeds
 import Foundation
 import LibFuzzerDriver
 

@@ -49,7 +49,7 @@ public struct ContentRange: Sendable, Hashable {
 
 extension StringProtocol {
     /// The text without leading and trailing whitespace.
-    func trimmingWhitespace() -> Substring {
+    package func trimmingWhitespace() -> Substring {
         let s = Substring(self)
         guard let start = s.firstIndex(where: { !$0.isWhitespace }) else { return s[s.endIndex...] }
         let end = s.lastIndex(where: { !$0.isWhitespace })!

@@ -7,7 +7,7 @@ import NIOCore
 /// GET with Ferry's own redirect handling (see ``RedirectPolicy``): every hop is checked
 /// before it is requested. Range headers go to every hop; configured extra headers too, except
 /// credentials, which never leave the origin they were configured for.
-struct HTTPFetcher: Sendable {
+package struct HTTPFetcher: Sendable {
     let clients: HTTPClients
     let redirects: RedirectPolicy
     let userAgent: String
@@ -52,7 +52,7 @@ struct HTTPFetcher: Sendable {
     }
 
     /// Scheme, host and port: where credentials may go.
-    static func origin(of url: URL) -> String {
+    package static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"

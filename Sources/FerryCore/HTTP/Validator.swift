@@ -1,3 +1,5 @@
+import FerryKit
+
 /// The validator that proves a resumed file is the one we started: the strong ETag, or else the
 /// Last-Modified date (DESIGN: resume protocol). A weak ETag (`W/"..."`) cannot be used in
 /// `If-Range` (RFC 9110 §13.1.5), so it does not count.

@@ -8,7 +8,7 @@ import Synchronization
 /// All writes are single transactions, so the journal is consistent whatever moment the process
 /// dies at. A future PostgreSQL journal would offer the same methods.
 public struct Journal: Sendable {
-    let writer: any DatabaseWriter
+    package let writer: any DatabaseWriter
     let committed = CommittedEvents()
 
     /// Opens (creating if needed) the journal file and brings its schema up to date.
@@ -239,6 +239,62 @@ public struct Journal: Sendable {
                 t.column("media", .text).notNull()
                 t.column("mediaId", .integer).notNull()
             }
+        }
+        migrator.registerMigration("v14: sync with phones (the gpodder.net API)") { db in
+            try db.create(table: "syncUser") { t in
+                t.primaryKey("name", .text)
+                t.column("passwordHash", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "syncDevice") { t in
+                t.column("user", .text).notNull()
+                t.column("deviceId", .text).notNull()
+                t.column("caption", .text).notNull()
+                t.column("type", .text).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.primaryKey(["user", "deviceId"])
+            }
+            try db.create(table: "syncPending") { t in
+                t.primaryKey("url", .text)
+                t.column("addedAt", .integer).notNull()
+                t.column("errorMessage", .text)
+            }
+            try db.create(table: "syncSubscriptionChange") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("url", .text).notNull()
+                t.column("added", .boolean).notNull()
+                t.column("at", .integer).notNull().indexed()
+            }
+            // Every subscription made or ended anywhere (web app, CLI, OPML, a moved feed) is a change a phone asks for.
+            let now = "CAST(strftime('%s', 'now') AS INTEGER)"
+            try db.execute(sql: """
+                CREATE TRIGGER podcast_subscribed AFTER INSERT ON podcast BEGIN
+                    INSERT INTO syncSubscriptionChange (url, added, at) VALUES (NEW.feedURL, 1, \(now));
+                END;
+                CREATE TRIGGER podcast_unsubscribed AFTER DELETE ON podcast BEGIN
+                    INSERT INTO syncSubscriptionChange (url, added, at) VALUES (OLD.feedURL, 0, \(now));
+                END;
+                CREATE TRIGGER podcast_moved AFTER UPDATE OF feedURL ON podcast WHEN OLD.feedURL != NEW.feedURL BEGIN
+                    INSERT INTO syncSubscriptionChange (url, added, at) VALUES (OLD.feedURL, 0, \(now)), (NEW.feedURL, 1, \(now));
+                END;
+                """)
+            try db.create(table: "syncEpisodeAction") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("podcast", .text).notNull()
+                t.column("episode", .text).notNull()
+                t.column("guid", .text)
+                t.column("device", .text)
+                t.column("action", .text).notNull()
+                t.column("timestamp", .integer).notNull()
+                t.column("started", .integer)
+                t.column("position", .integer)
+                t.column("total", .integer)
+                t.column("receivedAt", .integer).notNull().indexed()
+            }
+            try db.create(index: "syncEpisodeAction_episode", on: "syncEpisodeAction", columns: ["podcast", "episode"])
+        }
+        migrator.registerMigration("v15: a podcast's own refresh interval") { db in
+            try db.alter(table: "podcast") { t in t.add(column: "refreshMinutes", .integer) }
         }
         return migrator
     }

@@ -46,10 +46,10 @@ extension TransferRecord {
 
 /// A date as GRDB stores one (`yyyy-MM-dd HH:mm:ss.SSS`, UTC, to the nearest millisecond), made
 /// without a DateFormatter; nil stores NULL.
-struct JournalDate: DatabaseValueConvertible {
+package struct JournalDate: DatabaseValueConvertible {
     var date: Date
 
-    init?(_ date: Date?) {
+    package init?(_ date: Date?) {
         guard let date else { return nil }
         self.date = date
     }
@@ -68,9 +68,9 @@ struct JournalDate: DatabaseValueConvertible {
         return "\(yyyy)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(sss)"
     }
 
-    var databaseValue: DatabaseValue { text.databaseValue }
+    package var databaseValue: DatabaseValue { text.databaseValue }
 
-    static func fromDatabaseValue(_ dbValue: DatabaseValue) -> JournalDate? {
+    package static func fromDatabaseValue(_ dbValue: DatabaseValue) -> JournalDate? {
         JournalDate(Date.fromDatabaseValue(dbValue))
     }
 }

@@ -1,23 +1,23 @@
 /// A one-shot "stop now" for a task (a transfer's worker, the engine's loops).
 /// Firing it wakes every waiter; it cannot be reset.
-final class StopSignal: Sendable {
+package final class StopSignal: Sendable {
     private let broadcast = Broadcast()
 
-    init() {}
+    package init() {}
 
-    var isFired: Bool { broadcast.generation > 0 }
+    package var isFired: Bool { broadcast.generation > 0 }
 
-    func fire() { broadcast.signal() }
+    package func fire() { broadcast.signal() }
 
     /// Returns when fired, or when the calling task is cancelled.
-    func wait() async {
+    package func wait() async {
         await broadcast.wait(after: 0)
     }
 
     /// Runs `operation` until it finishes or the signal fires, whichever is first; on a stop the
     /// operation's task is cancelled and awaited.
     /// - Returns: the operation's result, or nil if the signal fired first.
-    func race<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
+    package func race<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
         if isFired { return nil }
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }

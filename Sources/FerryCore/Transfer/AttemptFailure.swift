@@ -10,8 +10,8 @@ import NIOSSL
 /// server or proxy) or not (404, 410, 401 and 403, an untrusted certificate, a forbidden
 /// redirect); the few words a waiting transfer shows; and whether the network's return should
 /// end the wait at once.
-struct AttemptFailure: Sendable {
-    var error: FerryError
+package struct AttemptFailure: Sendable {
+    package var error: FerryError
     /// Waiting can mend it: the transfer waits and tries again; else it fails now.
     var retryable: Bool
     /// When the server said to come back (`Retry-After`), or zero to try again at once.
@@ -26,7 +26,7 @@ struct AttemptFailure: Sendable {
     ///   - url: the URL of the attempt, to name its host.
     ///   - proxy: the proxy the attempt went through: connection failures are its.
     ///   - now: for `Retry-After` dates and the time they name.
-    init(_ error: any Error, url: URL? = nil, proxy: ProxyURL? = nil, now: Date = Date(), timeZone: TimeZone = .current) {
+    package init(_ error: any Error, url: URL? = nil, proxy: ProxyURL? = nil, now: Date = Date(), timeZone: TimeZone = .current) {
         let host = proxy.map { "the proxy \($0.host)" } ?? url?.host ?? "the server"
         // An upload's refusal is judged like any other status.
         let error: any Error = (error as? UploadStatusFailure)?.failure ?? error

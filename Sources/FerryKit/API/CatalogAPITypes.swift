@@ -126,12 +126,15 @@ public struct PodcastSettings: Codable, Sendable {
     public var playbackSpeed: Double?
     /// List episodes oldest first (a serial), or newest first.
     public var oldestFirst: Bool?
+    /// Minutes between fetches of its feed, 15 to 10,080 (a week); 0: back to the daemon's interval.
+    public var refreshMinutes: Int?
     /// Settings to change; a nil field keeps its current value.
-    public init(autoDownload: Int? = nil, keepLatest: Int? = nil, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil) {
+    public init(autoDownload: Int? = nil, keepLatest: Int? = nil, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil) {
         self.autoDownload = autoDownload
         self.keepLatest = keepLatest
         self.playbackSpeed = playbackSpeed
         self.oldestFirst = oldestFirst
+        self.refreshMinutes = refreshMinutes
     }
 }
 

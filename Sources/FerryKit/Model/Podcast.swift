@@ -40,6 +40,8 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
     public var playbackSpeed: Double?
     /// Episodes are listed oldest first (a serial).
     public var oldestFirst: Bool?
+    /// Minutes between fetches of its feed (nil: the daemon's interval, an hour by default).
+    public var refreshMinutes: Int?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -47,10 +49,11 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
         descriptionHTML: String? = nil, artworkURL: String? = nil, link: String? = nil, folder: String,
         autoDownload: Int = 0, keepLatest: Int? = nil, episodeCount: Int = 0, newCount: Int = 0,
         downloadedCount: Int = 0, refreshedAt: Date? = nil, error: TransferErrorInfo? = nil, user: String? = nil,
-        playbackSpeed: Double? = nil, oldestFirst: Bool? = nil
+        playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil
     ) {
         self.playbackSpeed = playbackSpeed
         self.oldestFirst = oldestFirst
+        self.refreshMinutes = refreshMinutes
         self.id = id
         self.feedURL = feedURL
         self.title = title

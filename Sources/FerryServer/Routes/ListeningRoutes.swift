@@ -1,5 +1,6 @@
 import FerryCore
 import FerryKit
+import FerryListening
 import Foundation
 import Hummingbird
 

@@ -1,5 +1,7 @@
 import FerryCore
+import FerryFeeds
 import FerryKit
+import FerryListening
 import Foundation
 import Hummingbird
 
@@ -54,7 +56,8 @@ struct PodcastRoutes {
             let body = try await request.decodeJSON(PodcastSettings.self, context: context)
             return try jsonResponse(
                 try await podcasts.update(
-                    id, autoDownload: body.autoDownload, keepLatest: body.keepLatest, playbackSpeed: body.playbackSpeed, oldestFirst: body.oldestFirst
+                    id, autoDownload: body.autoDownload, keepLatest: body.keepLatest, playbackSpeed: body.playbackSpeed, oldestFirst: body.oldestFirst,
+                    refreshMinutes: body.refreshMinutes
                 )
             )
         }

@@ -46,6 +46,8 @@ struct WebAppMiddleware: RouterMiddleware {
         case "css": "text/css; charset=utf-8"
         case "svg": "image/svg+xml"
         case "json": "application/json"
+        case "webmanifest": "application/manifest+json"
+        case "png": "image/png"
         case "yaml": "application/yaml; charset=utf-8"
         default: MediaTypes.forFileName(path)
         }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryKit
+import FerryListening
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryFeeds
 import FerryKit
 import Foundation
 
@@ -231,7 +232,14 @@ struct PodcastCommand: AsyncParsableCommand {
 
     struct Settings: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Change a podcast's auto-download and retention.")
+            commandName: "set", abstract: "Change a podcast's auto-download, retention, speed, order and refresh interval.",
+            discussion: """
+                Only what you name changes.
+                  ferry podcast set jazz --auto-download 3 --keep 10
+                  ferry podcast set serial --oldest-first --speed 1.5
+                  ferry podcast set news --refresh 15     minutes between fetches (0: the daemon's hour)
+                """
+        )
 
         @Argument(help: "The podcast (number or part of its title).")
         var podcast: String
@@ -242,12 +250,28 @@ struct PodcastCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Keep only the newest N downloaded episodes (0: keep all).")
         var keep: Int?
 
+        @Option(name: .long, help: ArgumentHelp("The player's speed for it, 0.5 to 3 (0: the player's own).", valueName: "x"))
+        var speed: Double?
+
+        @Flag(name: .long, inversion: .prefixedNo, help: "List its episodes oldest first (a serial).")
+        var oldestFirst: Bool?
+
+        @Option(name: .long, help: ArgumentHelp("Minutes between fetches of its feed, 15 to 10080 (0: the daemon's hour).", valueName: "minutes"))
+        var refresh: Int?
+
         func run() async throws {
             let client = try await CLIConnection.connect()
             let target = try await PodcastCommand.resolve(podcast, client: client)
-            let detail = try await client.updatePodcast(target.id, PodcastSettings(autoDownload: autoDownload, keepLatest: keep))
+            let detail = try await client.updatePodcast(
+                target.id,
+                PodcastSettings(autoDownload: autoDownload, keepLatest: keep, playbackSpeed: speed, oldestFirst: oldestFirst, refreshMinutes: refresh)
+            )
             let podcast = detail.podcast
-            Terminal.print("\(podcast.title): auto-download \(podcast.autoDownload), keep \(podcast.keepLatest.map(String.init) ?? "all").")
+            var parts = ["auto-download \(podcast.autoDownload)", "keep \(podcast.keepLatest.map(String.init) ?? "all")"]
+            parts.append(podcast.playbackSpeed.map { "speed \($0.formatted())×" } ?? "the player's speed")
+            parts.append(podcast.oldestFirst == true ? "oldest first" : "newest first")
+            parts.append(podcast.refreshMinutes.map { "refreshed every \($0) min" } ?? "refreshed hourly")
+            Terminal.print("\(podcast.title): \(parts.joined(separator: ", ")).")
         }
     }
 

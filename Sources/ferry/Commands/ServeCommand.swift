@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryCore
 import FerryKit
+import FerryListening
 import FerryServer
 import Foundation
 import Logging
@@ -28,6 +29,14 @@ struct ServeCommand: AsyncParsableCommand {
             setting them or a --notify-url; webhooks and desktop notifications already set still \
             go out.
               ferry serve --no-hooks
+
+            --sync-listen serves the gpodder.net sync API (for AntennaPod, gPodder, Kasts on a \
+            phone) on a listener of its own, which answers the sync paths and nothing else; a \
+            bare port listens on loopback, name an address to be reached from the network. Its \
+            users are Ferry's own (`ferry sync user add NAME`). With --sync-certificate and \
+            --sync-key (PEM files) it speaks HTTPS.
+              ferry serve --sync-listen 0.0.0.0:8123
+              ferry serve --sync-listen 192.168.1.5:8123 --sync-certificate cert.pem --sync-key key.pem
             """
     )
 
@@ -49,6 +58,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run no hook commands or session programs, and refuse to set them (403).")
     var noHooks = false
 
+    @Option(name: .long, help: ArgumentHelp("Serve the sync API for phones here: PORT (loopback) or ADDRESS:PORT.", valueName: "address:port"))
+    var syncListen: String?
+
+    @Option(name: .long, help: ArgumentHelp("The sync listener's certificate (PEM): it speaks HTTPS.", valueName: "file"))
+    var syncCertificate: String?
+
+    @Option(name: .long, help: ArgumentHelp("The certificate's private key (PEM).", valueName: "file"))
+    var syncKey: String?
+
     /// The port the user named (flag, then FERRY_PORT); nil for the default.
     var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
 
@@ -58,6 +76,23 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("FERRY_PORT must be a port number between 0 and 65535 ('\(text.prefix(20))' is not).")
         }
         guard (1...256).contains(maxConcurrent) else { throw ValidationError("--max-concurrent must be between 1 and 256.") }
+        if let syncListen {
+            do { _ = try SyncListener.parse(syncListen) } catch let error as FerryError { throw ValidationError(error.message) }
+        }
+        if (syncCertificate == nil) != (syncKey == nil) { throw ValidationError("--sync-certificate and --sync-key go together.") }
+        if syncCertificate != nil, syncListen == nil { throw ValidationError("--sync-certificate needs --sync-listen.") }
+        for file in [syncCertificate, syncKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("Cannot read \(file).")
+        }
+    }
+
+    /// The sync listener asked for, if any.
+    var syncListener: SyncListener? {
+        guard let syncListen, let (host, port) = try? SyncListener.parse(syncListen) else { return nil }
+        func absolute(_ path: String?) -> String? {
+            path.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+        }
+        return SyncListener(host: host, port: port, certificate: absolute(syncCertificate), key: absolute(syncKey))
     }
 
     func run() async throws {
@@ -66,6 +101,10 @@ struct ServeCommand: AsyncParsableCommand {
             var arguments = ["serve", "--host", host, "--max-concurrent", String(maxConcurrent), "--log-level", logLevel.rawValue]
             if let port { arguments += ["--port", String(port)] }
             if noHooks { arguments.append("--no-hooks") }
+            if let sync = syncListener {
+                arguments += ["--sync-listen", "[\(sync.host)]:\(sync.port)"]
+                if let certificate = sync.certificate, let key = sync.key { arguments += ["--sync-certificate", certificate, "--sync-key", key] }
+            }
             try await Detach.start(arguments: arguments, paths: paths)
             return
         }
@@ -94,6 +133,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks
+        configuration.sync = syncListener
         if !proxies.isEmpty { logger.info("proxies from the environment", metadata: ["proxy.environment": "\(proxies)"]) }
         let httpClient = TransferEngine.makeHTTPClient()
         let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {

@@ -1,0 +1,101 @@
+import FerryCore
+import FerryKit
+import Foundation
+
+/// The catalog as the listener sees it: search results that know which songs' previews are
+/// downloaded (the state lives with the transfer, not the result row) and which podcasts are
+/// subscribed, and preview downloads into `Music/` named `Artist - Track.m4a`.
+public struct CatalogLibrary: Sendable {
+    public let catalog: CatalogClient
+    let engine: TransferEngine
+    var journal: Journal { engine.journal }
+
+    public init(catalog: CatalogClient, engine: TransferEngine) {
+        self.catalog = catalog
+        self.engine = engine
+    }
+
+    /// Searches and annotates the results.
+    /// - Parameter key: a later search with the same key cancels this one (type-ahead).
+    public func search(_ query: CatalogQuery, replacing key: String?) async throws -> [CatalogResult] {
+        try await annotate(try await catalog.search(query, replacing: key))
+    }
+
+    public func lookup(id: Int64) async throws -> CatalogResult {
+        guard let item = try await catalog.lookup(id: id) else {
+            throw FerryError(.notFound, "The catalog has nothing with id \(id).")
+        }
+        return try await annotate([item])[0]
+    }
+
+    /// Downloads a song's 30-second preview into `Music/`; the same song is not downloaded twice
+    /// (its unfinished or finished transfer is returned, a failed one resumed), unless its file
+    /// was deleted or moved: then it is downloaded again.
+    public func downloadPreview(trackId: Int64, session: String) async throws -> Transfer {
+        if let known = try await journal.tracks(ids: [trackId])[trackId], let transferId = known.transferId,
+            let transfer = try? await engine.transfer(transferId)
+        {
+            switch transfer.state {
+            case .completed where transfer.fileMissing == true: break
+            case .queued, .running, .waiting, .paused, .completed: return transfer
+            case .failed: return try await engine.resume(transferId)
+            case .cancelled: break
+            }
+        }
+        guard let item = try await catalog.lookup(id: trackId), item.kind == .song || item.previewURL != nil else {
+            throw FerryError(.notFound, "The catalog has no song with id \(trackId).")
+        }
+        guard let preview = item.previewURL else {
+            throw FerryError(.notFound, "\(item.title) has no preview to download.")
+        }
+        let url = try TransferURL.validate(preview.absoluteString)
+        let transfer = try await engine.enqueue(
+            .init(urls: [url], session: session, force: true, folder: "Music", preferredName: Self.fileName(for: item),
+                  taskDescription: [item.artistName, item.trackName].compactMap { $0 }.joined(separator: " – "))
+        )[0]
+        try await journal.saveTrack(
+            TrackRecord(
+                trackId: trackId, transferId: transfer.id, title: item.title, artist: item.artistName,
+                collection: item.collectionName, artworkURL: item.artworkURL?.absoluteString,
+                previewURL: preview.absoluteString, durationSeconds: item.durationSeconds
+            )
+        )
+        return transfer
+    }
+
+    /// `Artist - Track` (slashes in names become dashes, the sanitiser does the rest).
+    static func fileName(for item: CatalogItem) -> String {
+        let name = [item.artistName, item.trackName ?? item.collectionName].compactMap { $0 }.joined(separator: " - ")
+        return (name.isEmpty ? "Preview \(item.id)" : name)
+            .replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: "\\", with: "-")
+    }
+
+    private func annotate(_ items: [CatalogItem]) async throws -> [CatalogResult] {
+        let tracks = try await journal.tracks(ids: items.compactMap(\.trackId))
+        let playbacks = try await journal.playbacks(trackIds: Array(tracks.keys))
+        let podcasts = try await journal.podcasts()
+        var results: [CatalogResult] = []
+        for item in items {
+            var download: Transfer?
+            if let trackId = item.trackId, let transferId = tracks[trackId]?.transferId {
+                download = try? await engine.transfer(transferId)
+            }
+            let podcastId = item.kind == .podcast
+                ? podcasts.first { ($0.catalogId != nil && $0.catalogId == item.collectionId) || $0.feedURL == item.feedURL?.absoluteString }?.id
+                : nil
+            results.append(
+                CatalogResult(
+                    id: item.trackId ?? item.collectionId ?? 0,
+                    kind: CatalogResult.Kind(rawValue: item.kind.rawValue) ?? .other,
+                    trackId: item.trackId, collectionId: item.collectionId, title: item.title, artist: item.artistName,
+                    collection: item.collectionName, artworkURL: item.artworkURL?.absoluteString,
+                    previewURL: item.previewURL?.absoluteString, feedURL: item.feedURL?.absoluteString,
+                    durationSeconds: item.durationSeconds, releaseDate: item.releaseDate, genre: item.primaryGenre,
+                    explicit: item.explicit, download: download, podcastId: podcastId,
+                    playback: item.trackId.flatMap { playbacks[$0] }
+                )
+            )
+        }
+        return results
+    }
+}

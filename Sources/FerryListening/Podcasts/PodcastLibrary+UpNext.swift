@@ -1,0 +1,58 @@
+import FerryCore
+import FerryKit
+import Foundation
+
+/// Up Next as the web app shows it: each entry with its title, artwork, place and where it plays from.
+extension PodcastLibrary {
+    public func upNext() async throws -> UpNext {
+        let entries = try await journal.upNextEntries()
+        let episodeIds = entries.filter { $0.kind == .episode }.map(\.id)
+        let trackIds = entries.filter { $0.kind == .track }.map(\.id)
+        let episodePlaybacks = try await journal.playbacks(.episode, ids: episodeIds)
+        let trackPlaybacks = try await journal.playbacks(.track, ids: trackIds)
+        let tracks = try await journal.tracks(ids: trackIds)
+        var podcasts: [Int64: PodcastRecord] = [:]
+        var items: [UpNextItem] = []
+        for entry in entries {
+            switch entry.kind {
+            case .episode:
+                guard let record = try await journal.episode(id: entry.id) else { continue }
+                if podcasts[record.podcastId] == nil { podcasts[record.podcastId] = try await journal.podcast(id: record.podcastId) }
+                let podcast = podcasts[record.podcastId]
+                let transfer = try await record.transferId.asyncFlatMap { try? await engine.transfer($0) }
+                let playURL: String? = switch standing(record, transfer).0 {
+                case .downloaded: "/v1/episodes/\(entry.id)/file"
+                default: record.enclosureURL == nil ? nil : "/v1/episodes/\(entry.id)/stream"
+                }
+                items.append(UpNextItem(
+                    kind: .episode, id: entry.id, title: record.readableTitle, subtitle: podcast?.title,
+                    artworkURL: record.artworkURL ?? podcast?.artworkURL, durationSeconds: record.duration,
+                    playURL: playURL, playback: episodePlaybacks[entry.id]
+                ))
+            case .track:
+                guard let track = tracks[entry.id] else { continue }
+                let transfer = try await track.transferId.asyncFlatMap { try? await engine.transfer($0) }
+                let downloaded = transfer.map { $0.state == .completed && FileManager.default.fileExists(atPath: $0.path ?? "") } ?? false
+                items.append(UpNextItem(
+                    kind: .track, id: entry.id, title: track.title, subtitle: track.artist, artworkURL: track.artworkURL,
+                    durationSeconds: track.durationSeconds,
+                    playURL: downloaded ? transfer.map { "/v1/transfers/\($0.id)/file" } : nil, playback: trackPlaybacks[entry.id]
+                ))
+            }
+        }
+        return UpNext(items: items)
+    }
+
+    /// Replaces Up Next (see ``Journal/setUpNext(_:)``) and reads it back.
+    public func setUpNext(_ order: UpNextOrder) async throws -> UpNext {
+        try await journal.setUpNext(order.items)
+        return try await upNext()
+    }
+}
+
+extension Optional {
+    func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,545 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryFeeds
+import FerryKit
+import Foundation
+import Logging
+
+/// Podcast subscriptions: subscribe (feed URL, catalog result, Apple Podcasts page), refresh
+/// with conditional GETs, episode downloads through the transfer engine into
+/// `Podcasts/<title>/`, auto-download of the newest episodes, retention, OPML.
+///
+/// Each podcast folder holds a small `.ferry-podcast.json` naming its feed, so subscriptions and
+/// downloaded episodes can be rebuilt from disk if the journal is lost.
+public struct PodcastLibrary: Sendable {
+    /// The session auto-downloads belong to.
+    public static let autoDownloadSession = "podcasts"
+    static let sidecarName = ".ferry-podcast.json"
+
+    let engine: TransferEngine
+    let catalog: CatalogClient?
+    let fetcher: FeedFetcher
+    /// For an episode's chapters and transcript, and its media streamed: smaller and sooner.
+    let sidecars: FeedFetcher
+    let logger: Logger
+    var journal: Journal { engine.journal }
+    var library: Library { engine.library }
+
+    public init(engine: TransferEngine, catalog: CatalogClient?, logger: Logger) {
+        self.engine = engine
+        self.catalog = catalog
+        self.logger = logger
+        fetcher = FeedFetcher(
+            clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
+            maximumBytes: 64 << 20, timeout: .seconds(60), logger: logger
+        )
+        sidecars = FeedFetcher(
+            clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
+            maximumBytes: 2 << 20, timeout: .seconds(30), logger: logger
+        )
+    }
+
+    // MARK: Subscribing
+
+    /// Subscribes to a feed URL, an Apple Podcasts page URL (`…/id123456789`) or a catalog id
+    /// given as text; fetches the feed at once.
+    /// - Parameter credentials: a private feed's user name and password (else those in the URL).
+    /// - Throws: `feed_credentials` when the feed needs credentials it did not get, or refuses
+    ///   them; nothing is recorded then.
+    public func subscribe(_ text: String, catalogId: Int64? = nil, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
+        try credentials?.validate()
+        if let id = catalogId ?? ApplePodcastsURL.id(from: text) ?? Int64(text.trimmingWhitespace()) {
+            return try await subscribe(catalogId: id)
+        }
+        let (url, inURL) = try FeedCredentials.split(try TransferURL.validate(text))
+        return try await subscribe(feedURL: url, catalogId: nil, credentials: credentials ?? inURL)
+    }
+
+    /// Subscribes to the feed of a catalog podcast.
+    public func subscribe(catalogId: Int64) async throws -> PodcastDetail {
+        guard let catalog else { throw FerryError(.invalidRequest, "The catalog is not available in this daemon.") }
+        guard let item = try await catalog.lookup(id: catalogId) else {
+            throw FerryError(.notFound, "The catalog has no podcast with id \(catalogId).")
+        }
+        guard let feedURL = item.feedURL else {
+            throw FerryError(.notFound, "The catalog entry \(catalogId) (\(item.trackName ?? item.collectionName ?? "?")) has no feed URL.")
+        }
+        return try await subscribe(feedURL: feedURL, catalogId: catalogId)
+    }
+
+    public func subscribe(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
+        // In two steps so that the document and the parsed feed are freed before the detail is
+        // read: for a 20,000-episode feed they are 70 MiB (docs/PERFORMANCE.md, scenario 7).
+        let id = try await fetchAndRecord(feedURL: feedURL, catalogId: catalogId, credentials: credentials)
+        return try await detail(id)
+    }
+
+    /// Fetches and parses the feed, and records the subscription with its episodes.
+    /// - Returns: the podcast's id (an existing subscription's when it was one already).
+    private func fetchAndRecord(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials?) async throws -> Int64 {
+        let (result, movedTo) = try await fetcher.fetch(feedURL, etag: nil, lastModified: nil, credentials: credentials)
+        guard case .fetched(let data, let etag, let lastModified) = result else {
+            throw FerryError(.feedUnavailable, "The feed at \(feedURL.absoluteString) answered 304 to a first request.")
+        }
+        let url = movedTo ?? feedURL
+        let feed = try FeedParser.parse(data, url: url)
+        let finalURL = feed.newFeedURL ?? url
+        let title = feed.title.isEmpty ? (finalURL.host ?? "Podcast") : feed.title
+        var draft = PodcastRecord(feedURL: finalURL.absoluteString, title: title, folder: Self.folder(for: title), catalogId: catalogId)
+        draft.update(from: feed)
+        draft.etag = etag
+        draft.lastModified = lastModified
+        draft.refreshedAt = Date()
+        draft.credentials = credentials
+        let (record, inserted) = try await journal.insertPodcast(draft)
+        if !inserted, let credentials, credentials != record.credentials {
+            // Subscribing again with other credentials replaces the old ones (they worked just now).
+            try await journal.updatePodcast(id: record.podcastId) { $0.credentials = credentials }
+        }
+        if inserted {
+            _ = try await journal.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false)
+            writeSidecar(record)
+            try await adoptFilesOnDisk(record.podcastId)
+            logger.info("subscribed", metadata: ["podcast.id": "\(record.podcastId)", "podcast.feed": "\(record.feedURL)"])
+        }
+        return record.podcastId
+    }
+
+    public func unsubscribe(_ id: Int64, deleteFiles: Bool) async throws {
+        guard let record = try await journal.podcast(id: id) else {
+            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+        }
+        try await journal.deletePodcast(id: id)
+        let folder = library.absolute(record.folder)
+        if deleteFiles, library.contains(folder) {
+            try? FileManager.default.removeItem(at: folder)
+        } else {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(Self.sidecarName))
+        }
+    }
+
+    // MARK: Refreshing
+
+    /// Fetches the feed again (conditional GET), records new episodes, follows a moved feed,
+    /// auto-downloads the newest episodes if set, and applies retention.
+    /// - Returns: the episodes that are new.
+    @discardableResult
+    public func refresh(_ id: Int64) async throws -> [EpisodeRecord] {
+        guard let record = try await journal.podcast(id: id) else {
+            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+        }
+        do {
+            let (result, movedTo) = try await fetcher.fetch(
+                URL(string: record.feedURL)!, etag: record.etag, lastModified: record.lastModified, credentials: record.credentials
+            )
+            var added: [EpisodeRecord] = []
+            var newFeedURL = movedTo
+            if case .fetched(let data, let etag, let lastModified) = result {
+                let feed = try FeedParser.parse(data, url: movedTo ?? URL(string: record.feedURL))
+                newFeedURL = feed.newFeedURL ?? newFeedURL
+                added = try await journal.mergeEpisodes(podcastId: id, feed.episodes, markNew: true)
+                try await journal.updatePodcast(id: id) { podcast in
+                    podcast.update(from: feed)
+                    podcast.etag = etag
+                    podcast.lastModified = lastModified
+                }
+            }
+            let moved = newFeedURL.map(\.absoluteString).flatMap { $0 == record.feedURL ? nil : $0 }
+            try await journal.updatePodcast(id: id) { podcast in
+                podcast.refreshedAt = Date()
+                podcast.error = nil
+                if let moved {
+                    podcast.feedURL = moved
+                    // Validators belong to the old URL.
+                    podcast.etag = nil
+                    podcast.lastModified = nil
+                }
+            }
+            if let moved {
+                logger.info("feed moved", metadata: ["podcast.id": "\(id)", "podcast.feed": "\(moved)"])
+                if let updated = try await journal.podcast(id: id) { writeSidecar(updated) }
+            }
+            try await downloadNewest(id)
+            try await applyRetention(id)
+            return added
+        } catch let error as FerryError {
+            _ = try? await journal.updatePodcast(id: id) { podcast in
+                podcast.refreshedAt = Date()
+                podcast.error = error.info
+            }
+            throw error
+        }
+    }
+
+    /// Refreshes every subscription; one broken feed does not stop the others.
+    /// - Returns: the errors, by podcast id.
+    @discardableResult
+    public func refreshAll() async -> [Int64: FerryError] {
+        var errors: [Int64: FerryError] = [:]
+        for podcast in (try? await journal.podcasts()) ?? [] {
+            do {
+                try await refresh(podcast.podcastId)
+            } catch {
+                errors[podcast.podcastId] = error as? FerryError ?? FerryError(.feedUnavailable, "\(error)")
+                logger.warning("refresh failed", metadata: ["podcast.id": "\(podcast.podcastId)", "error": "\(error)"])
+            }
+        }
+        return errors
+    }
+
+    // MARK: Settings
+
+    /// - Parameters:
+    ///   - autoDownload: download the newest N episodes by themselves (0 to stop).
+    ///   - keepLatest: keep only the newest N downloaded episodes (0 to keep all).
+    ///   - playbackSpeed: the player's speed for it, 0.5–3 (0 clears it).
+    ///   - oldestFirst: list its episodes oldest first (a serial).
+    ///   - refreshMinutes: minutes between fetches of its feed, 15–10,080 (0: the daemon's interval).
+    public func update(
+        _ id: Int64, autoDownload: Int?, keepLatest: Int?, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil
+    ) async throws -> PodcastDetail {
+        if let refreshMinutes, refreshMinutes != 0, !(15...10_080).contains(refreshMinutes) {
+            throw FerryError.invalidRequest("refreshMinutes must be between 15 and 10080 (a week); 0 goes back to the daemon's interval.")
+        }
+        if let playbackSpeed, playbackSpeed != 0, !(playbackSpeed.isFinite && (0.5...3).contains(playbackSpeed)) {
+            throw FerryError.invalidRequest("playbackSpeed must be between 0.5 and 3 (0 goes back to the player's own).")
+        }
+        if let autoDownload, !(0...1000).contains(autoDownload) {
+            throw FerryError.invalidRequest("autoDownload must be between 0 and 1000.")
+        }
+        if let keepLatest, !(0...100_000).contains(keepLatest) {
+            throw FerryError.invalidRequest("keepLatest must be between 0 and 100000 (0 keeps everything).")
+        }
+        try await journal.updatePodcast(id: id) { podcast in
+            if let autoDownload { podcast.autoDownload = autoDownload }
+            if let keepLatest { podcast.keepLatest = keepLatest == 0 ? nil : keepLatest }
+            if let playbackSpeed { podcast.playbackSpeed = playbackSpeed == 0 ? nil : playbackSpeed }
+            if let oldestFirst { podcast.oldestFirst = oldestFirst }
+            if let refreshMinutes { podcast.refreshMinutes = refreshMinutes == 0 ? nil : refreshMinutes }
+        }
+        try await downloadNewest(id)
+        try await applyRetention(id)
+        return try await detail(id)
+    }
+
+    public func markSeen(_ id: Int64) async throws {
+        try await journal.markEpisodesSeen(podcastId: id)
+    }
+
+    // MARK: Downloads
+
+    /// Downloads an episode into the podcast's folder, named after it; the same episode is never
+    /// downloaded twice (an unfinished or finished transfer is returned, a failed one resumed).
+    public func download(episode id: Int64, session: String) async throws -> Transfer {
+        guard let episode = try await journal.episode(id: id), let podcast = try await journal.podcast(id: episode.podcastId) else {
+            throw FerryError(.notFound, "There is no episode \(id).")
+        }
+        if let transferId = episode.transferId, let transfer = try? await engine.transfer(transferId) {
+            switch transfer.state {
+            case .queued, .running, .waiting, .completed, .paused: return transfer
+            case .failed: return try await engine.resume(transferId)
+            case .cancelled: break
+            }
+        }
+        guard let text = episode.enclosureURL else {
+            throw FerryError(.invalidRequest, "Episode \(id) (\(episode.title)) has no audio or video file to download.")
+        }
+        let url = try TransferURL.validate(text)
+        // A private feed's credentials go with its episodes on the same host (and, as every
+        // credential, never to another host a redirect leads to).
+        let sameHost = URL(string: podcast.feedURL)?.host?.lowercased() == url.host?.lowercased()
+        let options = podcast.credentials.flatMap { sameHost ? TransferOptions(headers: ["Authorization": $0.authorization]) : nil }
+        let transfer = try await engine.enqueue(
+            .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName,
+                  taskDescription: "\(podcast.title): \(episode.title)", options: options)
+        )[0]
+        try await journal.updateEpisode(id: id) { episode in
+            episode.transferId = transfer.id
+            episode.isNew = false
+        }
+        return transfer
+    }
+
+    private func downloadNewest(_ id: Int64) async throws {
+        guard let podcast = try await journal.podcast(id: id), podcast.autoDownload > 0 else { return }
+        let newest = try await journal.episodes(podcastId: id).filter { $0.enclosureURL != nil }.prefix(podcast.autoDownload)
+        for episode in newest where episode.transferId == nil && episode.filePath == nil {
+            _ = try await download(episode: episode.episodeId, session: Self.autoDownloadSession)
+        }
+    }
+
+    /// Keeps the newest `keepLatest` downloaded episodes; older files are deleted and their
+    /// transfers forgotten.
+    func applyRetention(_ id: Int64) async throws {
+        guard let podcast = try await journal.podcast(id: id), let keep = podcast.keepLatest else { return }
+        let downloaded = try await episodes(of: podcast).filter { $0.state == .downloaded }
+        for episode in downloaded.dropFirst(keep) {
+            try await deleteFile(of: episode)
+        }
+    }
+
+    /// Deletes a downloaded episode's file (its transfer forgotten); the episode stays, to be
+    /// downloaded again or streamed.
+    /// - Throws: `not_found` for no such episode, or one without a file.
+    public func deleteEpisodeFile(_ id: Int64) async throws -> Episode {
+        guard let record = try await journal.episode(id: id), let podcast = try await journal.podcast(id: record.podcastId) else {
+            throw FerryError(.notFound, "There is no episode \(id).")
+        }
+        guard let episode = try await episodes(of: podcast).first(where: { $0.id == id }), episode.state == .downloaded else {
+            throw FerryError(.notFound, "Episode \(id) (\(record.readableTitle)) has no file to delete.")
+        }
+        try await deleteFile(of: episode)
+        return try await episodes(of: podcast).first { $0.id == id } ?? episode
+    }
+
+    private func deleteFile(of episode: Episode) async throws {
+        if let transferId = episode.transfer?.id {
+            try? await engine.remove(transferId, deleteFile: true)
+        } else if let path = episode.path, library.contains(URL(fileURLWithPath: path)) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        try await journal.updateEpisode(id: episode.id) { record in
+            record.transferId = nil
+            record.filePath = nil
+        }
+    }
+
+    // MARK: Reading
+
+    public func podcasts() async throws -> [Podcast] {
+        let counts = try await journal.episodeCounts()
+        return try await journal.podcasts().map { record in
+            let count = counts[record.podcastId] ?? (0, 0, 0)
+            return model(record, total: count.total, new: count.new, downloaded: count.downloaded)
+        }
+    }
+
+    /// Saves where the listener is in an episode or a song (see ``Playback/applying(_:now:)``).
+    public func updatePlayback(_ media: Journal.PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+        try await journal.updatePlayback(media, id: id, update)
+    }
+
+    /// Every episode of the podcast played ("mark all played").
+    public func markPlayed(_ id: Int64) async throws -> PodcastDetail {
+        guard try await journal.podcast(id: id) != nil else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
+        try await journal.markPlayed(podcastId: id)
+        return try await detail(id)
+    }
+
+    public func detail(_ id: Int64) async throws -> PodcastDetail {
+        guard let record = try await journal.podcast(id: id) else {
+            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+        }
+        let listed = try await episodes(of: record)
+        let episodes = record.oldestFirst ? listed.reversed() : listed
+        let new = episodes.filter { $0.isNew && $0.state == .notDownloaded }.count
+        let downloaded = episodes.filter { $0.state == .downloaded }.count
+        return PodcastDetail(podcast: model(record, total: episodes.count, new: new, downloaded: downloaded), episodes: episodes)
+    }
+
+    /// Where an episode's download stands, and its file when it has one: its transfer's, or one
+    /// found in the podcast's folder without a transfer.
+    func standing(_ record: EpisodeRecord, _ transfer: Transfer?) -> (EpisodeState, String?) {
+        switch transfer?.state {
+        case .queued?, .running?, .waiting?: return (.downloading, nil)
+        case .paused?: return (.paused, nil)
+        case .failed?: return (.failed, nil)
+        case .completed?:
+            if let file = transfer?.path, FileManager.default.fileExists(atPath: file) { return (.downloaded, file) }
+        case .cancelled?, nil: break
+        }
+        if let relative = record.filePath {
+            let file = library.absolutePath(relative)
+            if FileManager.default.fileExists(atPath: file) { return (.downloaded, file) }
+        }
+        return (.notDownloaded, nil)
+    }
+
+    /// An episode's chapters, fetched from the podcast's host now (at most 2 MiB).
+    /// - Throws: `not_found` when the feed names none; `feed_unavailable`, `feed_too_large` or
+    ///   `feed_invalid` when the file cannot be had or read (the episode still plays).
+    public func chapters(episode id: Int64) async throws -> [Chapter] {
+        let data = try await sidecar(episode: id, "chapters", \.chaptersURL)
+        return try EpisodeSidecars.chapters(from: data)
+    }
+
+    /// An episode's transcript (WebVTT, SRT or Podcasting 2.0 JSON), fetched now, as plain text.
+    /// - Throws: as ``chapters(episode:)``.
+    public func transcript(episode id: Int64) async throws -> [TranscriptCue] {
+        let data = try await sidecar(episode: id, "transcript", \.transcriptURL)
+        return try EpisodeSidecars.transcript(from: data)
+    }
+
+    private func sidecar(episode id: Int64, _ what: String, _ link: KeyPath<EpisodeRecord, String?>) async throws -> Data {
+        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        guard let text = record[keyPath: link], let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw FerryError(.notFound, "Episode \(id) has no \(what).")
+        }
+        let credentials = try await journal.podcast(id: record.podcastId)?.credentials
+        do {
+            guard case .fetched(let data, _, _) = try await sidecars.fetch(url, etag: nil, lastModified: nil, credentials: credentials).result else {
+                throw FerryError(.feedUnavailable, "The \(what) at \(url.absoluteString) answered 304 to a plain request.")
+            }
+            return data
+        } catch let error as FerryError where error.code == .feedTooLarge {
+            throw FerryError(.feedTooLarge, "The \(what) file at \(url.absoluteString) is larger than 2 MiB.")
+        } catch let error as FerryError where error.code == .feedUnavailable || error.code == .feedCredentials {
+            throw FerryError(error.code, error.message.replacingOccurrences(of: "the feed", with: "the \(what)").replacingOccurrences(of: "The feed", with: "The \(what)"))
+        }
+    }
+
+    /// An episode's media from its host, for listening before (or while) it downloads: the
+    /// player's `Range` goes to the host (redirects followed as for downloads, the feed's
+    /// credentials only to its own host) and the answer's body comes back as it arrives.
+    /// - Returns: the host's answer (200, 206 or 416); its body is the caller's to read.
+    /// - Throws: `not_found` for no such episode, `invalid_request` for one without media,
+    ///   `feed_unavailable` when the host cannot be reached or refuses.
+    public func stream(episode id: Int64, range: String?) async throws -> HTTPClientResponse {
+        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        guard let text = record.enclosureURL else {
+            throw FerryError(.invalidRequest, "Episode \(id) (\(record.readableTitle)) has no audio or video to play.")
+        }
+        let start = try TransferURL.validate(text)
+        let credentials = try await journal.podcast(id: record.podcastId)?.credentials
+        let (response, _, _) = try await sidecars.open(start, headers: range.map { [("Range", $0)] } ?? [], credentials: credentials) { error, at in
+            FerryError(.feedUnavailable, "Could not reach the episode's host (\(at.host ?? "")): \(error.message)")
+        }
+        let status = Int(response.status.code)
+        guard status == 200 || status == 206 || status == 416 else {
+            _ = try? await response.body.collect(upTo: 64 << 10)
+            throw FerryError(.feedUnavailable, "The episode's host answered \(status) \(response.status.reasonPhrase).")
+        }
+        return response
+    }
+
+    /// The file of a downloaded episode (for the web app's player).
+    /// - Throws: `not_found` for no such episode, or one without a file.
+    public func episodeFile(_ id: Int64) async throws -> String {
+        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        var transfer: Transfer?
+        if let transferId = record.transferId { transfer = try? await engine.transfer(transferId) }
+        guard case (.downloaded, let path?) = standing(record, transfer) else {
+            throw FerryError(.notFound, "Episode \(id) has no file: download it first.")
+        }
+        return path
+    }
+
+    func episodes(of podcast: PodcastRecord) async throws -> [Episode] {
+        let records = try await journal.episodes(podcastId: podcast.podcastId)
+        let playbacks = try await journal.playbacks(podcastId: podcast.podcastId)
+        var transfers: [Int64: Transfer] = [:]
+        for id in records.compactMap(\.transferId) {
+            transfers[id] = try? await engine.transfer(id)
+        }
+        return records.map { record in
+            let transfer = record.transferId.flatMap { transfers[$0] }
+            let (state, path) = standing(record, transfer)
+            return Episode(
+                id: record.episodeId, podcastId: record.podcastId, guid: record.guid, title: record.readableTitle,
+                published: record.published, durationSeconds: record.duration, enclosureURL: record.enclosureURL,
+                enclosureLength: record.enclosureLength, enclosureType: record.enclosureType,
+                descriptionHTML: record.descriptionHTML, descriptionText: record.descriptionText, season: record.season,
+                episodeNumber: record.episodeNumber, episodeType: record.episodeType, explicit: record.explicit,
+                link: record.link, artworkURL: record.artworkURL, chaptersURL: record.chaptersURL,
+                transcriptURL: record.transcriptURL, isNew: record.isNew, state: state, transfer: transfer, path: path,
+                playback: playbacks[record.episodeId]
+            )
+        }
+    }
+
+    func model(_ record: PodcastRecord, total: Int, new: Int, downloaded: Int) -> Podcast {
+        Podcast(
+            id: record.podcastId, feedURL: record.feedURL, title: record.title, author: record.author,
+            descriptionText: record.descriptionText, descriptionHTML: record.descriptionHTML,
+            artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: record.autoDownload,
+            keepLatest: record.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
+            refreshedAt: record.refreshedAt, error: record.error, user: record.username,
+            playbackSpeed: record.playbackSpeed, oldestFirst: record.oldestFirst, refreshMinutes: record.refreshMinutes
+        )
+    }
+
+    // MARK: Folders and recovery from disk
+
+    /// `Podcasts/<title>`, sanitised.
+    static func folder(for title: String) -> String {
+        "Podcasts/" + (FileNamer.sanitize(title.replacingOccurrences(of: "/", with: "-")) ?? "Podcast")
+    }
+
+    private struct Sidecar: Codable {
+        var feedURL: String
+        var title: String
+    }
+
+    private func writeSidecar(_ podcast: PodcastRecord) {
+        let folder = library.absolute(podcast.folder)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = try? FerryJSON.encoder(pretty: true).encode(Sidecar(feedURL: podcast.feedURL, title: podcast.title))
+        try? data?.write(to: folder.appendingPathComponent(Self.sidecarName), options: .atomic)
+    }
+
+    /// Marks episodes whose file is already in the podcast's folder as downloaded.
+    func adoptFilesOnDisk(_ id: Int64) async throws {
+        guard let podcast = try await journal.podcast(id: id) else { return }
+        let folder = library.absolute(podcast.folder)
+        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+        guard !names.isEmpty else { return }
+        for episode in try await journal.episodes(podcastId: id) where episode.transferId == nil && episode.filePath == nil {
+            let name = FileNamer.name(preferred: episode.preferredFileName, contentType: nil, url: nil)
+            if names.contains(name) {
+                try await journal.updateEpisode(id: episode.episodeId) { record in
+                    record.filePath = "\(podcast.folder)/\(name)"
+                    record.isNew = false
+                }
+            }
+        }
+    }
+
+    /// Re-subscribes to podcasts whose folder is on disk but not in the journal (a lost
+    /// journal), and marks the files found there as downloaded.
+    public func restoreFromDisk() async {
+        let root = library.absolute("Podcasts")
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for folder in folders {
+            let sidecar = root.appendingPathComponent(folder).appendingPathComponent(Self.sidecarName)
+            guard let data = FileManager.default.contents(atPath: sidecar.path),
+                let saved = try? FerryJSON.decoder().decode(Sidecar.self, from: data),
+                (try? await journal.podcast(feedURL: saved.feedURL)) == .some(nil)
+            else { continue }
+            var draft = PodcastRecord(feedURL: saved.feedURL, title: saved.title, folder: "Podcasts/\(folder)")
+            draft.refreshedAt = nil
+            guard let (record, inserted) = try? await journal.insertPodcast(draft), inserted else { continue }
+            logger.info("restored a subscription from disk", metadata: ["podcast.feed": "\(saved.feedURL)"])
+            // Episodes come with the next refresh, which adopts the files on disk.
+            if (try? await refresh(record.podcastId)) != nil {
+                try? await adoptFilesOnDisk(record.podcastId)
+            }
+        }
+    }
+}
+
+extension PodcastLibrary {
+    /// Subscribes to every feed of an OPML file; feeds already subscribed are kept, broken ones
+    /// reported without stopping the rest.
+    public func importOPML(_ data: Data) async throws -> ImportResponse {
+        let outlines = try OPML.parse(data)
+        var subscribed: [Podcast] = []
+        var failures: [ImportResponse.Failure] = []
+        for outline in outlines {
+            do {
+                subscribed.append(try await subscribe(feedURL: outline.xmlURL, catalogId: nil).podcast)
+            } catch {
+                let failure = error as? FerryError ?? FerryError(.feedUnavailable, "\(error)")
+                failures.append(.init(url: outline.xmlURL.absoluteString, error: failure.info))
+            }
+        }
+        return ImportResponse(subscribed: subscribed, failures: failures)
+    }
+
+    /// Every subscription as OPML 2.0.
+    public func exportOPML() async throws -> String {
+        let outlines = try await journal.podcasts().compactMap { podcast in
+            URL(string: podcast.feedURL).map { OPML.Outline(title: podcast.title, xmlURL: $0, htmlURL: podcast.link.flatMap(URL.init(string:))) }
+        }
+        return OPML.export(outlines, title: "Ferry podcast subscriptions")
+    }
+}

@@ -1,0 +1,63 @@
+import FerryCore
+import FerryFeeds
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Keeps subscriptions fresh: restores subscriptions found on disk at start, then fetches each
+/// feed when its turn comes (``RefreshSchedule``: its own interval, else hourly by default)
+/// until shutdown.
+public struct PodcastRefresher: Service {
+    let podcasts: PodcastLibrary
+    let interval: Duration
+    let clock: any Clock<Duration>
+    let logger: Logger
+    /// Subscribes to what phones added and could not be fetched yet (``SyncLibrary/subscribePending()``).
+    let sync: SyncLibrary?
+
+    /// - Parameters:
+    ///   - interval: time between refreshes of a feed without its own.
+    ///   - clock: drives the waits; tests pass a manual clock.
+    public init(
+        podcasts: PodcastLibrary, sync: SyncLibrary? = nil, interval: Duration = .seconds(3600), clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger
+    ) {
+        self.podcasts = podcasts
+        self.sync = sync
+        self.interval = interval
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            await podcasts.restoreFromDisk()
+            while !Task.isCancelled {
+                await sync?.subscribePending()
+                let next = await refreshDue()
+                try await clock.sleep(for: .seconds(max(60, next.timeIntervalSinceNow)), tolerance: .seconds(1))
+            }
+        }
+    }
+
+    /// Refreshes the feeds whose turn has come at `now`. - Returns: when the next one is due.
+    @discardableResult
+    public func refreshDue(now: Date = Date()) async -> Date {
+        let feeds = ((try? await podcasts.journal.podcasts()) ?? []).map {
+            RefreshSchedule.Feed(id: $0.podcastId, refreshedAt: $0.refreshedAt, minutes: $0.refreshMinutes)
+        }
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        let (due, next) = RefreshSchedule.due(feeds, defaultInterval: seconds, now: now)
+        var failures = 0
+        for id in due {
+            do {
+                try await podcasts.refresh(id)
+            } catch {
+                failures += 1
+                logger.warning("refresh failed", metadata: ["podcast.id": "\(id)", "error": "\(error)"])
+            }
+        }
+        if !due.isEmpty { logger.info("refreshed podcasts", metadata: ["podcast.count": "\(due.count)", "podcast.failures": "\(failures)"]) }
+        return next
+    }
+}

@@ -1,0 +1,28 @@
+import FerryFeeds
+import Foundation
+
+/// When each feed is fetched again: its own interval (`refreshMinutes`), else the daemon's,
+/// counted from its last fetch (a failed one too, so a broken feed is not hammered). Pure.
+enum RefreshSchedule {
+    struct Feed {
+        var id: Int64
+        var refreshedAt: Date?
+        var minutes: Int?
+    }
+
+    /// The feeds due now (never fetched, or their interval has passed), and when to look again:
+    /// the soonest of the others' turns, at least a minute away.
+    static func due(_ feeds: [Feed], defaultInterval: TimeInterval, now: Date) -> (due: [Int64], next: Date) {
+        var due: [Int64] = []
+        var next = now.addingTimeInterval(defaultInterval)
+        for feed in feeds {
+            let interval = feed.minutes.map { TimeInterval($0) * 60 } ?? defaultInterval
+            guard let last = feed.refreshedAt, last.addingTimeInterval(interval) > now else {
+                due.append(feed.id)
+                continue
+            }
+            next = min(next, last.addingTimeInterval(interval))
+        }
+        return (due, max(next, now.addingTimeInterval(60)))
+    }
+}

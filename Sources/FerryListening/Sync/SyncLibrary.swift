@@ -1,0 +1,143 @@
+import FerryCore
+import FerryKit
+import Foundation
+import Logging
+
+/// The gpodder.net API's side of Ferry's library, for phones (AntennaPod, gPodder, Kasts):
+/// users, devices, subscriptions with `since` deltas and episode actions. Ferry keeps one
+/// library, so every device of every user has the same subscriptions, and a position saved by
+/// a phone is the one the web app resumes from (and back).
+public struct SyncLibrary: Sendable {
+    let podcasts: PodcastLibrary
+    let logger: Logger
+    var journal: Journal { podcasts.journal }
+
+    public init(podcasts: PodcastLibrary, logger: Logger) {
+        self.podcasts = podcasts
+        self.logger = logger
+    }
+
+    // MARK: Users
+
+    /// Adds a user, or gives one a new password. - Returns: true when the user is new.
+    /// - Throws: `invalid_request` for a name that is not 1–64 letters, digits, `.`, `_`, `-`,
+    ///   or a password shorter than 8 characters or longer than 1,024.
+    @discardableResult
+    public func setUser(_ name: String, password: String) async throws -> Bool {
+        try Self.validate(name: name)
+        guard (8...1024).contains(password.count) else {
+            throw FerryError.invalidRequest("A sync password has 8 to 1,024 characters.")
+        }
+        return try await journal.setSyncUser(name, passwordHash: try SyncPassword.hash(password))
+    }
+
+    public func removeUser(_ name: String) async throws {
+        guard try await journal.removeSyncUser(name) else { throw FerryError(.notFound, "There is no sync user '\(name)'.") }
+    }
+
+    public func users() async throws -> [SyncUser] { try await journal.syncUsers() }
+
+    /// Whether the password is the user's. Unknown users take as long as known ones.
+    public func authenticate(_ name: String, password: String) async -> Bool {
+        let stored = (try? await journal.syncPasswordHash(name)) ?? nil
+        return SyncPassword.verify(password, against: stored ?? Self.decoy)
+    }
+
+    /// A hash no password matches, checked for unknown users so they cannot be told apart by time.
+    private static let decoy = "scrypt$\(SyncPassword.rounds)$\(SyncPassword.blockSize)$\(SyncPassword.parallelism)$AAAAAAAAAAAAAAAAAAAAAA==$"
+
+    static func validate(name: String) throws {
+        guard isIdentifier(name) else { throw FerryError.invalidRequest("A sync user's name has 1 to 64 letters, digits, '.', '_' or '-'.") }
+    }
+
+    /// 1 to 64 ASCII letters, digits, `.`, `_`, `-`: safe in a path segment, as gpodder.net's names are.
+    static func isIdentifier(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count) && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_".unicodeScalars.contains($0)) }
+    }
+
+    // MARK: Devices
+
+    public func devices(user: String) async throws -> [SyncDevice] {
+        let count = try await journal.syncSubscriptions().count
+        return try await journal.syncDevices(user: user).map { SyncDevice(id: $0.id, caption: $0.caption, type: $0.type, subscriptions: count) }
+    }
+
+    /// - Throws: `invalid_request` for a type gpodder.net does not know.
+    public func updateDevice(user: String, id: String, caption: String?, type: String?) async throws {
+        try Self.validate(device: id)
+        if let type, !SyncDevice.types.contains(type) {
+            throw FerryError.invalidRequest("A device's type is one of \(SyncDevice.types.joined(separator: ", ")).")
+        }
+        try await journal.updateSyncDevice(user: user, id: id, caption: caption.map { String($0.prefix(200)) }, type: type)
+    }
+
+    static func validate(device: String) throws {
+        guard isIdentifier(device) else { throw FerryError.invalidRequest("A device id has 1 to 64 letters, digits, '.', '_' or '-'.") }
+    }
+
+    // MARK: Subscriptions
+
+    /// Every subscription (`since` nil or 0), else what was added and removed since then.
+    public func subscriptions(since: Int64?) async throws -> (add: [String], remove: [String]) {
+        guard let since, since > 0 else { return (try await journal.syncSubscriptions(), []) }
+        return try await journal.syncSubscriptionChanges(since: since)
+    }
+
+    /// A phone's changes: additions are subscribed in the background (``subscribePending()``),
+    /// removals unsubscribe (files kept). URLs are cleaned as gpodder.net cleans them; one it
+    /// cannot use comes back in `updateURLs` with an empty replacement.
+    /// - Throws: `invalid_request` when a URL is both added and removed.
+    public func changeSubscriptions(user: String, device: String, add: [String], remove: [String]) async throws -> [[String]] {
+        try Self.validate(device: device)
+        var updates: [[String]] = []
+        func clean(_ urls: [String]) -> [String] {
+            urls.compactMap { url in
+                let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard trimmed.utf8.count <= 4096, EpisodeAction.isWebURL(trimmed) else {
+                    updates.append([url, ""])
+                    return nil
+                }
+                if trimmed != url { updates.append([url, trimmed]) }
+                return trimmed
+            }
+        }
+        let added = clean(add), removed = clean(remove)
+        if let both = Set(added).intersection(removed).first {
+            throw FerryError.invalidRequest("\(both) is both added and removed.")
+        }
+        for id in try await journal.applySyncSubscriptions(user: user, device: device, add: added, remove: removed) {
+            try? await podcasts.unsubscribe(id, deleteFiles: false)
+        }
+        return updates
+    }
+
+    /// Subscribes to the feeds phones added; one that fails stays pending with its error and
+    /// is tried again next time (each refresh of every podcast).
+    public func subscribePending() async {
+        for url in (try? await journal.syncPending()) ?? [] {
+            do {
+                _ = try await podcasts.subscribe(url)
+                try await journal.resolvePending(url, error: nil)
+                logger.info("subscribed for a phone", metadata: ["podcast.feed": "\(url)"])
+            } catch {
+                let message = (error as? FerryError)?.message ?? "\(error)"
+                try? await journal.resolvePending(url, error: message)
+                logger.warning("could not subscribe for a phone", metadata: ["podcast.feed": "\(url)", "error": "\(message)"])
+            }
+        }
+    }
+
+    // MARK: Episode actions
+
+    public func uploadActions(_ actions: [EpisodeAction], user: String) async throws {
+        for device in Set(actions.compactMap(\.device)) { try Self.validate(device: device) }
+        try await journal.storeEpisodeActions(actions, user: user)
+    }
+
+    public func actions(since: Int64?, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+        try await journal.episodeActions(since: since ?? 0, podcast: podcast, device: device, aggregated: aggregated)
+    }
+
+    /// Seconds since 1970, the API's clock.
+    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}

@@ -1,0 +1,77 @@
+import FerryCore
+import FerryKit
+import FerryListening
+import Foundation
+import Hummingbird
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+
+/// The sync API's own listener (`ferry serve --sync-listen ADDRESS:PORT`): phones are not on
+/// loopback, so it may listen on another address, and answers the gpodder.net paths and nothing
+/// else; the rest of the API stays on loopback. HTTPS when given a certificate and its key.
+public struct SyncListener: Sendable {
+    public var host: String
+    public var port: Int
+    /// PEM files; both or neither.
+    public var certificate: String?
+    public var key: String?
+
+    public init(host: String, port: Int, certificate: String? = nil, key: String? = nil) {
+        self.host = host
+        self.port = port
+        self.certificate = certificate
+        self.key = key
+    }
+
+    /// `8080` (loopback), `0.0.0.0:8080`, `192.168.1.5:8080`, `[::]:8080`.
+    /// - Throws: `invalid_request` for anything else.
+    public static func parse(_ text: String) throws -> (host: String, port: Int) {
+        var host = "127.0.0.1", portText = Substring(text)
+        if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        }
+        guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty, !host.contains("/") else {
+            throw FerryError.invalidRequest("--sync-listen takes PORT or ADDRESS:PORT (e.g. 8080, 0.0.0.0:8080, [::]:8080); got '\(text)'.")
+        }
+        return (host, port)
+    }
+
+    var scheme: String { certificate == nil ? "http" : "https" }
+
+    func application(sync: SyncLibrary, auth: SyncAuthenticator, address: DaemonAddress, logger: Logger) throws -> any Service {
+        let router = Router(context: FerryRequestContext.self)
+        router.add(middleware: SyncSessionMiddleware(auth: auth))
+        router.add(middleware: ErrorMiddleware())
+        SyncRoutes(sync: sync, auth: auth, subscribeInBackground: { Task { await sync.subscribePending() } }).register(on: router)
+        let scheme = scheme
+        let onRunning: @Sendable (any Channel) async -> Void = { channel in
+            let port = channel.localAddress?.port ?? 0
+            let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
+            let url = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            address.set(url)
+            logger.info("sync listening", metadata: ["sync.url": "\(url)"])
+        }
+        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Ferry")
+        if let certificate, let key {
+            let tls: TLSConfiguration
+            do {
+                tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+                )
+            } catch {
+                throw FerryError.invalidRequest("Could not read the sync certificate \(certificate) or its key \(key) (PEM): \(error)")
+            }
+            return Application(
+                router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: configuration, onServerRunning: onRunning,
+                logger: logger
+            )
+        }
+        return Application(router: router, configuration: configuration, onServerRunning: onRunning, logger: logger)
+    }
+}
