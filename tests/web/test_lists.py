@@ -124,3 +124,22 @@ def test_episodes_open_filter_search_and_order(daemon, pages, player_feeds, view
     screenshot(page, f"episodes-oldest-first-{'phone' if viewport == PHONE else 'desktop'}")
     page.get_by_role("switch", name="Oldest first").click()
     expect(rows(page)).to_have_text(TITLES)
+
+
+@pytest.mark.parametrize("viewport", [PHONE], ids=["phone"])
+def test_a_song_without_a_preview_is_not_offered_for_download(daemon, pages, catalog, viewport):
+    song = next(s for s in catalog.songs if s["trackName"] == "Touch")
+    preview = song.pop("previewUrl")
+    try:
+        page = pages.new(daemon, viewport=viewport)
+        search_songs(page, "touch")
+        row = track(page, "Touch")
+        expect(row.locator(".tag-none")).to_have_text("No preview")
+        assert_not_clipped(row.locator(".tag-none"))
+        expect(row.get_by_role("button")).to_have_count(0)
+        # A click on the row does nothing either.
+        row.locator(".track-title").click()
+        expect(row).to_have_attribute("data-state", "none")
+        assert not [t for t in daemon.transfers() if "/previews/" in t["url"]]
+    finally:
+        song["previewUrl"] = preview

@@ -278,6 +278,8 @@ function trackRow(initial, ctx) {
   function actionsFor(t, p, playing) {
     switch (p) {
       case "idle":
+        // A song the catalog has no preview of: nothing to download.
+        if (!result.previewURL) return h("span", { class: "tag tag-none", title: "The catalog has no preview of this song" }, h("span", { class: "tag-label", text: "No preview" }));
         return button("Download", { icon: "download", kind: "secondary", onClick: download });
       case "active":
         return [
