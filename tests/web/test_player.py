@@ -351,6 +351,9 @@ def test_the_player_bar_fits(daemon, pages, player_feeds, width):
     page = pages.new(daemon, viewport=viewport, path=f"#/podcasts/{club}")
     play(page, "Long Crossing")
     expect(page.locator("#player").get_by_role("button", name="Transcript")).to_be_visible()
+    # With a sleep timer running: its time left is shown too.
+    page.get_by_role("combobox", name="Sleep timer").select_option("60")
+    expect(page.locator("#player .player-sleep option:checked")).to_have_text(re.compile(r"^60 min · (59:\d\d|1:00:00)$"))
     result = page.locator("#player").evaluate(LAYOUT)
     assert result["count"] >= 9 and not result["problems"], result
     # The page's end is not hidden under the bar.

@@ -19,8 +19,8 @@ const TEXT = {
     ["60", "60 min"],
     ["end", "End of episode"],
   ],
-  sleepLeft: (left) => `${left} left`,
-  sleepAtEnd: "at the end",
+  // A timer running: its choice says the time left (no wider than "End of episode").
+  sleepLeft: (label, left) => `${label} · ${left}`,
   slept: "Sleep timer: paused.",
 };
 
@@ -50,7 +50,6 @@ export class PlayerControls {
     this.speed.addEventListener("change", () => player.setSpeed(Number(this.speed.value)));
 
     this.sleepSelect = h("select", { class: "select player-sleep", aria: { label: TEXT.sleep }, title: TEXT.sleep }, TEXT.sleepOptions.map(([value, label]) => h("option", { value, text: label })));
-    this.sleepLeft = h("span", { class: "player-sleep-left", hidden: true, aria: { live: "off" } });
     this.sleepSelect.addEventListener("change", () => this.setSleep(this.sleepSelect.value));
     this.sleep = { mode: "off", endsAt: 0 };
     this.sleepTimer = null;
@@ -58,7 +57,7 @@ export class PlayerControls {
 
     player.extras.append(
       h("label", { class: "select-field player-field" }, this.speed),
-      h("label", { class: "select-field player-field" }, icon("moon", "player-field-icon"), this.sleepSelect, this.sleepLeft),
+      h("label", { class: "select-field player-field" }, icon("moon", "player-field-icon"), this.sleepSelect),
     );
 
     player.audio.addEventListener("ratechange", () => this.showSpeed());
@@ -104,9 +103,10 @@ export class PlayerControls {
     this.player.root.dataset.sleep = String(mode);
     if (endsAt) this.player.root.dataset.sleepEndsAt = String(endsAt);
     else delete this.player.root.dataset.sleepEndsAt;
-    const text = mode === "end" ? TEXT.sleepAtEnd : endsAt ? TEXT.sleepLeft(clock(Math.max(0, (endsAt - Date.now()) / 1000))) : "";
-    this.sleepLeft.textContent = text;
-    this.sleepLeft.hidden = !text || mode === "end";
+    const left = clock(Math.max(0, (endsAt - Date.now()) / 1000));
+    TEXT.sleepOptions.forEach(([value, label], index) => {
+      this.sleepSelect.options[index].textContent = endsAt && value === String(mode) ? TEXT.sleepLeft(label, left) : label;
+    });
   }
 
   fallAsleep() {
