@@ -129,6 +129,7 @@ def test_a_song_in_up_next_at_phone_width(daemon, pages, catalog, files, player_
 def test_the_first_of_up_next_waits_in_the_player(daemon, pages, player_feeds):  # noqa: F811
     club, ids = subscribe(daemon, player_feeds["club"], ("Long Crossing",))
     daemon.api("PUT", "/v1/up-next", {"items": [{"kind": "episode", "id": ids["Stream Me"]}, {"kind": "episode", "id": ids["Long Crossing"]}]})
+    daemon.api("PATCH", f"/v1/podcasts/{club}", {"playbackSpeed": 1.5})
     # Nothing playing, and no podcast page seen: the first waits in the bar, paused.
     page = pages.new(daemon, path="#/downloads")
     player = page.locator("#player")
@@ -136,6 +137,9 @@ def test_the_first_of_up_next_waits_in_the_player(daemon, pages, player_feeds): 
     expect(player.locator(".player-title")).to_have_text("Stream Me")
     expect(player.locator(".player-subtitle")).to_have_text("Ferry Player Club")
     assert audio(page, "a.paused") and audio(page, "a.dataset.source") == "stream"
+    # At its podcast's speed, found although no page described the episode.
+    expect(player.get_by_role("combobox", name="Playback speed")).to_have_value("1.5")
+    assert audio(page, "a.playbackRate") == 1.5
     # Still in the list until it plays; the daemon says it has no chapters (no button).
     assert [t for _, t in up_next(daemon)] == ["Stream Me", "Long Crossing"]
     expect(player.get_by_role("button", name="Chapters")).to_be_hidden()

@@ -60,9 +60,11 @@ export class UpNext {
   }
 
   /** At start, with nothing playing: the first of the list waits in the bar, paused. */
-  cue() {
+  async cue() {
     const first = this.items.find((item) => item.playURL);
-    if (first && !this.player.current) this.player.play(this.playItem(first), { autoplay: false });
+    if (!first || this.player.current) return;
+    const item = await this.described(first);
+    if (!this.player.current) this.player.play(item, { autoplay: false });
   }
 
   subscribe(listener) {
@@ -136,6 +138,22 @@ export class UpNext {
     return { placeholder: "music", ...base, trackId: item.id, transferId: transfer ? Number(transfer[1]) : undefined };
   }
 
+  /**
+   * The player item, and for an episode no view described (after a reload) its podcast, found
+   * by the title the daemon gives as the item's subtitle when one podcast has it: its speed.
+   */
+  async described(item) {
+    const playItem = this.playItem(item);
+    if (item.kind !== "episode" || playItem.podcastId || !item.subtitle) return playItem;
+    try {
+      const podcasts = (await api.podcasts.list()).podcasts.filter((p) => p.title === item.subtitle);
+      if (podcasts.length === 1) return { ...playItem, podcastId: podcasts[0].id, speed: podcasts[0].playbackSpeed };
+    } catch {
+      // Played at the player's own speed.
+    }
+    return playItem;
+  }
+
   /** Plays the first playable item and takes it (and any unplayable before it) off the list. */
   async playNext() {
     const items = [...this.items];
@@ -156,8 +174,8 @@ export class UpNext {
       toast(TEXT.cantPlay(item.title), { kind: "info" });
       return false;
     }
-    this.player.play(this.playItem(item));
     const entries = this.entries();
+    this.player.play(await this.described(item));
     if (dropBefore) entries.splice(0, index + 1);
     else entries.splice(index, 1);
     await this.save(entries);
