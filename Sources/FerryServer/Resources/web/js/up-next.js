@@ -63,7 +63,7 @@ export class UpNext {
   async cue() {
     const first = this.items.find((item) => item.playURL);
     if (!first || this.player.current) return;
-    const item = await this.described(first);
+    const item = this.playItem(first);
     if (!this.player.current) this.player.play(item, { autoplay: false });
   }
 
@@ -129,29 +129,19 @@ export class UpNext {
     return this.save(entries);
   }
 
-  /** The player item for an entry of the list: what the daemon says, and what a view knew. */
+  /** The player item for an entry of the list: what the daemon says (with an episode's podcast
+   * and the speed it keeps), and what a view knew. */
   playItem(item) {
     const known = this.known.get(`${item.kind}:${item.id}`) || {};
     const base = { ...known, title: item.title, subtitle: item.subtitle, artworkURL: item.artworkURL, playback: item.playback };
-    if (item.kind === "episode") return { placeholder: "podcast", ...base, episodeId: item.id, stream: /\/stream$/.test(item.playURL || "") };
+    if (item.kind === "episode") {
+      return {
+        placeholder: "podcast", ...base, episodeId: item.id, stream: /\/stream$/.test(item.playURL || ""),
+        podcastId: item.podcastId ?? known.podcastId, speed: item.playbackSpeed ?? known.speed,
+      };
+    }
     const transfer = /\/v1\/transfers\/(\d+)\/file$/.exec(item.playURL || "");
     return { placeholder: "music", ...base, trackId: item.id, transferId: transfer ? Number(transfer[1]) : undefined };
-  }
-
-  /**
-   * The player item, and for an episode no view described (after a reload) its podcast, found
-   * by the title the daemon gives as the item's subtitle when one podcast has it: its speed.
-   */
-  async described(item) {
-    const playItem = this.playItem(item);
-    if (item.kind !== "episode" || playItem.podcastId || !item.subtitle) return playItem;
-    try {
-      const podcasts = (await api.podcasts.list()).podcasts.filter((p) => p.title === item.subtitle);
-      if (podcasts.length === 1) return { ...playItem, podcastId: podcasts[0].id, speed: podcasts[0].playbackSpeed };
-    } catch {
-      // Played at the player's own speed.
-    }
-    return playItem;
   }
 
   /** Plays the first playable item and takes it (and any unplayable before it) off the list. */
@@ -175,7 +165,7 @@ export class UpNext {
       return false;
     }
     const entries = this.entries();
-    this.player.play(await this.described(item));
+    this.player.play(this.playItem(item));
     if (dropBefore) entries.splice(0, index + 1);
     else entries.splice(index, 1);
     await this.save(entries);
