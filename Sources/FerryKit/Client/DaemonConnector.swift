@@ -50,7 +50,8 @@ public struct DaemonConnector: Sendable {
             ChildProcess.isAlive(info.pid)
         else { return nil }
         let client = DaemonClient(baseURL: info.url, token: token, httpClient: httpClient)
-        guard (try? await client.status(timeout: .seconds(3))) != nil else { return nil }
+        // A daemon that is gone refuses at once; a live one on a loaded machine may take seconds.
+        guard (try? await client.status(timeout: .seconds(10))) != nil else { return nil }
         return client
     }
 
