@@ -55,6 +55,21 @@ def audio_state(page: Page) -> dict:
     )
 
 
+def episodes(daemon, podcast_id: int) -> list[dict]:
+    """A podcast's episodes as the daemon lists them."""
+    return daemon.api("GET", f"/v1/podcasts/{podcast_id}")["episodes"]
+
+
+def playback(daemon, podcast_id: int, title: str) -> dict | None:
+    """Where the daemon says the listener is in the episode of that title."""
+    return next(e for e in episodes(daemon, podcast_id) if e["title"] == title).get("playback")
+
+
+def audio(page: Page, script: str):
+    """Evaluates `script` with `a` the player's <audio>."""
+    return page.evaluate(f"(() => {{ const a = document.querySelector('#player-audio'); return {script}; }})()")
+
+
 def wait_for_playable(page: Page, timeout: float = 15) -> dict:
     """Waits until the page's <audio> has data to play (readyState ≥ 2) and knows its duration."""
     return wait_until(

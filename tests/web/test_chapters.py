@@ -9,8 +9,8 @@ import re
 from playwright.sync_api import expect
 
 from conftest import PHONE, screenshot
-from helpers import wait_until
-from test_player import CHAPTERS, CUES, at, audio, player_feeds, play, seek, subscribe  # noqa: F401 (a fixture)
+from helpers import audio, wait_until
+from test_player import CHAPTERS, CUES, at, player_feeds, play, seek, subscribe  # noqa: F401 (a fixture)
 
 
 def test_chapters_and_transcript_follow_and_seek(daemon, pages, player_feeds):  # noqa: F811

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import DESKTOP, PHONE, screenshot
-from helpers import assert_not_clipped, episode, search_songs, track, wait_for_playable, wait_until
-from test_player import audio, player_feeds, subscribe  # noqa: F401 (a fixture)
+from helpers import assert_not_clipped, audio, episode, search_songs, track, wait_for_playable, wait_until
+from test_player import player_feeds, subscribe  # noqa: F401 (a fixture)
 
 TITLES = ["Long Crossing", "Broken Sidecars", "Stream Me", "Words Only"]
 

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from conftest import PHONE, screenshot
-from helpers import assert_not_clipped, episode, search_songs, track, wait_for_playable, wait_until
+from helpers import assert_not_clipped, audio, episode, episodes, playback, search_songs, track, wait_for_playable, wait_until
 from servers import rss, wav
 
 # Long enough to seek to a minute in: 90 s of 8 kHz mono (1.4 MB), served at full speed.
@@ -40,18 +40,6 @@ def subscribed(daemon, feed: str) -> tuple[int, dict[str, int]]:
         daemon.api("POST", f"/v1/episodes/{episode_id}/download", {"session": "web"})
     wait_until(lambda: all(e["state"] == "downloaded" for e in episodes(daemon, podcast_id)), message="the episodes to download")
     return podcast_id, ids
-
-
-def episodes(daemon, podcast_id: int) -> list[dict]:
-    return daemon.api("GET", f"/v1/podcasts/{podcast_id}")["episodes"]
-
-
-def playback(daemon, podcast_id: int, title: str) -> dict | None:
-    return next(e for e in episodes(daemon, podcast_id) if e["title"] == title).get("playback")
-
-
-def audio(page: Page, script: str):
-    return page.evaluate(f"(() => {{ const a = document.querySelector('#player-audio'); return {script}; }})()")
 
 
 def play(page: Page, title: str):

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from conftest import PHONE, screenshot
-from helpers import assert_not_clipped, download_row, episode, wait_for_playable, wait_until
+from helpers import assert_not_clipped, audio, download_row, episode, episodes, playback, wait_for_playable, wait_until
 from servers import rss, wav
 
 SECONDS = 90
@@ -76,18 +76,6 @@ def subscribe(daemon, feed: str, download: tuple[str, ...] = ()) -> tuple[int, d
         daemon.api("POST", f"/v1/episodes/{ids[title]}/download", {"session": "web"})
     wait_until(lambda: all(e["state"] == "downloaded" for e in episodes(daemon, podcast_id) if e["title"] in download), message="the episodes to download")
     return podcast_id, ids
-
-
-def episodes(daemon, podcast_id: int) -> list[dict]:
-    return daemon.api("GET", f"/v1/podcasts/{podcast_id}")["episodes"]
-
-
-def playback(daemon, podcast_id: int, title: str) -> dict | None:
-    return next(e for e in episodes(daemon, podcast_id) if e["title"] == title).get("playback")
-
-
-def audio(page: Page, script: str):
-    return page.evaluate(f"(() => {{ const a = document.querySelector('#player-audio'); return {script}; }})()")
 
 
 def play(page: Page, title: str, verb: str = "Play"):

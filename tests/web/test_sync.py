@@ -12,7 +12,7 @@ import subprocess
 import pytest
 from playwright.sync_api import expect
 
-from helpers import episode, wait_for_playable, wait_until
+from helpers import audio, episode, wait_for_playable, wait_until
 from servers import rss, wav
 
 mygpoclient = pytest.importorskip("mygpoclient.api", reason="mygpoclient is not installed (tests/web/run installs it)")
@@ -85,16 +85,15 @@ def test_a_phone_and_the_web_app_share_subscriptions_and_positions(synced, files
     expect(episode(page, title).locator(".episode-progress")).to_have_text(re.compile(r"s left$|min left$"))
     episode(page, title).get_by_role("button", name=re.compile(f"^Play {title}")).click()
     wait_for_playable(page)
-    audio = lambda script: page.evaluate(f"(() => {{ const a = document.querySelector('#player-audio'); return {script}; }})()")  # noqa: E731
-    wait_until(lambda: audio("!a.paused && !a.seeking && a.currentTime > 0"), timeout=10, message="the episode to play")
-    start = audio("a.currentTime")
+    wait_until(lambda: audio(page, "!a.paused && !a.seeking && a.currentTime > 0"), timeout=10, message="the episode to play")
+    start = audio(page, "a.currentTime")
     assert 46 <= start <= 52, f"started at {start} s, not where the phone stopped"
 
     # The web app goes to 1:05 and pauses: the phone's next download of actions says so.
-    audio("a.currentTime = 65")
-    wait_until(lambda: audio("a.currentTime >= 65 && !a.seeking"), timeout=10, message="the seek")
+    audio(page, "a.currentTime = 65")
+    wait_until(lambda: audio(page, "a.currentTime >= 65 && !a.seeking"), timeout=10, message="the seek")
     page.locator("#player .player-toggle").click()
-    wait_until(lambda: audio("a.paused"), timeout=5, message="the pause")
+    wait_until(lambda: audio(page, "a.paused"), timeout=5, message="the pause")
 
     def from_ferry():
         actions = phone.download_episode_actions(since=since, podcast=phone_feed).actions

@@ -9,8 +9,8 @@ import re
 from playwright.sync_api import expect
 
 from conftest import PHONE, screenshot
-from helpers import episode, search_songs, track, wait_for_playable, wait_until
-from test_player import SECONDS, audio, player_feeds, play, seek, subscribe  # noqa: F401 (a fixture)
+from helpers import audio, episode, search_songs, track, wait_for_playable, wait_until
+from test_player import SECONDS, player_feeds, play, seek, subscribe  # noqa: F401 (a fixture)
 
 
 def up_next(daemon) -> list[tuple[str, str]]:
