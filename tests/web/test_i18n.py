@@ -246,8 +246,11 @@ def test_the_switch_changes_the_language_live_and_it_is_remembered(daemon, pages
     expect(page.locator(".connection-text").first).to_have_text(ru["connection.open"])
     assert page.title() == f"{ru['nav.downloads']} · Ferry"
     assert page.locator(".language-select").evaluate_all("(all) => all.map((s) => s.value)") == ["ru", "ru"]  # both switches agree
-    logout = page.locator(".topbar .logout")
-    expect(logout).to_have_attribute("aria-label", ru["shell.signOut"])
+    # Names that are attributes change too.
+    expect(page.locator(".topbar .logout")).to_have_attribute("aria-label", ru["shell.signOut"])
+    expect(switch).to_have_attribute("aria-label", ru["language.label"])
+    expect(page.locator(".nav")).to_have_attribute("aria-label", ru["nav.label"])
+    expect(page.locator("#url-input")).to_have_attribute("placeholder", ru["downloads.add.placeholder"])
 
     page.reload()
     page.wait_for_selector("#shell:not([hidden])")

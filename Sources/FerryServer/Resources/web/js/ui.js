@@ -98,7 +98,8 @@ export async function withBusy(buttonEl, action, busyLabel) {
 export function languageSwitch({ compact = false } = {}) {
   const select = h(
     "select",
-    { class: "language-select", aria: { label: t("language.label") }, title: t("language.label") },
+    // data-i18n-*: the shell's switches stay, so translate() names them anew in each language.
+    { class: "language-select", aria: { label: t("language.label") }, title: t("language.label"), data: { i18nLabel: "language.label", i18nTitle: "language.label" } },
     LANGUAGES.map(({ code, name }) => h("option", { value: code, lang: code, selected: code === language(), text: name })),
   );
   select.addEventListener("change", () => {
