@@ -277,9 +277,10 @@ def test_the_saved_choice_beats_the_browsers_language(daemon, pages):
     assert page.evaluate("document.documentElement.lang") == "zh-Hans"
 
 
-def test_the_login_screen_speaks_the_language_and_has_the_switch(daemon, pages):
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_login_screen_speaks_the_language_and_has_the_switch(daemon, pages, viewport):
     zh, ru = catalogue("zh-Hans"), catalogue("ru")
-    page = pages.new(daemon, login=False, path="", locale="zh-CN")
+    page = pages.new(daemon, viewport=viewport, login=False, path="", locale="zh-CN")
     expect(page.locator(".login-card h1")).to_have_text(zh["login.heading"])
     assert page.title() == f"{zh['login.title']} · Ferry"
     texts_fit(page, ".login-card h1, .login-lead, .login-steps li, .login-card .btn-label")
@@ -288,4 +289,5 @@ def test_the_login_screen_speaks_the_language_and_has_the_switch(daemon, pages):
     expect(page.locator(".login-card h1")).to_have_text(ru["login.heading"])
     expect(page.locator(".login .language-select")).to_be_focused()
     expect(page.locator("html")).to_have_attribute("lang", "ru")
-    texts_fit(page, ".login-card h1, .login-lead, .login-steps li, .login-card .btn-label")
+    assert texts_fit(page, ".login-card h1, .login-lead, .login-steps li, .login-card .btn-label") == 5
+    screenshot(page, f"i18n-login-ru-{'phone' if viewport is PHONE else 'desktop'}")
