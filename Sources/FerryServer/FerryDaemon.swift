@@ -37,6 +37,8 @@ public struct DaemonConfiguration: Sendable {
     public var httpClientConfiguration = TransferEngine.httpClientConfiguration()
     /// Where phones sync (the gpodder.net API; `ferry serve --sync-listen`); nil: not at all.
     public var sync: SyncListener?
+    /// aria2's JSON-RPC for its front ends (`ferry serve --aria2-rpc`); nil: off.
+    public var aria2: Aria2Listener?
 
     public init(paths: FerryPaths) {
         self.paths = paths
@@ -55,6 +57,8 @@ public struct FerryDaemon: Sendable {
     public let address: DaemonAddress
     /// The sync listener's address, once it runs (if it was asked for).
     public let syncAddress: DaemonAddress
+    /// The aria2 RPC's URL (`…/jsonrpc`), once it runs (if it was asked for).
+    public let aria2Address: DaemonAddress
     let onServerRunning: @Sendable (any Channel) async -> Void
     let logger: Logger
 }
@@ -85,6 +89,7 @@ public func buildDaemon(
     let sync = SyncLibrary(podcasts: podcasts, logger: logger)
     let refresher = PodcastRefresher(podcasts: podcasts, sync: sync, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
     let syncAddress = DaemonAddress()
+    let aria2Address = DaemonAddress()
     let syncAuth = SyncAuthenticator(sync: sync)
     let startedAt = Date()
 
@@ -108,7 +113,8 @@ public func buildDaemon(
     ListeningRoutes(podcasts: podcasts).register(on: api)
     SyncUserRoutes(sync: sync, auth: syncAuth, address: syncAddress).register(on: api)
     DaemonRoutes(
-        engine: engine, paths: paths, startedAt: startedAt, address: address, requestShutdown: requestShutdown
+        engine: engine, paths: paths, startedAt: startedAt, address: address, syncAddress: syncAddress, aria2Address: aria2Address,
+        requestShutdown: requestShutdown
     ).register(on: api)
 
     let publishes = configuration.publishesAddress
@@ -127,10 +133,14 @@ public func buildDaemon(
             }
         }
     }
-    // Last, so a graceful shutdown stops answering phones first.
-    var syncServices: [any Service] = []
+    // Last, so a graceful shutdown stops answering phones and aria2's front ends first.
+    var listeners: [any Service] = []
     if let listener = configuration.sync {
-        syncServices.append(try listener.application(sync: sync, auth: syncAuth, address: syncAddress, logger: logger))
+        listeners.append(try listener.application(sync: sync, auth: syncAuth, address: syncAddress, logger: logger))
+    }
+    if let listener = configuration.aria2 {
+        let secret = try SecretFile.loadOrCreate(paths.aria2Secret, in: paths.state)
+        listeners.append(listener.application(engine: engine, secret: secret, address: aria2Address, logger: logger))
     }
     let application = Application(
         router: router,
@@ -142,13 +152,13 @@ public func buildDaemon(
                 hookTimeout: configuration.hookTimeout,
                 webhookDelays: configuration.webhookDelays, logger: logger
             ),
-        ] + syncServices,
+        ] + listeners,
         onServerRunning: onServerRunning,
         logger: logger
     )
     return FerryDaemon(
         application: application, engine: engine, podcasts: podcasts, catalog: catalog, sync: sync, token: token, address: address,
-        syncAddress: syncAddress,
+        syncAddress: syncAddress, aria2Address: aria2Address,
         onServerRunning: onServerRunning, logger: logger
     )
 }

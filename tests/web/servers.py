@@ -104,10 +104,11 @@ def xml_escape(text: str) -> str:
 
 
 def rss(title: str, items: list[dict], *, author: str = "", description: str = "", image: str = "", link: str = "https://example.com/") -> bytes:
-    """An RSS 2.0 podcast feed. Item keys: guid, title, date (datetime), url, length, duration, description."""
+    """An RSS 2.0 podcast feed. Item keys: guid, title, date (datetime), url (none: an item without
+    media), length, duration, description, chapters and transcript (URLs: Podcasting 2.0 tags)."""
     parts = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        '<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:content="http://purl.org/rss/1.0/modules/content/">',
+        '<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:podcast="https://podcastindex.org/namespace/1.0">',
         "<channel>",
         f"<title>{xml_escape(title)}</title>",
         f"<link>{xml_escape(link)}</link>",
@@ -121,7 +122,9 @@ def rss(title: str, items: list[dict], *, author: str = "", description: str = "
             f'<guid isPermaLink="false">{xml_escape(item["guid"])}</guid>',
             f"<title>{xml_escape(item['title'])}</title>",
             f"<pubDate>{email.utils.format_datetime(item['date'])}</pubDate>",
-            f'<enclosure url="{xml_escape(item["url"])}" length="{item.get("length", 0)}" type="{item.get("type", "audio/wav")}"/>',
+            f'<enclosure url="{xml_escape(item["url"])}" length="{item.get("length", 0)}" type="{item.get("type", "audio/wav")}"/>' if item.get("url") else "",
+            f'<podcast:chapters url="{xml_escape(item["chapters"])}" type="application/json+chapters"/>' if item.get("chapters") else "",
+            f'<podcast:transcript url="{xml_escape(item["transcript"])}" type="{item.get("transcript_type", "text/vtt")}"/>' if item.get("transcript") else "",
             f"<itunes:duration>{item['duration']}</itunes:duration>" if item.get("duration") else "",
             f"<description><![CDATA[{item['description']}]]></description>" if item.get("description") else "",
             "</item>",

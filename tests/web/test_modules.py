@@ -172,3 +172,23 @@ def test_sanitiser_keeps_text_and_safe_markup_only(daemon, pages):
     # sanitiser. Those reports are expected here; anything else is not.
     assert pages.problems and all("Content Security Policy" in p for p in pages.problems)
     pages.problems.clear()
+
+
+def test_player_rules(daemon, pages):
+    page = pages.new(daemon, login=False, path="")
+    panel = run_module(
+        page,
+        "player-panel.js",
+        """const entries = [0, 30, 60].map((startSeconds) => ({startSeconds}));
+        return [-1, 0, 29.9, 30, 59, 60, 500].map((t) => m.indexAt(entries, t)).concat([m.indexAt([], 5)]);""",
+    )
+    assert panel == [-1, 0, 0, 1, 1, 2, 2, -1]
+    same = run_module(
+        page,
+        "player.js",
+        """const s = m.sameMedia;
+        return [s({episodeId: 3}, {episodeId: 3, transferId: 9}), s({episodeId: 3}, {episodeId: 4}), s({transferId: 9}, {episodeId: 3, transferId: 9}),
+                s({trackId: 5, transferId: 1}, {trackId: 5, transferId: 2}), s({trackId: 5}, {episodeId: 5}), s(null, {episodeId: 1}),
+                m.playbackKey({episodeId: 3, transferId: 9}), m.playbackKey({trackId: 5}), m.playbackKey({transferId: 9})];""",
+    )
+    assert same == [True, False, True, True, False, False, "episodes/3", "tracks/5", None]

@@ -39,6 +39,7 @@ extension TransferEngine {
             draft.overwrite = request.overwrite
             draft.checksum = request.checksum?.description
             draft.priority = request.priority.rank
+            if request.paused { draft.state = .paused }
             return draft
         }
         // One transaction for the lot, and one scheduling pass.

@@ -64,13 +64,17 @@ public actor TransferEngine: Service {
         /// The digest the file must have (with one URL only).
         public var checksum: Checksum?
         public var priority: TransferPriority
+        /// Added paused: it waits for a resume (aria2's `pause` option).
+        public var paused: Bool
 
         public init(
             urls: [URL], session: String, force: Bool = false, folder: String = "Downloads",
             suggestedName: String? = nil, preferredName: String? = nil, taskDescription: String? = nil,
             options: TransferOptions? = nil, mirrors: [URL] = [], directory: String? = nil, createDirectory: Bool = false,
-            outputName: String? = nil, overwrite: Bool = false, checksum: Checksum? = nil, priority: TransferPriority = .normal
+            outputName: String? = nil, overwrite: Bool = false, checksum: Checksum? = nil, priority: TransferPriority = .normal,
+            paused: Bool = false
         ) {
+            self.paused = paused
             self.urls = urls
             self.session = session
             self.force = force

@@ -154,12 +154,18 @@ public struct DaemonStatus: Codable, Sendable {
     public var counts: [String: Int]
     /// The newest event number in the journal.
     public var lastEventSeq: Int64
+    /// Where phones sync (`ferry serve --sync-listen`), when it is on.
+    public var syncURL: String?
+    /// aria2's JSON-RPC endpoint (`ferry serve --aria2-rpc`), when it is on.
+    public var aria2URL: String?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         version: String, pid: Int32, url: String, startedAt: Date, libraryPath: String,
-        statePath: String, maxConcurrent: Int, counts: [String: Int], lastEventSeq: Int64
+        statePath: String, maxConcurrent: Int, counts: [String: Int], lastEventSeq: Int64, syncURL: String? = nil, aria2URL: String? = nil
     ) {
+        self.syncURL = syncURL
+        self.aria2URL = aria2URL
         self.version = version
         self.pid = pid
         self.url = url

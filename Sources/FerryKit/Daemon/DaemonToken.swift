@@ -9,35 +9,49 @@ public enum DaemonToken {
     /// Reads the token.
     /// - Throws: `daemon_unreachable` when there is none (no daemon ever ran here).
     public static func read(_ paths: FerryPaths) throws -> String {
-        guard let data = FileManager.default.contents(atPath: paths.token.path),
-            let token = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty
-        else {
-            throw FerryError(.daemonUnreachable, "No API token at \(paths.token.path); start the daemon with `ferry serve`.")
-        }
-        return token
+        try SecretFile.read(paths.token, missing: "No API token at \(paths.token.path); start the daemon with `ferry serve`.")
     }
 
     /// Reads the token, creating it (mode 0600, created exclusively) when missing.
-    /// - Throws: ``FerryError`` `file_system` when the token file cannot be written, or
-    ///   Foundation's error when the state folder cannot be created.
     public static func loadOrCreate(_ paths: FerryPaths) throws -> String {
-        if let token = try? read(paths) { return token }
-        try FileManager.default.createDirectory(at: paths.state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try SecretFile.loadOrCreate(paths.token, in: paths.state)
+    }
+}
+
+/// A secret of 32 random bytes in hex, in a file of mode 0600 made exclusively (the API token,
+/// the aria2 RPC's secret).
+public enum SecretFile {
+    /// - Throws: `daemon_unreachable` with `missing` when there is none.
+    public static func read(_ file: URL, missing: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: file.path),
+            let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty
+        else {
+            throw FerryError(.daemonUnreachable, missing)
+        }
+        return secret
+    }
+
+    /// Reads the secret, creating it when missing.
+    /// - Throws: ``FerryError`` `file_system` when the file cannot be written, or Foundation's
+    ///   error when its folder cannot be created.
+    public static func loadOrCreate(_ file: URL, in folder: URL) throws -> String {
+        if let secret = try? read(file, missing: "") { return secret }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var generator = SystemRandomNumberGenerator()
-        let token = (0..<32).map { _ in
+        let secret = (0..<32).map { _ in
             let byte = UInt8.random(in: 0...255, using: &generator)
             return (byte < 16 ? "0" : "") + String(byte, radix: 16)
         }.joined()
-        let fd = open(paths.token.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            if errno == EEXIST { return try read(paths) }  // Another process made it first.
-            throw FerryError(.fileSystem, "Could not create \(paths.token.path): \(String(cString: strerror(errno))).")
+            if errno == EEXIST { return try read(file, missing: "") }  // Another process made it first.
+            throw FerryError(.fileSystem, "Could not create \(file.path): \(String(cString: strerror(errno))).")
         }
         defer { close(fd) }
-        let bytes = Array((token + "\n").utf8)
+        let bytes = Array((secret + "\n").utf8)
         guard write(fd, bytes, bytes.count) == bytes.count, fsync(fd) == 0 else {
-            throw FerryError(.fileSystem, "Could not write \(paths.token.path): \(String(cString: strerror(errno))).")
+            throw FerryError(.fileSystem, "Could not write \(file.path): \(String(cString: strerror(errno))).")
         }
-        return token
+        return secret
     }
 }

@@ -39,6 +39,8 @@ public struct FerryPaths: Sendable, Hashable {
     public var journal: URL { state.appendingPathComponent("journal.sqlite") }
     /// The API token, mode 0600.
     public var token: URL { state.appendingPathComponent("token") }
+    /// The aria2 RPC's secret (`token:SECRET`), mode 0600.
+    public var aria2Secret: URL { state.appendingPathComponent("aria2-secret") }
     /// The running daemon's address and pid (``DaemonInfo``).
     public var daemonInfo: URL { state.appendingPathComponent("daemon.json") }
     /// Held (flock) by the running daemon, so two daemons never share a journal.

@@ -25,11 +25,17 @@ public struct UpNextItem: Codable, Sendable, Hashable {
     /// through the daemon; none for a song not downloaded.
     public var playURL: String?
     public var playback: Playback?
+    /// An episode's podcast, and the player's speed it keeps for it.
+    public var podcastId: Int64?
+    public var playbackSpeed: Double?
 
     public init(
         kind: UpNextEntry.Kind, id: Int64, title: String, subtitle: String? = nil, artworkURL: String? = nil,
-        durationSeconds: Double? = nil, playURL: String? = nil, playback: Playback? = nil
+        durationSeconds: Double? = nil, playURL: String? = nil, playback: Playback? = nil, podcastId: Int64? = nil,
+        playbackSpeed: Double? = nil
     ) {
+        self.podcastId = podcastId
+        self.playbackSpeed = playbackSpeed
         self.kind = kind
         self.id = id
         self.title = title

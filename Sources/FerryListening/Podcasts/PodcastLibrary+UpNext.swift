@@ -27,7 +27,8 @@ extension PodcastLibrary {
                 items.append(UpNextItem(
                     kind: .episode, id: entry.id, title: record.readableTitle, subtitle: podcast?.title,
                     artworkURL: record.artworkURL ?? podcast?.artworkURL, durationSeconds: record.duration,
-                    playURL: playURL, playback: episodePlaybacks[entry.id]
+                    playURL: playURL, playback: episodePlaybacks[entry.id], podcastId: record.podcastId,
+                    playbackSpeed: podcast?.playbackSpeed
                 ))
             case .track:
                 guard let track = tracks[entry.id] else { continue }

@@ -9,6 +9,9 @@ struct DaemonRoutes {
     let paths: FerryPaths
     let startedAt: Date
     let address: DaemonAddress
+    /// The sync listener's and the aria2 RPC's, when they run.
+    let syncAddress: DaemonAddress
+    let aria2Address: DaemonAddress
     let requestShutdown: @Sendable () -> Void
 
     func register(on api: RouterGroup<FerryRequestContext>) {
@@ -19,7 +22,7 @@ struct DaemonRoutes {
                 libraryPath: paths.library.path, statePath: paths.state.path,
                 maxConcurrent: engine.configuration.maxConcurrent,
                 counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                lastEventSeq: try await engine.journal.lastEventSeq()
+                lastEventSeq: try await engine.journal.lastEventSeq(), syncURL: syncAddress.url, aria2URL: aria2Address.url
             )
             return try jsonResponse(status)
         }

@@ -37,6 +37,11 @@ struct ServeCommand: AsyncParsableCommand {
             --sync-key (PEM files) it speaks HTTPS.
               ferry serve --sync-listen 0.0.0.0:8123
               ferry serve --sync-listen 192.168.1.5:8123 --sync-certificate cert.pem --sync-key key.pem
+
+            --aria2-rpc answers aria2's JSON-RPC (POST /jsonrpc) on loopback, port 6800 unless \
+            --aria2-port says otherwise, so aria2's front ends and client libraries drive Ferry; \
+            their secret is `ferry aria2 secret`'s.
+              ferry serve --aria2-rpc
             """
     )
 
@@ -67,6 +72,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The certificate's private key (PEM).", valueName: "file"))
     var syncKey: String?
 
+    @Flag(name: .long, help: "Answer aria2's JSON-RPC on loopback (see above).")
+    var aria2Rpc = false
+
+    @Option(name: .long, help: ArgumentHelp("The aria2 RPC's port (default 6800, as aria2's; 0: a free one).", valueName: "port"))
+    var aria2Port: Int?
+
     /// The port the user named (flag, then FERRY_PORT); nil for the default.
     var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
 
@@ -79,6 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let syncListen {
             do { _ = try SyncListener.parse(syncListen) } catch let error as FerryError { throw ValidationError(error.message) }
         }
+        if let aria2Port, !(0...65535).contains(aria2Port) { throw ValidationError("--aria2-port must be between 0 and 65535.") }
+        if aria2Port != nil, !aria2Rpc { throw ValidationError("--aria2-port needs --aria2-rpc.") }
         if (syncCertificate == nil) != (syncKey == nil) { throw ValidationError("--sync-certificate and --sync-key go together.") }
         if syncCertificate != nil, syncListen == nil { throw ValidationError("--sync-certificate needs --sync-listen.") }
         for file in [syncCertificate, syncKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
@@ -101,6 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
             var arguments = ["serve", "--host", host, "--max-concurrent", String(maxConcurrent), "--log-level", logLevel.rawValue]
             if let port { arguments += ["--port", String(port)] }
             if noHooks { arguments.append("--no-hooks") }
+            if aria2Rpc { arguments += ["--aria2-rpc", "--aria2-port", String(aria2Port ?? Aria2Listener.defaultPort)] }
             if let sync = syncListener {
                 arguments += ["--sync-listen", "[\(sync.host)]:\(sync.port)"]
                 if let certificate = sync.certificate, let key = sync.key { arguments += ["--sync-certificate", certificate, "--sync-key", key] }
@@ -134,6 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks
         configuration.sync = syncListener
+        if aria2Rpc { configuration.aria2 = Aria2Listener(port: aria2Port ?? Aria2Listener.defaultPort) }
         if !proxies.isEmpty { logger.info("proxies from the environment", metadata: ["proxy.environment": "\(proxies)"]) }
         let httpClient = TransferEngine.makeHTTPClient()
         let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {

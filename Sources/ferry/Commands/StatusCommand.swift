@@ -32,6 +32,8 @@ struct StatusCommand: AsyncParsableCommand {
             State:   \(status.statePath)
             Transfers: \(counts.isEmpty ? "none" : counts.joined(separator: ", ")) (at most \(status.maxConcurrent) at once)
             """)
+        if let url = status.syncURL { Terminal.print("Sync for phones: \(url) (ferry sync user ls)") }
+        if let url = status.aria2URL { Terminal.print("aria2 RPC: \(url) (secret: ferry aria2 secret)") }
     }
 }
 

@@ -129,6 +129,14 @@ export const api = {
 
   episodes: {
     download: (id) => post(`/episodes/${id}/download`, { session: SESSION }),
+    /** The episode's downloaded file (with or without a transfer), with Range. */
+    fileURL: (id) => `/v1/episodes/${id}/file`,
+    /** The episode from its host through the daemon, before or while it downloads. */
+    streamURL: (id) => `/v1/episodes/${id}/stream`,
+    /** → {chapters: [{startSeconds, title, imageURL?, url?}]}; 422 when the file is bad. */
+    chapters: (id, signal) => request(`/episodes/${id}/chapters`, { signal }),
+    /** → {cues: [{startSeconds, endSeconds, speaker?, text}]}; 422 when the file is bad. */
+    transcript: (id, signal) => request(`/episodes/${id}/transcript`, { signal }),
   },
 
   /**
@@ -137,6 +145,13 @@ export const api = {
    */
   playback: {
     save: (key, update, { keepalive = false } = {}) => request(`/${key}/playback`, { method: "PUT", json: update, keepalive }),
+  },
+
+  /** Up Next: {items: [{kind, id, title, subtitle, artworkURL, durationSeconds, playURL, playback}]}. */
+  upNext: {
+    get: () => request("/up-next"),
+    /** Replaces the whole list with `items` ([{kind: "episode" | "track", id}], in order) → the list. */
+    set: (items) => request("/up-next", { method: "PUT", json: { items } }),
   },
 
   logout: () => fetch("/logout", { method: "POST", credentials: "same-origin" }),

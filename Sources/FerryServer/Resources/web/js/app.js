@@ -8,6 +8,7 @@ import { store } from "./store.js";
 import { EventStream } from "./events.js";
 import { notifications } from "./notify.js";
 import { Player } from "./player.js";
+import { UpNext } from "./up-next.js";
 import { languageSwitch, mountToasts, toast } from "./ui.js";
 import { mountSearch } from "./views/search.js";
 import { mountPodcasts } from "./views/podcasts.js";
@@ -217,6 +218,7 @@ async function start() {
   $("#login").hidden = true;
   $("#shell").hidden = false;
   app.player = new Player($("#player"));
+  new UpNext(app.player);
   for (const button of document.querySelectorAll(".logout")) {
     button.addEventListener("click", async () => {
       await api.logout().catch(() => {});

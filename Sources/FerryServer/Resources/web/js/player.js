@@ -1,23 +1,67 @@
-// The now-playing bar: one <audio> element for the whole page, playing finished transfers from
-// GET /v1/transfers/{id}/file (served with Range, so seeking works). For an episode or a song it
-// keeps the daemon told where the listener is (PUT /v1/episodes/{id}/playback or
-// /v1/tracks/{trackId}/playback: every few seconds while playing, on pause, seek and end, and
-// when the page is hidden or closed), and starts where the last listen stopped, in any browser.
+// The now-playing bar: one <audio> element for the whole page. An episode plays from its file
+// (GET /v1/episodes/{id}/file: downloaded, with or without a transfer) or streams from its host
+// through the daemon before it is downloaded (GET /v1/episodes/{id}/stream); a song or any other
+// file plays from its transfer (GET /v1/transfers/{id}/file). All are served with Range, so
+// seeking works. For an episode or a song the player keeps the daemon told where the listener is
+// (PUT /v1/episodes/{id}/playback or /v1/tracks/{trackId}/playback: every few seconds while
+// playing, on pause, seek and end, and when the page is hidden or closed), and starts where the
+// last listen stopped, in any browser. An episode plays at its podcast's speed.
+//
+// The controls (skip, speed, sleep timer), keyboard shortcuts, the Media Session and the panel
+// with chapters and the transcript live in player-*.js; they listen to the player's events:
+// "itemchange" (another item or none) and "ended" (the current item played to its end).
 
 import { h, icon, replace, artwork } from "./dom.js";
 import { api } from "./api.js";
 import { clock } from "./format.js";
-import { toast } from "./ui.js";
+import { toast, showError } from "./ui.js";
 import { store } from "./store.js";
+import { PlayerControls, SPEEDS } from "./player-controls.js";
+import { PlayerPanel } from "./player-panel.js";
+import { mountShortcuts } from "./player-keys.js";
+import { mountMediaSession } from "./player-session.js";
+
+const TEXT = {
+  play: "Play",
+  pause: "Pause",
+  position: "Position",
+  close: "Close player",
+  untitled: "Untitled",
+  cantPlay: (title, why) => `Can't play “${title}”: ${why}.`,
+  pressPlay: "Press play to start playback.",
+  speedNotKept: "Couldn't keep the speed for this podcast",
+  unknownError: "unknown error",
+  mediaErrors: {
+    1: "playback was stopped",
+    2: "a network error interrupted it",
+    3: "the file could not be decoded",
+    4: "this browser cannot play this kind of file",
+  },
+};
 
 /** How often the position is saved while playing. */
 const SAVE_EVERY_MS = 5000;
+/** The player's own speed (for songs, and podcasts without one), kept in this browser. */
+const SPEED_KEY = "ferry.player.speed";
 
 /** "episodes/12" or "tracks/345": where an item's playback lives in the API, or null. */
 export function playbackKey(item) {
   if (item?.episodeId) return `episodes/${item.episodeId}`;
   if (item?.trackId) return `tracks/${item.trackId}`;
   return null;
+}
+
+/**
+ * Whether two references name the same thing to play: the same episode, the same song, or
+ * (when neither says more) the same transfer. A reference is {episodeId} / {trackId} /
+ * {transferId}, or several of them.
+ */
+export function sameMedia(a, b) {
+  if (!a || !b) return false;
+  if (a.episodeId && b.episodeId) return Number(a.episodeId) === Number(b.episodeId);
+  if (a.trackId && b.trackId) return Number(a.trackId) === Number(b.trackId);
+  if (a.transferId && b.transferId) return Number(a.transferId) === Number(b.transferId);
+  return false;
 }
 
 /** The newer of two playbacks (either may be missing). */
@@ -27,15 +71,14 @@ function newer(a, b) {
   return Date.parse(b.updatedAt) > Date.parse(a.updatedAt) ? b : a;
 }
 
-const MEDIA_ERRORS = {
-  1: "playback was stopped",
-  2: "a network error interrupted it",
-  3: "the file could not be decoded",
-  4: "this browser cannot play this kind of file",
-};
+function storedSpeed() {
+  const value = Number(localStorage.getItem(SPEED_KEY));
+  return SPEEDS.includes(value) ? value : 1;
+}
 
-export class Player {
+export class Player extends EventTarget {
   constructor(root) {
+    super();
     this.root = root;
     this.current = null;
     this.listeners = new Set();
@@ -46,28 +89,34 @@ export class Player {
     // Between a new src and its metadata: no position to save yet, and where to start.
     this.loading = false;
     this.resumeAt = 0;
+    this.ownSpeed = storedSpeed();
+    // Speeds chosen here since the page loaded, by podcast id (newer than a view's copy).
+    this.podcastSpeeds = new Map();
 
     this.audio = h("audio", { id: "player-audio", preload: "auto" });
     this.art = h("div", { class: "player-art" });
     this.title = h("p", { class: "player-title" });
     this.subtitle = h("p", { class: "player-subtitle" });
-    this.toggleButton = h("button", { type: "button", class: "btn btn-icon btn-round btn-primary player-toggle", aria: { label: "Play" }, on: { click: () => this.toggle() } }, icon("play"));
+    this.toggleButton = h("button", { type: "button", class: "btn btn-icon btn-round btn-primary player-toggle", aria: { label: TEXT.play }, on: { click: () => this.toggle() } }, icon("play"));
     this.elapsed = h("span", { class: "player-time", text: "0:00" });
     this.total = h("span", { class: "player-time", text: "0:00" });
-    this.seek = h("input", { type: "range", class: "player-seek", min: "0", max: "0", step: "0.1", value: "0", aria: { label: "Position" } });
-    this.closeButton = h("button", { type: "button", class: "btn btn-icon btn-ghost player-close", aria: { label: "Close player" }, title: "Close player", on: { click: () => this.close() } }, icon("x"));
+    this.seek = h("input", { type: "range", class: "player-seek", min: "0", max: "0", step: "0.1", value: "0", aria: { label: TEXT.position } });
+    this.closeButton = h("button", { type: "button", class: "btn btn-icon btn-ghost player-close", aria: { label: TEXT.close }, title: TEXT.close, on: { click: () => this.close() } }, icon("x"));
+    this.transport = h("div", { class: "player-transport" }, this.toggleButton);
+    this.extras = h("div", { class: "player-extras" });
 
     replace(
       root,
       h("div", { class: "player-now" }, this.art, h("div", { class: "player-text" }, this.title, this.subtitle)),
-      h("div", { class: "player-controls" }, this.toggleButton, h("div", { class: "player-timeline" }, this.elapsed, this.seek, this.total)),
+      h("div", { class: "player-controls" }, this.transport, h("div", { class: "player-timeline" }, this.elapsed, this.seek, this.total)),
+      this.extras,
       this.closeButton,
       this.audio,
     );
     root.hidden = true;
 
     const audio = this.audio;
-    for (const type of ["play", "pause", "ended", "emptied"]) audio.addEventListener(type, () => this.changed());
+    for (const type of ["play", "pause", "ended", "emptied", "ratechange"]) audio.addEventListener(type, () => this.changed());
     audio.addEventListener("loadedmetadata", () => {
       this.resume();
       this.updateTime();
@@ -81,6 +130,7 @@ export class Player {
     audio.addEventListener("ended", () => {
       this.stopSaving();
       this.save({ ended: true });
+      this.dispatchEvent(new Event("ended", { cancelable: true }));
     });
     // A closed tab or a phone's app switch: the last position, on a request that outlives the page.
     addEventListener("pagehide", () => this.save({ keepalive: true }));
@@ -91,9 +141,9 @@ export class Player {
     audio.addEventListener("timeupdate", () => this.updateTime());
     audio.addEventListener("error", () => {
       if (!this.current || !audio.error) return;
-      toast(`Can't play “${this.current.title}”: ${MEDIA_ERRORS[audio.error.code] || "unknown error"}.`, { kind: "error" });
+      toast(TEXT.cantPlay(this.current.title, TEXT.mediaErrors[audio.error.code] || TEXT.unknownError), { kind: "error" });
       // Perhaps its file was deleted or moved: read the transfer again, so its row says so.
-      store.refetch(this.current.transferId);
+      if (this.current.transferId) store.refetch(this.current.transferId);
       this.changed();
     });
     this.seek.addEventListener("input", () => {
@@ -104,9 +154,14 @@ export class Player {
       this.seeking = false;
       if (Number.isFinite(audio.duration)) audio.currentTime = Number(this.seek.value);
     });
+
+    this.controls = new PlayerControls(this);
+    this.panel = new PlayerPanel(this);
+    mountShortcuts(this);
+    mountMediaSession(this);
   }
 
-  /** listener() after every change of track, play state or saved playback. */
+  /** listener() after every change of item, play state, speed or saved playback. */
   subscribe(listener) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -115,7 +170,7 @@ export class Player {
   changed() {
     const playing = this.isPlaying();
     replace(this.toggleButton, icon(playing ? "pause" : "play"));
-    this.toggleButton.setAttribute("aria-label", playing ? "Pause" : "Play");
+    this.toggleButton.setAttribute("aria-label", playing ? TEXT.pause : TEXT.play);
     this.root.classList.toggle("playing", playing);
     this.notify();
   }
@@ -197,23 +252,40 @@ export class Player {
     this.seek.style.setProperty("--fraction", duration > 0 ? String(audio.currentTime / duration) : "0");
   }
 
-  /** Whether `transferId` (or anything, without an id) is playing now. */
-  isPlaying(transferId) {
+  /** Whether `ref` ({episodeId} / {trackId} / {transferId}; anything when omitted) is playing now. */
+  isPlaying(ref) {
     if (!this.current || this.audio.paused || this.audio.ended) return false;
-    return transferId === undefined || this.current.transferId === transferId;
+    return ref === undefined || sameMedia(this.current, ref);
   }
 
-  isCurrent(transferId) {
-    return this.current?.transferId === transferId;
+  isCurrent(ref) {
+    return sameMedia(this.current, ref);
+  }
+
+  /** Where `item` plays from: its episode's file or stream, else its transfer's file. */
+  sourceOf(item) {
+    if (item.episodeId) return item.stream ? api.episodes.streamURL(item.episodeId) : api.episodes.fileURL(item.episodeId);
+    return api.transfers.fileURL(item.transferId);
+  }
+
+  /** The speed `item` plays at: its podcast's (chosen here, or as the view knows it), else the player's own. */
+  speedFor(item) {
+    if (item?.podcastId) {
+      const chosen = this.podcastSpeeds.has(item.podcastId) ? this.podcastSpeeds.get(item.podcastId) : item.speed;
+      if (chosen > 0) return chosen;
+    }
+    return this.ownSpeed;
   }
 
   /**
-   * Plays a finished transfer: {transferId, title, subtitle, artworkURL, placeholder}, and for an
-   * episode or a song its `episodeId` or `trackId` and the `playback` the view knows of it.
+   * Plays an item: {title, subtitle, artworkURL, placeholder} and what to play — an episode
+   * ({episodeId, podcastId, speed: its podcast's, stream: true before it is downloaded,
+   * chaptersURL, transcriptURL}), a song ({trackId, transferId}) or a file ({transferId}) —
+   * with the `playback` the view knows of it. Not `autoplay`: only put in the bar, paused.
    */
-  play(item) {
-    if (this.current?.transferId === item.transferId) {
-      if (this.audio.paused) this.audio.play().catch((error) => this.playFailed(error));
+  play(item, { autoplay = true } = {}) {
+    if (sameMedia(this.current, item)) {
+      if (this.audio.paused && autoplay) this.audio.play().catch((error) => this.playFailed(error));
       return;
     }
     this.leave();
@@ -225,12 +297,21 @@ export class Player {
     this.resumeAt = at;
     this.root.hidden = false;
     document.body.classList.add("has-player");
-    this.title.textContent = item.title || "Untitled";
+    this.title.textContent = item.title || TEXT.untitled;
     this.subtitle.textContent = item.subtitle || "";
     replace(this.art, artwork(item.artworkURL, { placeholder: item.placeholder || "music" }));
-    this.audio.src = api.transfers.fileURL(item.transferId);
-    this.audio.dataset.transferId = String(item.transferId);
-    this.audio.play().catch((error) => this.playFailed(error));
+    this.audio.src = this.sourceOf(item);
+    const data = this.audio.dataset;
+    for (const name of ["transferId", "episodeId", "trackId"]) {
+      if (item[name]) data[name] = String(item[name]);
+      else delete data[name];
+    }
+    data.source = item.episodeId ? (item.stream ? "stream" : "file") : "transfer";
+    const speed = this.speedFor(item);
+    this.audio.defaultPlaybackRate = speed;
+    this.audio.playbackRate = speed;
+    if (autoplay) this.audio.play().catch((error) => this.playFailed(error));
+    this.dispatchEvent(new Event("itemchange"));
     this.changed();
   }
 
@@ -238,25 +319,92 @@ export class Player {
     // Not an error: a newer play() or pause() interrupted this one.
     if (error?.name === "AbortError") return;
     if (error?.name === "NotAllowedError") {
-      toast("Press play to start playback.", { kind: "info" });
+      toast(TEXT.pressPlay, { kind: "info" });
       return;
     }
     if (this.audio.error) return; // reported by the error event
-    toast(`Can't play “${this.current?.title}”: ${error?.message || error}`, { kind: "error" });
+    toast(TEXT.cantPlay(this.current?.title, error?.message || error), { kind: "error" });
   }
 
-  /** Plays or pauses the current track, or `item` if given and different. */
+  /** Plays or pauses the current item, or plays `item` if given and different. */
   toggle(item) {
-    if (item && !this.isCurrent(item.transferId)) return this.play(item);
+    if (item && !this.isCurrent(item)) return this.play(item);
     if (!this.current) return undefined;
     if (this.audio.paused || this.audio.ended) this.audio.play().catch((error) => this.playFailed(error));
     else this.audio.pause();
     return undefined;
   }
 
-  /** Stops if the current track is this transfer (removed or deleted). */
-  forget(transferId) {
-    if (this.isCurrent(transferId)) this.close();
+  /** Plays the current item on (nothing when there is none). */
+  resumePlaying() {
+    if (this.current && (this.audio.paused || this.audio.ended)) this.audio.play().catch((error) => this.playFailed(error));
+  }
+
+  pause() {
+    if (this.current && !this.audio.paused) this.audio.pause();
+  }
+
+  /** Moves by `seconds` (back when negative), within the item. */
+  skip(seconds) {
+    if (!this.current) return;
+    const audio = this.audio;
+    const end = Number.isFinite(audio.duration) ? audio.duration : Infinity;
+    audio.currentTime = Math.max(0, Math.min(end, audio.currentTime + seconds));
+  }
+
+  /** Goes to `seconds` into the item (a chapter, a line of the transcript), and plays. */
+  seekTo(seconds) {
+    if (!this.current) return;
+    if (this.loading) this.resumeAt = seconds;
+    else this.audio.currentTime = seconds;
+    if (this.audio.paused) this.audio.play().catch((error) => this.playFailed(error));
+  }
+
+  /** To the start of this chapter, or the one before, or of the item. */
+  previous() {
+    if (!this.current) return;
+    this.seekTo(this.panel.chapterStart(-1) ?? 0);
+  }
+
+  /** To the next chapter, else the next item of the Up Next (when there is one). */
+  next() {
+    if (!this.current) return;
+    const at = this.panel.chapterStart(1);
+    if (at !== null) this.seekTo(at);
+    else this.upNext?.playNext();
+  }
+
+  /**
+   * A new speed: for an episode, its podcast's from now on (PATCH /v1/podcasts/{id}
+   * playbackSpeed); for anything else the player's own, kept in this browser.
+   */
+  async setSpeed(speed) {
+    this.audio.defaultPlaybackRate = speed;
+    this.audio.playbackRate = speed;
+    const podcastId = this.current?.podcastId;
+    if (!podcastId) {
+      this.ownSpeed = speed;
+      localStorage.setItem(SPEED_KEY, String(speed));
+      return;
+    }
+    this.podcastSpeeds.set(podcastId, speed);
+    try {
+      await api.podcasts.update(podcastId, { playbackSpeed: speed });
+    } catch (error) {
+      showError(error, TEXT.speedNotKept);
+    }
+  }
+
+  /**
+   * A transfer left the list or its file was deleted: stops if the current item plays from that
+   * transfer's file (an episode plays from its own file, which outlives its transfer, unless
+   * `deleted`).
+   */
+  forget(transferId, { deleted = false } = {}) {
+    const current = this.current;
+    if (!current?.transferId || Number(current.transferId) !== Number(transferId)) return;
+    if (current.episodeId && !deleted) return;
+    this.close();
   }
 
   /** Saves where the current item is before another takes its place (or none). */
@@ -271,11 +419,11 @@ export class Player {
     this.current = null;
     this.audio.pause();
     this.audio.removeAttribute("src");
-    delete this.audio.dataset.transferId;
+    for (const name of ["transferId", "episodeId", "trackId", "source"]) delete this.audio.dataset[name];
     this.audio.load();
-    this.current = null;
     this.root.hidden = true;
     document.body.classList.remove("has-player");
+    this.dispatchEvent(new Event("itemchange"));
     this.changed();
   }
 }

@@ -298,3 +298,10 @@ export const store = new TransferStore();
 
 /** Which transfer downloads each catalog track (from search results and preview downloads). */
 export const trackTransfers = new Map();
+
+/**
+ * What a transfer downloads, once a view has seen it: {episodeId, podcastId, speed, playback} or
+ * {trackId, playback}. The Downloads view plays through it, so the player saves where the
+ * listener is there too.
+ */
+export const transferMedia = new Map();

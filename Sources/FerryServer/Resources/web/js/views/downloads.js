@@ -10,7 +10,7 @@
 
 import { h, icon, button, confirmButton, replace, reconcile, progressBar } from "../dom.js";
 import { api } from "../api.js";
-import { store, PAGE_SIZE } from "../store.js";
+import { store, PAGE_SIZE, transferMedia } from "../store.js";
 import { bytes, dateTime, host, mediaKind, transferName } from "../format.js";
 import { t as tr } from "../i18n.js"; // `t` is a transfer here
 import { longStatus, pause, resume, cancel, remove, moveToTop, downloadAgain, priorityLabel, troubled } from "../transfers.js";
@@ -464,8 +464,14 @@ function downloadRow(initial, ctx) {
   const fileName = () => transferName(t);
   const playable = () => t.state === "completed" && !t.fileMissing && mediaKind(fileName()) === "audio";
 
+  /** What the player plays for this row: the transfer, and its episode or song when a view named it. */
+  function playItem() {
+    const media = transferMedia.get(t.id) || {};
+    return { transferId: t.id, ...media, title: t.taskDescription || fileName(), subtitle: fileName(), placeholder: t.folder?.startsWith("Podcasts") ? "podcast" : "music" };
+  }
+
   function playButton() {
-    const playing = ctx.player.isPlaying(t.id);
+    const playing = ctx.player.isPlaying(playItem());
     return h(
       "button",
       {
@@ -473,7 +479,7 @@ function downloadRow(initial, ctx) {
         class: "btn btn-icon btn-round btn-primary act-play",
         aria: { label: playing ? tr("downloads.pauseName", { name: fileName() }) : tr("downloads.playName", { name: fileName() }) },
         title: playing ? tr("action.pause") : tr("action.play"),
-        on: { click: () => ctx.player.toggle({ transferId: t.id, title: t.taskDescription || fileName(), subtitle: fileName(), placeholder: t.folder?.startsWith("Podcasts") ? "podcast" : "music" }) },
+        on: { click: () => ctx.player.toggle(playItem()) },
       },
       icon(playing ? "pause" : "play"),
     );
@@ -497,7 +503,7 @@ function downloadRow(initial, ctx) {
       question: tr("downloads.deleteQuestion"),
       confirmLabel: tr("downloads.deleteConfirm"),
       onConfirm: async () => {
-        ctx.player.forget(t.id);
+        ctx.player.forget(t.id, { deleted: true });
         if (await remove(t.id, true)) toast(tr("downloads.deleted", { name: fileName() }), { kind: "success" });
       },
     });
@@ -509,7 +515,7 @@ function downloadRow(initial, ctx) {
       kind: "secondary",
       title: tr("downloads.againTitle"),
       onClick: async (event) => {
-        ctx.player.forget(t.id);
+        ctx.player.forget(t.id, { deleted: true });
         const old = t;
         await withBusy(event.currentTarget, () => downloadAgain(old));
       },
@@ -518,7 +524,7 @@ function downloadRow(initial, ctx) {
 
   function renderActions() {
     const missing = t.state === "completed" && Boolean(t.fileMissing);
-    const key = `${t.state}:${missing}:${t.state === "completed" && ctx.player.isPlaying(t.id)}`;
+    const key = `${t.state}:${missing}:${t.state === "completed" && ctx.player.isPlaying(playItem())}`;
     if (key === lastKey) return;
     lastKey = key;
     const pauseButton = () => button(tr("downloads.pauseOne"), { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) });

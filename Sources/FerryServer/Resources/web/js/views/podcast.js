@@ -1,16 +1,35 @@
 // One podcast: its artwork, description and settings (refresh, auto-download, unsubscribe),
-// and its episodes with their downloads and where the listener is in them (played, or the time
-// left; played or unplayed by hand, one or all at once). Every text here comes from the feed: it
-// is set as text, and show notes go through the allowlist sanitiser.
+// and its episodes (rows in episode-row.js) with their downloads and where the listener is in
+// them (played, or the time left; played or unplayed by hand, one or all at once), shown all or
+// only the unplayed, downloaded or begun ones, searched by words, newest or oldest first (the
+// podcast's own order, kept by the daemon). Every text here comes from the feed: it is set as
+// text, and show notes go through the allowlist sanitiser.
 
-import { h, icon, button, confirmButton, replace, reconcile, artwork } from "../dom.js";
+import { h, icon, button, confirmButton, replace, reconcile, artwork, debounce } from "../dom.js";
 import { api, isSuperseded } from "../api.js";
 import { store } from "../store.js";
-import { ago, bytes, clock, date, eta, length, plural } from "../format.js";
+import { ago, plural } from "../format.js";
 import { playbackKey } from "../player.js";
-import { phase, shortStatus, pause, resume, cancel, troubled } from "../transfers.js";
+import { phase } from "../transfers.js";
 import { sanitizedFragment } from "../sanitize.js";
 import { errorBox, emptyState, showError, toast, withBusy, spinner } from "../ui.js";
+import { episodeRow } from "./episode-row.js";
+
+const TEXT = {
+  episodes: "Episodes",
+  filters: "Show episodes",
+  filterNames: { all: "All", unplayed: "Unplayed", downloaded: "Downloaded", progress: "In progress" },
+  search: "Search this show",
+  oldestFirst: "Oldest first",
+  orderKept: (oldest) => (oldest ? "Episodes are listed oldest first." : "Episodes are listed newest first."),
+  orderNotKept: "Couldn't change the order",
+  noMatch: "No episode matches.",
+  noMatchHint: "Try other words, or show all episodes.",
+  showAll: "Show all",
+  count: (shown, total) => (shown === total ? plural(total, "episode") : `${shown} of ${plural(total, "episode")}`),
+};
+
+const FILTERS = ["all", "unplayed", "downloaded", "progress"];
 
 const AUTO_DOWNLOAD = [
   [0, "Off"],
@@ -30,8 +49,10 @@ export function mountPodcast(root, params, ctx) {
   const episodeTransfers = new Map();
 
   const hero = h("section", { class: "podcast-hero" });
-  const list = h("ol", { class: "episode-list", aria: { label: "Episodes" } });
-  const episodesSection = h("section", { class: "section", aria: { label: "Episodes" } });
+  const list = h("ol", { class: "episode-list", aria: { label: TEXT.episodes } });
+  const episodesSection = h("section", { class: "section", aria: { label: TEXT.episodes } });
+  let filter = FILTERS.includes(params.filter) ? params.filter : "all";
+  let words = (params.q || "").trim();
 
   replace(root, h("a", { class: "back-link", href: "#/podcasts" }, icon("back"), h("span", { text: "Podcasts" })), hero, episodesSection);
   replace(hero, h("div", { class: "section-loading" }, spinner(), h("span", { text: "Loading…" })));
@@ -58,6 +79,7 @@ export function mountPodcast(root, params, ctx) {
         store.adopt(episode.transfer);
       }
     }
+    oldest.checked = Boolean(detail.podcast.oldestFirst);
     renderHero();
     renderEpisodes();
     renderMarkAll();
@@ -163,15 +185,93 @@ export function mountPodcast(root, params, ctx) {
     });
   }
 
+  // MARK: The episodes' toolbar: filters, search, order
+
+  const filterButtons = FILTERS.map((name) => {
+    const b = h("button", { type: "button", class: "segment", data: { filter: name }, aria: { pressed: String(name === filter) }, text: TEXT.filterNames[name] });
+    b.addEventListener("click", () => setFilter(name));
+    return b;
+  });
+  const searchInput = h("input", { type: "search", class: "search-input episode-search", placeholder: TEXT.search, aria: { label: TEXT.search }, autocomplete: "off", spellcheck: "false", value: words });
+  const oldest = h("input", { type: "checkbox", class: "switch-input", id: "oldest-first", role: "switch" });
+  const countText = h("p", { class: "list-summary episode-count", aria: { live: "polite" } });
+  const noMatch = h("div", { class: "episode-none", hidden: true }, emptyState("search", TEXT.noMatch, TEXT.noMatchHint, button(TEXT.showAll, { kind: "secondary", onClick: () => { searchInput.value = ""; words = ""; setFilter("all"); } })));
+  const toolbar = h(
+    "div",
+    { class: "episode-toolbar" },
+    h("div", { class: "segmented", role: "group", aria: { label: TEXT.filters } }, filterButtons),
+    h("label", { class: "search-field episode-search-field" }, icon("search", "search-field-icon"), searchInput),
+    h("label", { class: "switch", for: "oldest-first" }, oldest, h("span", { class: "switch-track", aria: { hidden: "true" } }), h("span", { class: "switch-label", text: TEXT.oldestFirst })),
+  );
+  const research = debounce(() => {
+    words = searchInput.value.trim();
+    remember();
+    renderEpisodes();
+  }, 150);
+  searchInput.addEventListener("input", research);
+  oldest.addEventListener("change", async () => {
+    const value = oldest.checked;
+    oldest.disabled = true;
+    try {
+      apply(await api.podcasts.update(id, { oldestFirst: value }));
+      toast(TEXT.orderKept(value), { kind: "success" });
+    } catch (error) {
+      showError(error, TEXT.orderNotKept);
+      oldest.checked = Boolean(detail.podcast.oldestFirst);
+    } finally {
+      oldest.disabled = false;
+    }
+  });
+
+  function setFilter(name) {
+    filter = name;
+    for (const b of filterButtons) b.setAttribute("aria-pressed", String(b.dataset.filter === name));
+    remember();
+    renderEpisodes();
+  }
+
+  /** The filter and words in the address, so a reload or a link shows the same. */
+  function remember() {
+    ctx.setQuery({ filter: filter === "all" ? "" : filter, q: words });
+  }
+
+  function downloaded(episode) {
+    const t = store.get(episodeTransfers.get(episode.id));
+    return t ? phase(t) === "done" : episode.state === "downloaded";
+  }
+
+  function shown(episode) {
+    const playback = playbackOf(episode);
+    if (filter === "unplayed" && playback?.played) return false;
+    if (filter === "downloaded" && !downloaded(episode)) return false;
+    if (filter === "progress" && !(playback && !playback.played && playback.positionSeconds > 0)) return false;
+    if (!words) return true;
+    const haystack = `${episode.title || ""} ${episode.descriptionText || ""}`.toLowerCase();
+    return words.toLowerCase().split(/\s+/).every((word) => haystack.includes(word));
+  }
+
   function renderEpisodes() {
     if (detail.episodes.length === 0) {
       rows.clear();
       replace(episodesSection, emptyState("rss", "No episodes yet", "The feed has no episodes. Refresh later."));
       return;
     }
-    if (!episodesSection.contains(list)) replace(episodesSection, h("div", { class: "section-header" }, h("h2", { text: "Episodes" })), list);
-    reconcile(list, rows, detail.episodes, (e) => e.id, (e) => episodeRow(e));
+    if (!episodesSection.contains(list)) replace(episodesSection, h("div", { class: "section-header" }, h("h2", { text: TEXT.episodes }), countText), toolbar, noMatch, list);
+    const visible = detail.episodes.filter(shown);
+    countText.textContent = TEXT.count(visible.length, detail.episodes.length);
+    noMatch.hidden = visible.length > 0;
+    reconcile(list, rows, visible, (e) => e.id, (e) => episodeRow(e, rowEnv));
   }
+
+  const rowEnv = {
+    ctx,
+    podcast: () => detail.podcast,
+    transferOf: (episodeId) => episodeTransfers.get(episodeId),
+    setTransfer: (episodeId, t) => episodeTransfers.set(episodeId, t.id),
+    playbackOf: (episode) => playbackOf(episode),
+    markPlayed: (episode, played, target) => markPlayed(episode, played, target),
+    extraActions: (episode, item) => ctx.player.upNext?.buttons(episode.title || "Untitled episode", item),
+  };
 
   /** The newest playback of an episode: the detail's, or one the player saved since. */
   function playbackOf(episode) {
@@ -207,156 +307,6 @@ export function mountPodcast(root, params, ctx) {
     markAll.hidden = !detail || detail.episodes.every((e) => playbackOf(e)?.played);
   }
 
-  function episodeRow(initial) {
-    let episode = initial;
-    const fill = h("div", { class: "episode-fill", aria: { hidden: "true" } });
-    const newBadge = h("span", { class: "badge badge-new", text: "New" });
-    const metaText = h("span", { class: "episode-facts" });
-    const playedMark = h("span", { class: "episode-played" }, icon("check"), h("span", { text: "Played" }));
-    const progressBar = h("span", { class: "episode-progress-bar", aria: { hidden: "true" } });
-    const progressText = h("span", { class: "episode-progress-text" });
-    const progress = h("span", { class: "episode-progress" }, progressBar, progressText);
-    const meta = h("p", { class: "episode-meta" }, newBadge, metaText, playedMark, progress);
-    const markButton = h("button", { type: "button", class: "btn btn-icon btn-ghost act-mark" }, icon("check"));
-    markButton.addEventListener("click", (event) => markPlayed(episode, !playbackOf(episode)?.played, event.currentTarget));
-    const title = h("h3", { class: "episode-title" });
-    const status = h("p", { class: "episode-status", aria: { live: "off" } });
-    const notesBody = h("div", { class: "rich-text episode-notes-body" });
-    const notes = h("details", { class: "episode-notes" }, h("summary", { text: "Show notes" }), notesBody);
-    const actions = h("div", { class: "episode-actions" });
-    const el = h("li", { class: "episode" }, fill, h("div", { class: "episode-main" }, meta, title, status, notes), h("div", { class: "episode-controls" }, markButton, actions));
-    let notesFilled = false;
-    notes.addEventListener("toggle", () => {
-      if (notes.open && !notesFilled) {
-        notesFilled = true;
-        replace(notesBody, episode.descriptionHTML ? sanitizedFragment(episode.descriptionHTML) : episode.descriptionText || "");
-      }
-    });
-
-    const transfer = () => store.get(episodeTransfers.get(episode.id));
-
-    async function download(event) {
-      await withBusy(event.currentTarget, async () => {
-        const t = await api.episodes.download(episode.id);
-        episodeTransfers.set(episode.id, t.id);
-        store.upsert(t);
-      });
-      renderState();
-    }
-
-    /** Played, or how much is left of an episode begun; the mark button says what it would do. */
-    function renderPlayback() {
-      const label = episode.title || "Untitled episode";
-      const playback = playbackOf(episode);
-      const played = Boolean(playback?.played);
-      el.classList.toggle("is-played", played);
-      playedMark.hidden = !played;
-      const position = !played && playback?.positionSeconds > 0 ? playback.positionSeconds : 0;
-      const duration = ctx.player.isCurrent(transfer()?.id) && Number.isFinite(ctx.player.audio.duration) ? ctx.player.audio.duration : episode.durationSeconds;
-      progress.hidden = !position;
-      if (position) {
-        const left = duration > position ? duration - position : 0;
-        progressText.textContent = left > 0 ? eta(left) : `At ${clock(position)}`;
-        progressBar.style.setProperty("--fraction", duration > 0 ? String(Math.min(1, position / duration)) : "0");
-        progress.title = `Stopped at ${clock(position)}`;
-      }
-      const action = played ? `Mark ${label} as unplayed` : `Mark ${label} as played`;
-      markButton.setAttribute("aria-label", action);
-      markButton.title = played ? "Mark as unplayed" : "Mark as played";
-      markButton.classList.toggle("is-on", played);
-    }
-
-    let lastKey = null;
-    function renderState() {
-      renderPlayback();
-      const t = transfer();
-      // Without a transfer in the store, the episode's own state (a file already on disk).
-      // A file deleted or moved since: the episode is not downloaded any more.
-      const known = t ? phase(t) : episode.state === "downloaded" ? "disk" : "idle";
-      const p = known === "missing" ? "idle" : known;
-      const playing = p === "done" && ctx.player.isPlaying(t.id);
-      el.dataset.state = p;
-      el.classList.toggle("is-playing", playing);
-      const fraction = t && (p === "active" || p === "paused") && t.totalBytes > 0 ? t.bytesReceived / t.totalBytes : p === "active" ? 0 : null;
-      fill.style.setProperty("--fraction", fraction === null ? "0" : String(Math.min(1, fraction)));
-      fill.classList.toggle("paused", p === "paused");
-
-      let text = "";
-      if (p === "active" || p === "paused" || p === "failed") text = shortStatus(t);
-      else if (p === "done") text = `Downloaded · ${shortStatus(t)}`;
-      else if (p === "disk") text = "Downloaded";
-      status.textContent = text;
-      status.hidden = !text;
-      status.classList.toggle("is-error", troubled(t));
-
-      const key = `${p}:${playing}`;
-      if (key === lastKey) return;
-      lastKey = key;
-      const label = episode.title || "Untitled episode";
-      switch (p) {
-        case "idle":
-          replace(actions, button("Download", { icon: "download", kind: "secondary", onClick: download, "aria-label": `Download ${label}` }));
-          break;
-        case "active":
-          replace(actions, button("Pause download", { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
-          break;
-        case "paused":
-          replace(actions, button("Resume download", { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
-          break;
-        case "failed":
-          replace(actions, button("Retry download", { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
-          break;
-        case "done":
-          replace(
-            actions,
-            h(
-              "button",
-              {
-                type: "button",
-                class: "btn btn-icon btn-round btn-primary act-play",
-                aria: { label: playing ? `Pause ${label}` : `Play ${label}` },
-                title: playing ? "Pause" : "Play",
-                on: {
-                  click: () =>
-                    ctx.player.toggle({
-                      transferId: t.id,
-                      episodeId: episode.id,
-                      playback: episode.playback,
-                      title: episode.title,
-                      subtitle: detail.podcast.title,
-                      artworkURL: episode.artworkURL || detail.podcast.artworkURL,
-                      placeholder: "podcast",
-                    }),
-                },
-              },
-              icon(playing ? "pause" : "play"),
-            ),
-          );
-          break;
-        default:
-          replace(actions, h("span", { class: "tag tag-done" }, icon("check"), h("span", { class: "tag-label", text: "On disk" })));
-      }
-    }
-
-    return {
-      el,
-      transferId: () => episodeTransfers.get(episode.id) ?? null,
-      renderState,
-      update(next) {
-        episode = next;
-        newBadge.hidden = !(episode.isNew && episode.state === "notDownloaded");
-        const t = transfer();
-        const size = t?.totalBytes > 0 ? t.totalBytes : episode.enclosureLength > 0 ? episode.enclosureLength : null;
-        metaText.textContent = [date(episode.published), length(episode.durationSeconds), size ? bytes(size) : null].filter(Boolean).join(" · ");
-        title.textContent = episode.title || "Untitled episode";
-        notes.hidden = !(episode.descriptionHTML || episode.descriptionText);
-        if (notesFilled) replace(notesBody, episode.descriptionHTML ? sanitizedFragment(episode.descriptionHTML) : episode.descriptionText || "");
-        lastKey = null;
-        renderState();
-      },
-    };
-  }
-
   // A download of this podcast that no row knows (auto-download, the CLI): read the episodes again.
   let reloadTimer = null;
   const reloadSoon = () => {
@@ -369,17 +319,20 @@ export function mountPodcast(root, params, ctx) {
       load();
       return;
     }
+    // Rows hidden by a filter are not in `rows`: whether the transfer is one of this podcast's
+    // comes from the episodes themselves.
     let known = false;
+    for (const transferId of episodeTransfers.values()) if (transferId === change.id) known = true;
+    if (known && detail && filter === "downloaded") renderEpisodes();
     for (const row of rows.values()) {
-      if (row.transferId() === change.id) {
-        known = true;
-        row.renderState();
-      }
+      if (row.transferId() === change.id) row.renderState();
     }
     const t = change.type === "change" ? store.get(change.id) : null;
     if (!known && t && detail && t.folder === detail.podcast.folder) reloadSoon();
   });
   const unsubscribePlayer = ctx.player.subscribe(() => {
+    // Filtered by where the listener is: what is shown may change as one plays.
+    if (detail && filter !== "all") renderEpisodes();
     for (const row of rows.values()) row.renderState();
     renderMarkAll();
   });

@@ -6,7 +6,7 @@
 
 import { h, icon, button, replace, reconcile, artwork, progressBar, debounce } from "../dom.js";
 import { api, isSuperseded } from "../api.js";
-import { store, trackTransfers } from "../store.js";
+import { store, trackTransfers, transferMedia } from "../store.js";
 import { clock, plural } from "../format.js";
 import { phase, shortStatus, pause, resume, cancel, troubled, downloadAgain } from "../transfers.js";
 import { errorBox, emptyState, withBusy } from "../ui.js";
@@ -103,6 +103,7 @@ export function mountSearch(root, params, ctx) {
       for (const result of state.results) {
         if (result.download) {
           trackTransfers.set(result.trackId ?? result.id, result.download.id);
+          transferMedia.set(result.download.id, { trackId: result.trackId ?? result.id, playback: result.playback });
           store.adopt(result.download);
         }
       }
@@ -214,10 +215,22 @@ function trackRow(initial, ctx) {
     await withBusy(event.currentTarget, async () => {
       const t = await api.catalog.preview(trackId());
       trackTransfers.set(trackId(), t.id);
+      transferMedia.set(t.id, { trackId: trackId(), playback: result.playback });
       store.upsert(t);
     });
     renderState();
   }
+
+  // A click anywhere on the row (not on one of its buttons): play it when it is downloaded,
+  // download it when it is not.
+  el.addEventListener("click", (event) => {
+    if (event.target.closest("button, a, input, select")) return;
+    const t = transfer();
+    const p = phase(t);
+    if (p === "done") ctx.player.toggle(playItem(t));
+    else if (p === "idle") actions.querySelector("button")?.click();
+    else if (p === "missing") actions.querySelector("button.btn-secondary")?.click();
+  });
 
   /** The song's file was deleted or moved: the catalog downloads its preview once more. */
   async function again(event) {
@@ -240,7 +253,7 @@ function trackRow(initial, ctx) {
     const t = transfer();
     const p = phase(t);
     el.dataset.state = t ? t.state : "none";
-    const playing = p === "done" && ctx.player.isPlaying(t.id);
+    const playing = p === "done" && ctx.player.isPlaying({ trackId: trackId(), transferId: t.id });
     if (p !== lastPhase || playing !== lastPlaying || p === "failed") {
       lastPhase = p;
       lastPlaying = playing;
@@ -265,6 +278,8 @@ function trackRow(initial, ctx) {
   function actionsFor(t, p, playing) {
     switch (p) {
       case "idle":
+        // A song the catalog has no preview of: nothing to download.
+        if (!result.previewURL) return h("span", { class: "tag tag-none", title: "The catalog has no preview of this song" }, h("span", { class: "tag-label", text: "No preview" }));
         return button("Download", { icon: "download", kind: "secondary", onClick: download });
       case "active":
         return [
@@ -290,6 +305,7 @@ function trackRow(initial, ctx) {
       default:
         return [
           h("span", { class: "tag tag-done", title: "Downloaded" }, icon("check"), h("span", { class: "tag-label", text: "Downloaded" })),
+          ctx.player.upNext?.buttons(result.title, () => playItem(t), { iconOnly: true }),
           h(
             "button",
             {

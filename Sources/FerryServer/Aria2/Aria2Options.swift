@@ -1,0 +1,76 @@
+import FerryCore
+import FerryKit
+import Foundation
+
+/// The options of `aria2.addUri` Ferry carries out, read as aria2 writes them (strings, rates
+/// with K and M): `dir`, `out`, `header`, `checksum`, `max-download-limit`, `split`,
+/// `max-connection-per-server`, `pause`. Others are ignored, as aria2 ignores what does not apply
+/// to a download. A value Ferry cannot use is aria2's error for the call. Pure.
+struct Aria2Options {
+    var directory: String?
+    var name: String?
+    var checksum: Checksum?
+    var paused = false
+    var transferOptions: TransferOptions?
+
+    init(_ value: Any) throws {
+        guard let options = value as? [String: Any] else { throw Aria2RPC.Failure.aria2("The options are an object of names and values.") }
+        func text(_ key: String) throws -> String? {
+            switch options[key] {
+            case nil: return nil
+            case let string as String: return string
+            case let number as NSNumber: return number.stringValue
+            default: throw Aria2RPC.Failure.aria2("We encountered a problem while processing the option '--\(key)'.")
+            }
+        }
+        directory = try text("dir")
+        if let out = try text("out") {
+            guard !out.isEmpty, !out.contains("/") else { throw Aria2RPC.Failure.aria2("The option '--out' is a file name, without '/'.") }
+            name = out
+        }
+        if let value = try text("checksum") {
+            do { checksum = try Checksum(parsing: value) } catch { throw Aria2RPC.Failure.aria2(error.message) }
+        }
+        if let value = try text("pause") { paused = value == "true" }
+        var transfer = TransferOptions()
+        let headers: [String]
+        switch options["header"] {
+        case nil: headers = []
+        case let one as String: headers = [one]
+        case let many as [String]: headers = many
+        default: throw Aria2RPC.Failure.aria2("We encountered a problem while processing the option '--header'.")
+        }
+        for line in headers {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw Aria2RPC.Failure.aria2("A header is 'Name: value'; got '\(line.prefix(60))'.")
+            }
+            transfer.headers = (transfer.headers ?? [:]).merging([String(line[..<colon]).trimmingCharacters(in: .whitespaces): String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)]) { $1 }
+        }
+        if let value = try text("max-download-limit") {
+            let rate = try Self.rate(value, option: "max-download-limit")
+            if rate > 0 { transfer.bytesPerSecond = rate }
+        }
+        let split = try text("split").map { try Self.count($0, option: "split") }
+        let perServer = try text("max-connection-per-server").map { try Self.count($0, option: "max-connection-per-server") }
+        // Connections for the download: split as aria2 -s says it, else -x's number.
+        transfer.connections = split ?? perServer
+        transferOptions = transfer.isEmpty ? nil : transfer
+    }
+
+    /// aria2's sizes: bytes, or with K or M (1024s).
+    static func rate(_ text: String, option: String) throws -> Int64 {
+        let upper = text.uppercased().trimmingCharacters(in: .whitespaces)
+        let unit: Int64 = upper.hasSuffix("K") ? 1024 : upper.hasSuffix("M") ? 1024 * 1024 : 1
+        guard let number = Int64(unit == 1 ? upper : String(upper.dropLast())), number >= 0 else {
+            throw Aria2RPC.Failure.aria2("We encountered a problem while processing the option '--\(option)'.")
+        }
+        return number * unit
+    }
+
+    static func count(_ text: String, option: String) throws -> Int {
+        guard let number = Int(text), (1...16).contains(number) else {
+            throw Aria2RPC.Failure.aria2("We encountered a problem while processing the option '--\(option)'.")
+        }
+        return number
+    }
+}

@@ -1,0 +1,117 @@
+// The player's own controls beside play/pause: skip back 15 s and forward 30 s, the speed
+// (0.5×–3×; an episode's is its podcast's, see Player.setSpeed) and a sleep timer that pauses
+// after 15, 30 or 60 minutes or at the end of the episode.
+
+import { h, icon, button } from "./dom.js";
+import { clock } from "./format.js";
+import { toast } from "./ui.js";
+
+const TEXT = {
+  back: "Back 15 seconds",
+  forward: "Forward 30 seconds",
+  speed: "Playback speed",
+  speedOption: (speed) => `${speed}×`,
+  sleep: "Sleep timer",
+  sleepOptions: [
+    ["off", "Off"],
+    ["15", "15 min"],
+    ["30", "30 min"],
+    ["60", "60 min"],
+    ["end", "End of episode"],
+  ],
+  // A timer running: its choice says the time left (no wider than "End of episode").
+  sleepLeft: (label, left) => `${label} · ${left}`,
+  slept: "Sleep timer: paused.",
+};
+
+/** The speeds offered (one the daemon kept for a podcast is added when it is another). */
+export const SPEEDS = [0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3];
+export const SKIP_BACK = 15;
+export const SKIP_FORWARD = 30;
+
+/**
+ * How long a sleep timer's minute lasts, in milliseconds: 60,000, unless the page's storage says
+ * otherwise (`ferry.player.sleepMinuteMs`: a browser test's short minute).
+ */
+function minuteMs() {
+  const value = Number(localStorage.getItem("ferry.player.sleepMinuteMs"));
+  return value > 0 ? value : 60_000;
+}
+
+export class PlayerControls {
+  constructor(player) {
+    this.player = player;
+    const back = button(TEXT.back, { icon: "skip-back", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-skip player-back", onClick: () => player.skip(-SKIP_BACK) });
+    const forward = button(TEXT.forward, { icon: "skip-forward", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-skip player-forward", onClick: () => player.skip(SKIP_FORWARD) });
+    player.transport.prepend(back);
+    player.transport.append(forward);
+
+    this.speed = h("select", { class: "select player-speed", aria: { label: TEXT.speed }, title: TEXT.speed }, SPEEDS.map((s) => h("option", { value: String(s), text: TEXT.speedOption(s) })));
+    this.speed.addEventListener("change", () => player.setSpeed(Number(this.speed.value)));
+
+    this.sleepSelect = h("select", { class: "select player-sleep", aria: { label: TEXT.sleep }, title: TEXT.sleep }, TEXT.sleepOptions.map(([value, label]) => h("option", { value, text: label })));
+    this.sleepSelect.addEventListener("change", () => this.setSleep(this.sleepSelect.value));
+    this.sleep = { mode: "off", endsAt: 0 };
+    this.sleepTimer = null;
+    this.sleepTicker = null;
+
+    player.extras.append(
+      h("label", { class: "select-field player-field" }, this.speed),
+      h("label", { class: "select-field player-field" }, icon("moon", "player-field-icon"), this.sleepSelect),
+    );
+
+    player.audio.addEventListener("ratechange", () => this.showSpeed());
+    player.addEventListener("itemchange", () => {
+      this.showSpeed();
+      if (!player.current) this.setSleep("off");
+    });
+    // Asleep at the end: nothing plays after it (the Up Next sees the event cancelled).
+    player.addEventListener("ended", (event) => {
+      if (this.sleep.mode !== "end") return;
+      event.preventDefault();
+      this.fallAsleep();
+    });
+  }
+
+  showSpeed() {
+    const rate = this.player.audio.playbackRate;
+    const value = String(Math.round(rate * 100) / 100);
+    if (![...this.speed.options].some((o) => o.value === value)) this.speed.append(h("option", { value, text: TEXT.speedOption(value) }));
+    this.speed.value = value;
+  }
+
+  /** "off", "end" (the end of the current item) or a number of minutes. */
+  setSleep(mode) {
+    clearTimeout(this.sleepTimer);
+    clearInterval(this.sleepTicker);
+    this.sleepTimer = null;
+    this.sleepTicker = null;
+    const minutes = Number(mode);
+    this.sleep = { mode: minutes > 0 ? minutes : mode === "end" ? "end" : "off", endsAt: 0 };
+    if (minutes > 0) {
+      const ms = minutes * minuteMs();
+      this.sleep.endsAt = Date.now() + ms;
+      this.sleepTimer = setTimeout(() => this.fallAsleep(), ms);
+      this.sleepTicker = setInterval(() => this.showSleep(), 1000);
+    }
+    this.showSleep();
+  }
+
+  showSleep() {
+    const { mode, endsAt } = this.sleep;
+    this.sleepSelect.value = String(mode);
+    this.player.root.dataset.sleep = String(mode);
+    if (endsAt) this.player.root.dataset.sleepEndsAt = String(endsAt);
+    else delete this.player.root.dataset.sleepEndsAt;
+    const left = clock(Math.max(0, (endsAt - Date.now()) / 1000));
+    TEXT.sleepOptions.forEach(([value, label], index) => {
+      this.sleepSelect.options[index].textContent = endsAt && value === String(mode) ? TEXT.sleepLeft(label, left) : label;
+    });
+  }
+
+  fallAsleep() {
+    this.setSleep("off");
+    this.player.pause();
+    toast(TEXT.slept, { kind: "info" });
+  }
+}

@@ -1,0 +1,93 @@
+"""The same aria2 JSON-RPC calls to a real `aria2c --enable-rpc` and to Ferry, answers compared
+by shape: the same keys, the same types (aria2 writes numbers as strings), the same statuses
+and the same error objects. Values that are each program's own (GIDs, paths, versions) differ."""
+
+from __future__ import annotations
+
+import pytest
+
+UNREACHABLE = "http://127.0.0.1:9/file.bin"  # refused at once: the downloads stay paused or fail
+
+
+def shape(value):
+    """Keys and types, not values: {"a": "str", "files": [{"index": "str"}]}."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(value[0])] if value else []
+    return type(value).__name__
+
+
+def both(ferry, aria2c, method, *params, token=None):
+    _, rpc, _ = ferry
+    return rpc.send(method, *params, token=token), aria2c.send(method, *params, token=token)
+
+
+def test_errors_are_aria2s(ferry, aria2c):
+    _, rpc, _ = ferry
+    for args in [("aria2.getVersion",), ("aria2.tellStatus", "zz"), ("aria2.tellStatus", "00000000000000ff"), ("aria2.fly",)]:
+        ours, theirs = both(ferry, aria2c, *args, token="wrong" if args == ("aria2.getVersion",) else None)
+        assert set(ours) == set(theirs) == {"id", "jsonrpc", "error"}, (args, ours, theirs)
+        assert ours["error"] == theirs["error"], (args, ours, theirs)
+    # Not JSON; not a call; an empty batch: the same answers, with the same HTTP statuses.
+    for body in [b"{nope", b'{"jsonrpc": "2.0", "id": 2, "params": []}', b"[]"]:
+        assert rpc.exchange(body) == aria2c.exchange(body), body
+    assert rpc.exchange({"jsonrpc": "2.0", "id": 3, "method": "aria2.fly", "params": ["token:" + rpc.secret]})[0] == 400
+
+
+def test_a_paused_download_looks_the_same(ferry, aria2c):
+    _, rpc, _ = ferry
+    gids = [rpc.call("aria2.addUri", [UNREACHABLE], {"pause": "true", "out": "file.bin"}), aria2c.call("aria2.addUri", [UNREACHABLE], {"pause": "true", "out": "file.bin"})]
+    assert all(len(gid) == 16 and int(gid, 16) for gid in gids), gids
+    clients = [rpc, aria2c]
+
+    def compare(method, *params, by_gid=True):
+        answers = [client.call(method, *((gid,) if by_gid else ()), *params) for client, gid in zip(clients, gids)]
+        assert shape(answers[0]) == shape(answers[1]), (method, answers)
+        return answers
+
+    ours, theirs = compare("aria2.tellStatus")
+    assert ours["status"] == theirs["status"] == "paused"
+    assert ours["files"][0]["path"].endswith("/file.bin") == theirs["files"][0]["path"].endswith("/file.bin"), (ours, theirs)
+    compare("aria2.tellStatus", ["gid", "status", "totalLength"])
+    compare("aria2.getUris")
+    compare("aria2.getFiles")
+    compare("aria2.tellWaiting", 0, 10, by_gid=False)
+    compare("aria2.tellActive", by_gid=False)
+    compare("aria2.getGlobalStat", by_gid=False)
+    compare("aria2.getSessionInfo", by_gid=False)
+    # The options Ferry has are named, and written, as aria2's.
+    global_options = [client.call("aria2.getGlobalOption") for client in clients]
+    assert set(global_options[0]) <= set(global_options[1]) and all(isinstance(v, str) for v in global_options[0].values())
+    download_options = [client.call("aria2.getOption", gid) for client, gid in zip(clients, gids)]
+    assert set(download_options[0]) <= set(download_options[1]) and download_options[0]["out"] == download_options[1]["out"] == "file.bin"
+    versions = [client.call("aria2.getVersion") for client in clients]
+    assert {"version", "enabledFeatures"} <= set(versions[0]) and {"version", "enabledFeatures"} <= set(versions[1])
+
+    # Removed before it ever started: gone, as if it had never been added.
+    removed = [client.call("aria2.remove", gid) for client, gid in zip(clients, gids)]
+    assert removed == gids
+    gone = [client.send("aria2.tellStatus", gid)["error"]["message"] for client, gid in zip(clients, gids)]
+    assert gone == [f"GID {gid} is not found" for gid in gids]
+    again = [client.send("aria2.remove", gid)["error"] for client, gid in zip(clients, gids)]
+    assert again[0]["code"] == again[1]["code"] == 1, again
+    compare("aria2.tellStopped", 0, 10, by_gid=False)
+    assert [client.call("aria2.purgeDownloadResult") for client in clients] == ["OK", "OK"]
+
+
+def test_a_batch_and_a_multicall_answer_alike(ferry, aria2c):
+    _, rpc, _ = ferry
+    answers = []
+    for client in (rpc, aria2c):
+        answers.append(client.exchange([
+            {"jsonrpc": "2.0", "id": "a", "method": "aria2.getGlobalStat", "params": [f"token:{client.secret}"]},
+            {"jsonrpc": "2.0", "id": "b", "method": "aria2.getGlobalStat", "params": ["token:wrong"]},
+            {"jsonrpc": "2.0", "id": "c", "method": "system.multicall", "params": [[
+                {"methodName": "aria2.getGlobalStat", "params": [f"token:{client.secret}"]},
+                {"methodName": "aria2.tellStatus", "params": [f"token:{client.secret}", "zz"]},
+            ]]},
+        ]))
+    assert shape(answers[0]) == shape(answers[1]), answers
+    (status, ours), (their_status, theirs) = answers
+    assert status == their_status == 200
+    assert ours[1]["error"] == theirs[1]["error"] and ours[2]["result"][1] == theirs[2]["result"][1]
