@@ -203,8 +203,9 @@ def browser() -> Browser:
 
 class AppPages:
     """Opens pages of the web app and records what must never happen in them: uncaught
-    exceptions, Content-Security-Policy violations, dialogs (alert() from injected script), and
-    requests to anything but loopback (fonts, CDNs: the app must work offline)."""
+    exceptions, Content-Security-Policy violations, missing translations, dialogs (alert() from
+    injected script), and requests to anything but loopback (fonts, CDNs: the app must work
+    offline)."""
 
     def __init__(self, browser: Browser):
         self.browser = browser
@@ -212,8 +213,8 @@ class AppPages:
         self.problems: list[str] = []
         self.dialogs: list[str] = []
 
-    def new(self, daemon: Daemon, *, viewport=DESKTOP, scheme: str = "light", login: bool = True, path: str = "#/search") -> Page:
-        context = self.browser.new_context(viewport=viewport, color_scheme=scheme, device_scale_factor=1, locale="en-US", timezone_id="UTC")
+    def new(self, daemon: Daemon, *, viewport=DESKTOP, scheme: str = "light", login: bool = True, path: str = "#/search", locale: str = "en-US") -> Page:
+        context = self.browser.new_context(viewport=viewport, color_scheme=scheme, device_scale_factor=1, locale=locale, timezone_id="UTC")
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(15_000)
@@ -233,6 +234,9 @@ class AppPages:
         text = message.text
         if message.type == "error" and ("Content Security Policy" in text or "Refused to" in text):
             self.problems.append(f"CSP violation: {text}")
+        # i18n.js's warning: a text shown in English (or as its key) for want of a translation.
+        if message.type == "warning" and text.startswith("i18n:"):
+            self.problems.append(f"translation missing: {text}")
 
     def _request(self, url: str):
         parts = urllib.parse.urlsplit(url)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 
 def run_module(page, module: str, script: str):
@@ -35,6 +36,75 @@ def test_format(daemon, pages):
     assert results["length"] == ["34 min", "1 h 5 min", "45 s"]
     assert results["name"] == ["b c.mp3", "example.com", "A - B.m4a"]
     assert results["kind"] == ["audio", "video", "file"]
+
+
+def test_format_in_each_language(daemon, pages):
+    """The same numbers, dates and status lines in each language the app speaks."""
+    page = pages.new(daemon, login=False, path="")
+    now = time.time() * 1000
+    results = page.evaluate(
+        """async (now) => {
+            const i18n = await import('/js/i18n.js');
+            const m = await import('/js/format.js');
+            const s = await import('/js/transfers.js');
+            const out = {};
+            for (const code of ['en', 'ru', 'zh-Hans', 'vi']) {
+                await i18n.setLanguage(code);
+                out[code] = {
+                    bytes: [999, 1234, 12_345_678, 123_456_789].map(m.bytes),
+                    amount: m.amount({state: 'running', bytesReceived: 504_000, totalBytes: 1_200_000}),
+                    eta: [7.2, 125, 3900].map(m.eta),
+                    length: [2040, 3900, 45].map(m.length),
+                    date: m.date('2026-11-20T09:00:00Z'),
+                    ago: [now - 30_000, now - 300_000, now - 3 * 3600_000].map((t) => m.ago(t, now)),
+                    waiting: s.shortStatus({state: 'waiting', bytesReceived: 0, totalBytes: null, waitReason: 'X', retryAt: '2026-11-25T14:05:10Z'}),
+                    connections: s.longStatus({state: 'running', bytesReceived: 504_000, totalBytes: 1_200_000, connections: 4}),
+                };
+            }
+            return out;
+        }""",
+        now,
+    )
+    assert results["en"] == {
+        "bytes": ["999 B", "1.2 kB", "12.3 MB", "123 MB"],
+        "amount": "42.0% of 1.2 MB",
+        "eta": ["8 s left", "2 min left", "1 h 5 min left"],
+        "length": ["34 min", "1 h 5 min", "45 s"],
+        "date": "Nov 20, 2026",
+        "ago": ["just now", "5 minutes ago", "3 hours ago"],
+        "waiting": "Waiting · X · next try 14:05:10",
+        "connections": "504 kB of 1.2 MB · 42.0% · 4 connections",
+    }
+    assert results["ru"] == {
+        "bytes": ["999 Б", "1,2 кБ", "12,3 МБ", "123 МБ"],
+        "amount": "42,0\u00a0% из 1,2 МБ",
+        "eta": ["осталось 8 с", "осталось 2 мин", "осталось 1 ч 5 мин"],
+        "length": ["34 мин", "1 ч 5 мин", "45 с"],
+        "date": "20 нояб. 2026 г.",
+        "ago": ["только что", "5 минут назад", "3 часа назад"],
+        "waiting": "Ожидание · X · следующая попытка в 14:05:10",
+        "connections": "504 кБ из 1,2 МБ · 42,0\u00a0% · 4 соединения",
+    }
+    assert results["zh-Hans"] == {
+        "bytes": ["999 B", "1.2 kB", "12.3 MB", "123 MB"],
+        "amount": "42.0%，共 1.2 MB",
+        "eta": ["剩余 8 秒", "剩余 2 分钟", "剩余 1 小时 5 分钟"],
+        "length": ["34 分钟", "1 小时 5 分钟", "45 秒"],
+        "date": "2026年11月20日",
+        "ago": ["刚刚", "5分钟前", "3小时前"],
+        "waiting": "等待中 · X · 14:05:10 再试",
+        "connections": "504 kB / 1.2 MB · 42.0% · 4 个连接",
+    }
+    assert results["vi"] == {
+        "bytes": ["999 B", "1,2 kB", "12,3 MB", "123 MB"],
+        "amount": "42,0% của 1,2 MB",
+        "eta": ["còn 8 giây", "còn 2 phút", "còn 1 giờ 5 phút"],
+        "length": ["34 phút", "1 giờ 5 phút", "45 giây"],
+        "date": "20 thg 11, 2026",
+        "ago": ["vừa xong", "5 phút trước", "3 giờ trước"],
+        "waiting": "Đang chờ · X · thử lại lúc 14:05:10",
+        "connections": "504 kB trên 1,2 MB · 42,0% · 4 kết nối",
+    }
 
 
 def test_status_lines(daemon, pages):

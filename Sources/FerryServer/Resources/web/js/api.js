@@ -2,6 +2,8 @@
 // ApiError whose message is the daemon's own sentence (`{"error": {"code", "message"}}`), or a
 // plain explanation when the daemon cannot be reached.
 
+import { t } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(message, { code = "error", status = 0 } = {}) {
     super(message);
@@ -48,7 +50,7 @@ export async function request(path, { method = "GET", json, body, contentType, s
     response = await fetch(`/v1${path}`, { method, headers, body: payload, signal, credentials: "same-origin", cache: "no-store", keepalive });
   } catch (error) {
     if (isAbort(error)) throw error;
-    throw new ApiError("Can't reach the Ferry daemon. Check that it is running (`ferry serve`), then try again.", { code: "network" });
+    throw new ApiError(t("error.network"), { code: "network" });
   }
   if (response.status === 401) {
     for (const listener of unauthorizedListeners) listener();
@@ -71,7 +73,7 @@ async function errorFrom(response) {
     return new ApiError(info.message, { code: info.code || "error", status: response.status });
   }
   const reason = response.statusText ? ` ${response.statusText}` : "";
-  return new ApiError(`The daemon answered ${response.status}${reason}.`, { code: "http", status: response.status });
+  return new ApiError(t("error.http", { status: `${response.status}${reason}` }), { code: "http", status: response.status });
 }
 
 const post = (path, json) => request(path, { method: "POST", json: json ?? {} });

@@ -2,13 +2,14 @@
 // #/downloads), the login screen, and the live event stream that keeps the transfer store true.
 
 import { h, icon, replace } from "./dom.js";
+import { language, onLanguageChange, t, translate } from "./i18n.js";
 import { api, onUnauthorized } from "./api.js";
 import { store } from "./store.js";
 import { EventStream } from "./events.js";
 import { notifications } from "./notify.js";
 import { Player } from "./player.js";
 import { UpNext } from "./up-next.js";
-import { mountToasts, toast } from "./ui.js";
+import { languageSwitch, mountToasts, toast } from "./ui.js";
 import { mountSearch } from "./views/search.js";
 import { mountPodcasts } from "./views/podcasts.js";
 import { mountPodcast } from "./views/podcast.js";
@@ -17,10 +18,10 @@ import { mountDownloads } from "./views/downloads.js";
 const $ = (selector) => document.querySelector(selector);
 
 const ROUTES = [
-  { pattern: /^\/search$/, nav: "search", title: "Half Tunes", mount: mountSearch },
-  { pattern: /^\/podcasts$/, nav: "podcasts", title: "Podcasts", mount: mountPodcasts },
-  { pattern: /^\/podcasts\/(\d+)$/, nav: "podcasts", title: "Podcast", mount: mountPodcast, params: (m) => ({ id: m[1] }) },
-  { pattern: /^\/downloads$/, nav: "downloads", title: "Downloads", mount: mountDownloads },
+  { pattern: /^\/search$/, nav: "search", title: () => t("nav.search"), mount: mountSearch },
+  { pattern: /^\/podcasts$/, nav: "podcasts", title: () => t("nav.podcasts"), mount: mountPodcasts },
+  { pattern: /^\/podcasts\/(\d+)$/, nav: "podcasts", title: () => t("nav.podcast"), mount: mountPodcast, params: (m) => ({ id: m[1] }) },
+  { pattern: /^\/downloads$/, nav: "downloads", title: () => t("nav.downloads"), mount: mountDownloads },
 ];
 
 const app = {
@@ -73,7 +74,7 @@ function route() {
     if (link.dataset.view === found.nav) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  document.title = `${found.title} · Ferry`;
+  document.title = `${found.title()} · Ferry`;
   if (key === app.routeKey && app.view) {
     app.view.update?.(params);
     return undefined;
@@ -91,12 +92,20 @@ function route() {
 // MARK: Connection state
 
 let bannerTimer = null;
+let connection = "connecting";
+
+function connectionLabel(status) {
+  if (status === "open") return t("connection.open");
+  if (status === "reconnecting") return t("connection.reconnecting");
+  if (status === "stopped") return t("connection.stopped");
+  return t("connection.connecting");
+}
 
 function connectionChanged(status) {
-  const labels = { connecting: "Connecting…", open: "Connected", reconnecting: "Reconnecting…", stopped: "Offline" };
+  connection = status;
   for (const el of document.querySelectorAll(".connection")) {
     el.dataset.state = status;
-    el.querySelector(".connection-text").textContent = labels[status] || status;
+    el.querySelector(".connection-text").textContent = connectionLabel(status);
   }
   const banner = $("#banner");
   clearTimeout(bannerTimer);
@@ -110,7 +119,7 @@ function connectionChanged(status) {
     const wasShown = !banner.hidden;
     banner.hidden = true;
     document.body.classList.remove("is-reconnecting");
-    if (status === "open" && wasShown) toast("Reconnected to Ferry.", { kind: "success" });
+    if (status === "open" && wasShown) toast(t("connection.back"), { kind: "success" });
   }
 }
 
@@ -123,7 +132,7 @@ function updateBadge() {
     const badge = $("#nav-badge");
     badge.hidden = count === 0;
     badge.textContent = String(count);
-    badge.setAttribute("aria-label", `${count} active`);
+    badge.setAttribute("aria-label", t("nav.activeCount", { count }));
   });
 }
 
@@ -138,15 +147,19 @@ function showLogin() {
   app.routeKey = null;
   app.player?.close();
   $("#shell").hidden = true;
-  document.title = "Sign in · Ferry";
-  const retry = h("button", { type: "button", class: "btn btn-primary", on: { click: () => location.reload() } }, icon("refresh"), h("span", { class: "btn-label", text: "I've opened the link — try again" }));
-  const copy = h("button", { type: "button", class: "btn btn-icon btn-ghost", aria: { label: "Copy the command" }, title: "Copy" }, icon("copy"));
+  renderLogin();
+}
+
+function renderLogin() {
+  document.title = `${t("login.title")} · Ferry`;
+  const retry = h("button", { type: "button", class: "btn btn-primary", on: { click: () => location.reload() } }, icon("refresh"), h("span", { class: "btn-label", text: t("login.retry") }));
+  const copy = h("button", { type: "button", class: "btn btn-icon btn-ghost", aria: { label: t("login.copyCommand") }, title: t("login.copy") }, icon("copy"));
   copy.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText("ferry open");
-      toast("Copied “ferry open”.", { kind: "success" });
+      toast(t("login.copied", { command: "ferry open" }), { kind: "success" });
     } catch {
-      toast("Select the command and copy it.", { kind: "info" });
+      toast(t("login.copyByHand"), { kind: "info" });
     }
   });
   replace(
@@ -155,22 +168,45 @@ function showLogin() {
       "div",
       { class: "login-card", role: "main" },
       h("img", { class: "login-logo", src: "/img/logo.svg", alt: "", width: "64", height: "64" }),
-      h("h1", { text: "Sign in to Ferry" }),
-      h("p", { class: "login-lead", text: "This page needs a one-time login link from the Ferry daemon on this computer." }),
+      h("h1", { text: t("login.heading") }),
+      h("p", { class: "login-lead", text: t("login.lead") }),
       h("ol", { class: "login-steps" },
-        h("li", null, h("span", { text: "In a terminal, run:" }), h("div", { class: "command" }, icon("terminal"), h("code", { text: "ferry open" }), copy)),
-        h("li", { text: "Open the link it prints (it works once, for five minutes). It signs this browser in for 30 days." }),
+        h("li", null, h("span", { text: t("login.step1") }), h("div", { class: "command" }, icon("terminal"), h("code", { text: "ferry open" }), copy)),
+        h("li", { text: t("login.step2") }),
       ),
       retry,
+      h("div", { class: "login-language" }, languageSwitch()),
     ),
   );
   $("#login").hidden = false;
+}
+
+// MARK: Language
+
+/** Says everything again in the new language: the shell, the login screen or the current view. */
+function languageChanged() {
+  translate();
+  for (const select of document.querySelectorAll(".language-select")) select.value = language();
+  connectionChanged(connection);
+  updateBadge();
+  if (app.loggedOut) {
+    renderLogin();
+    $("#login .language-select")?.focus(); // the switch that was just used was redrawn
+    return;
+  }
+  if (!app.events) return; // not started yet: the first route comes in the new language
+  app.routeKey = null;
+  route();
 }
 
 // MARK: Start
 
 async function start() {
   mountToasts($("#toasts"));
+  translate();
+  $(".sidebar-footer").prepend(languageSwitch());
+  $(".topbar .logout").before(languageSwitch({ compact: true }));
+  onLanguageChange(languageChanged);
   onUnauthorized(showLogin);
   try {
     await api.status();
@@ -201,7 +237,7 @@ async function start() {
     },
     onOpen: () => {
       store.resync().catch((error) => {
-        if (error.status !== 401) toast(`Couldn't read the downloads: ${error.message}`, { kind: "error" });
+        if (error.status !== 401) toast(t("error.withPrefix", { prefix: t("error.readDownloads"), message: error.message }), { kind: "error" });
       });
     },
     onStatus: connectionChanged,

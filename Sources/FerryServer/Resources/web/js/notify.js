@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { store } from "./store.js";
 import { transferName } from "./format.js";
+import { language, t } from "./i18n.js";
 
 const KEY = "ferry.notifications";
 
@@ -49,7 +50,7 @@ export const notifications = {
    * Resolves to null when on, else a sentence that says why not.
    */
   async enable() {
-    if (!this.supported()) return "This browser can't show notifications.";
+    if (!this.supported()) return t("notify.unsupported");
     let permission = window.Notification.permission;
     if (permission === "default") {
       try {
@@ -60,8 +61,8 @@ export const notifications = {
     }
     if (permission !== "granted") {
       return permission === "denied"
-        ? "Notifications are blocked for this page. Allow them in the browser's site settings, then turn them on again."
-        : "Notifications stay off: the browser's question was dismissed.";
+        ? t("notify.blocked")
+        : t("notify.dismissed");
     }
     onForPage = true;
     remember(true);
@@ -80,18 +81,18 @@ export const notifications = {
     const key = `${event.transferId}:${event.kind}:${event.seq ?? event.date ?? ""}`;
     if (notified.has(key)) return;
     notified.add(key);
-    let t = store.get(event.transferId);
-    if (!t) t = await api.transfers.get(event.transferId).catch(() => null);
-    const name = t ? t.taskDescription || transferName({ ...t, path: event.path || t.path }) : event.path ? event.path.split("/").pop() : "A download";
+    let transfer = store.get(event.transferId);
+    if (!transfer) transfer = await api.transfers.get(event.transferId).catch(() => null);
+    const name = transfer ? transfer.taskDescription || transferName({ ...transfer, path: event.path || transfer.path }) : event.path ? event.path.split("/").pop() : t("notify.aDownload");
     const failed = event.kind === "failed";
-    const reason = event.error?.message || t?.error?.message || "";
-    show(failed ? "Download failed" : "Download finished", failed && reason ? `${name}: ${reason}` : name, event.transferId);
+    const reason = event.error?.message || transfer?.error?.message || "";
+    show(failed ? t("notify.failed") : t("notify.finished"), failed && reason ? t("error.withPrefix", { prefix: name, message: reason }) : name, event.transferId);
   },
 };
 
 function show(title, body, transferId) {
   try {
-    const note = new window.Notification(String(title), { body: String(body), tag: `ferry-${transferId}`, icon: "/img/logo.svg", lang: "en" });
+    const note = new window.Notification(String(title), { body: String(body), tag: `ferry-${transferId}`, icon: "/img/logo.svg", lang: language() });
     note.addEventListener("click", () => {
       window.focus();
       if (location.hash.split("?")[0] !== "#/downloads") location.hash = "#/downloads";

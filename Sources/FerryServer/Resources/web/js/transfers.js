@@ -2,7 +2,8 @@
 
 import { api } from "./api.js";
 import { store } from "./store.js";
-import { amount, bytes, eta, fraction, percent, speed, transferName } from "./format.js";
+import { amount, bytes, eta, fraction, percent, speed, timeOfDay, transferName } from "./format.js";
+import { t } from "./i18n.js";
 import { showError, toast } from "./ui.js";
 
 /** Runs a command that returns the transfer, puts the answer in the store. */
@@ -18,15 +19,15 @@ async function command(call, what) {
   }
 }
 
-export const pause = (id) => command(() => api.transfers.pause(id), "Couldn't pause");
-export const resume = (id) => command(() => api.transfers.resume(id), "Couldn't resume");
-export const cancel = (id) => command(() => api.transfers.cancel(id), "Couldn't cancel");
+export const pause = (id) => command(() => api.transfers.pause(id), t("transfer.error.pause"));
+export const resume = (id) => command(() => api.transfers.resume(id), t("transfer.error.resume"));
+export const cancel = (id) => command(() => api.transfers.cancel(id), t("transfer.error.cancel"));
 
 /** Puts a queued transfer ahead of every other (PATCH position first). */
 export async function moveToTop(id) {
-  const t = await command(() => api.transfers.move(id, { position: "first" }), "Couldn't move it");
-  if (t) toast(`${transferName(t)} is next in the queue.`, { kind: "success" });
-  return t;
+  const moved = await command(() => api.transfers.move(id, { position: "first" }), t("transfer.error.move"));
+  if (moved) toast(t("transfer.nextInQueue", { name: transferName(moved) }), { kind: "success" });
+  return moved;
 }
 
 /**
@@ -43,13 +44,13 @@ export async function downloadAgain(old, create = () => createLike(old)) {
     store.upsert(fresh);
     if (fresh.id !== old.id) await forget(old.id);
     if (fresh.state === "completed" && fresh.fileMissing) {
-      toast(`Couldn't download ${transferName(old)} again: the daemon still has no file for it.`, { kind: "error" });
+      toast(t("transfer.againNoFile", { name: transferName(old) }), { kind: "error" });
     } else {
-      toast(fresh.state === "completed" ? `${transferName(fresh)} is there again.` : `Downloading ${transferName(fresh)} again.`, { kind: "success" });
+      toast(fresh.state === "completed" ? t("transfer.thereAgain", { name: transferName(fresh) }) : t("transfer.downloadingAgain", { name: transferName(fresh) }), { kind: "success" });
     }
     return fresh;
   } catch (error) {
-    showError(error, `Couldn't download ${transferName(old)} again`);
+    showError(error, t("transfer.error.again", { name: transferName(old) }));
     return null;
   }
 }
@@ -86,7 +87,7 @@ export async function remove(id, deleteFile = false) {
     store.remove(id);
     return true;
   } catch (error) {
-    showError(error, deleteFile ? "Couldn't delete the file" : "Couldn't remove it");
+    showError(error, deleteFile ? t("transfer.error.delete") : t("transfer.error.remove"));
     return false;
   }
 }
@@ -108,8 +109,8 @@ export function phase(transfer) {
 
 /** "High priority" / "Low priority", or "" for the normal one. */
 export function priorityLabel(transfer) {
-  if (transfer?.priority === "high") return "High priority";
-  if (transfer?.priority === "low") return "Low priority";
+  if (transfer?.priority === "high") return t("transfer.priority.high");
+  if (transfer?.priority === "low") return t("transfer.priority.low");
   return "";
 }
 
@@ -124,25 +125,24 @@ export function troubled(transfer) {
 export function shortStatus(transfer) {
   switch (transfer.state) {
     case "queued":
-      return transfer.bytesReceived > 0 ? `Queued · ${amount(transfer)}` : "Queued…";
+      return transfer.bytesReceived > 0 ? t("status.queuedAmount", { amount: amount(transfer) }) : t("status.queued");
     case "running":
       // Nothing received yet: still connecting, perhaps again after a failed attempt.
-      if (!transfer.bytesReceived && !(transfer.totalBytes > 0)) return transfer.error ? `Connecting again · ${transfer.error.message}` : "Connecting…";
+      if (!transfer.bytesReceived && !(transfer.totalBytes > 0)) return transfer.error ? t("status.connectingAgain", { reason: transfer.error.message }) : t("status.connecting");
       return amount(transfer);
     case "paused":
-      return `Paused · ${amount(transfer)}`;
+      return t("status.paused", { amount: amount(transfer) });
     case "waiting": {
-      const reason = transfer.waitReason || transfer.error?.message || "the connection failed";
-      const next = transfer.retryAt ? new Date(transfer.retryAt) : null;
-      const at = next && !Number.isNaN(next.getTime()) ? ` · next try ${next.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false })}` : "";
-      return `Waiting · ${reason}${at}`;
+      const reason = transfer.waitReason || transfer.error?.message || t("status.connectionFailed");
+      const at = timeOfDay(transfer.retryAt);
+      return at ? t("status.waitingUntil", { reason, time: at }) : t("status.waiting", { reason });
     }
     case "failed":
-      return `Failed · ${transfer.error?.message || "unknown error"}`;
+      return t("status.failed", { reason: transfer.error?.message || t("status.unknownError") });
     case "cancelled":
-      return "Cancelled";
+      return t("status.cancelled");
     case "completed":
-      if (transfer.fileMissing) return "Missing · the file was deleted or moved";
+      if (transfer.fileMissing) return t("status.missing");
       return typeof transfer.totalBytes === "number" ? bytes(transfer.totalBytes) : bytes(transfer.bytesReceived);
     default:
       return transfer.state;
@@ -153,11 +153,11 @@ export function shortStatus(transfer) {
 export function longStatus(transfer) {
   if (transfer.state !== "running" || (!transfer.bytesReceived && !(transfer.totalBytes > 0))) return shortStatus(transfer);
   const done = fraction(transfer);
-  const parts = [done === null ? bytes(transfer.bytesReceived) : `${bytes(transfer.bytesReceived)} of ${bytes(transfer.totalBytes)}`];
+  const parts = [done === null ? bytes(transfer.bytesReceived) : t("status.bytesOf", { received: bytes(transfer.bytesReceived), total: bytes(transfer.totalBytes) })];
   if (done !== null) parts.push(percent(done));
   const rate = speed(transfer.bytesPerSecond);
   if (rate) parts.push(rate);
-  if (transfer.connections > 1) parts.push(`${transfer.connections} connections`);
+  if (transfer.connections > 1) parts.push(t("status.connections", { count: transfer.connections }));
   const left = eta(transfer.etaSeconds);
   if (left) parts.push(left);
   return parts.join(" · ");

@@ -2,6 +2,7 @@
 // ("Reconnecting…"). Errors are always readable sentences, never silence.
 
 import { h, icon, button } from "./dom.js";
+import { LANGUAGES, language, setLanguage, t } from "./i18n.js";
 
 let toasts = null;
 
@@ -32,7 +33,7 @@ export function toast(message, { kind = "info", timeout } = {}) {
     { class: ["toast", `toast-${kind}`], role: kind === "error" ? "alert" : "status", data: { text } },
     icon(kind === "error" ? "alert" : kind === "success" ? "check" : "wave", "toast-icon"),
     h("p", { class: "toast-text", text }),
-    button("Dismiss", { icon: "x", iconOnly: true, kind: "ghost", onClick: dismiss }),
+    button(t("action.dismiss"), { icon: "x", iconOnly: true, kind: "ghost", onClick: dismiss }),
   );
   toasts.append(el);
   while (toasts.children.length > 4) toasts.firstElementChild.remove();
@@ -43,7 +44,7 @@ export function toast(message, { kind = "info", timeout } = {}) {
 /** Shows an error from a failed call as a toast. */
 export function showError(error, prefix = "") {
   const message = error?.message || String(error);
-  toast(prefix ? `${prefix}: ${message}` : message, { kind: "error" });
+  toast(prefix ? t("error.withPrefix", { prefix, message }) : message, { kind: "error" });
 }
 
 /** An inline error box, for messages that belong to one place (a form, a list). */
@@ -53,7 +54,7 @@ export function errorBox(message, { retry } = {}) {
     { class: "error-box", role: "alert" },
     icon("alert", "error-icon"),
     h("p", { text: message }),
-    retry ? button("Try again", { kind: "secondary", icon: "refresh", onClick: retry }) : null,
+    retry ? button(t("action.tryAgain"), { kind: "secondary", icon: "refresh", onClick: retry }) : null,
   );
 }
 
@@ -63,7 +64,7 @@ export function emptyState(iconName, title, hint, ...extra) {
 }
 
 /** A spinner with a label for screen readers. */
-export function spinner(label = "Loading…") {
+export function spinner(label = t("status.loading")) {
   return h("span", { class: "spinner", role: "status", aria: { label } });
 }
 
@@ -88,4 +89,25 @@ export async function withBusy(buttonEl, action, busyLabel) {
     buttonEl.classList.remove("busy");
     if (label && busyLabel) label.textContent = original;
   }
+}
+
+/**
+ * The language switch: a <select> of the languages, each named in itself. `compact` shows only
+ * a globe over the (invisible, still focusable) select, for the phone's top bar.
+ */
+export function languageSwitch({ compact = false } = {}) {
+  const select = h(
+    "select",
+    // data-i18n-*: the shell's switches stay, so translate() names them anew in each language.
+    { class: "language-select", aria: { label: t("language.label") }, title: t("language.label"), data: { i18nLabel: "language.label", i18nTitle: "language.label" } },
+    LANGUAGES.map(({ code, name }) => h("option", { value: code, lang: code, selected: code === language(), text: name })),
+  );
+  select.addEventListener("change", () => {
+    setLanguage(select.value).catch((error) => {
+      console.warn("language not switched", error);
+      select.value = language();
+      toast(t("language.error"), { kind: "error" });
+    });
+  });
+  return h("label", { class: ["language", compact && "language-compact"] }, icon("globe"), select);
 }

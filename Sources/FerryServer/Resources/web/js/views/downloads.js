@@ -11,7 +11,8 @@
 import { h, icon, button, confirmButton, replace, reconcile, progressBar } from "../dom.js";
 import { api } from "../api.js";
 import { store, PAGE_SIZE, transferMedia } from "../store.js";
-import { bytes, dateTime, host, mediaKind, transferName, plural } from "../format.js";
+import { bytes, dateTime, host, mediaKind, transferName } from "../format.js";
+import { t as tr } from "../i18n.js"; // `t` is a transfer here
 import { longStatus, pause, resume, cancel, remove, moveToTop, downloadAgain, priorityLabel, troubled } from "../transfers.js";
 import { notifications } from "../notify.js";
 import { emptyState, errorBox, showError, toast, withBusy } from "../ui.js";
@@ -19,21 +20,21 @@ import { emptyState, errorBox, showError, toast, withBusy } from "../ui.js";
 const TABS = [
   {
     name: "active",
-    label: "In progress",
+    label: () => tr("downloads.tab.active"),
     states: ["queued", "running", "paused", "waiting", "failed"],
-    empty: ["downloads", "Nothing downloading", "Paste a link above, or download songs and episodes from Half Tunes and Podcasts."],
+    empty: () => ["downloads", tr("downloads.empty.active"), tr("downloads.empty.activeHint")],
   },
   {
     name: "finished",
-    label: "Finished",
+    label: () => tr("downloads.tab.finished"),
     states: ["completed"],
-    empty: ["check", "No finished downloads yet", "Finished downloads appear here with their size and checksum."],
+    empty: () => ["check", tr("downloads.empty.finished"), tr("downloads.empty.finishedHint")],
   },
   {
     name: "cancelled",
-    label: "Cancelled",
+    label: () => tr("downloads.tab.cancelled"),
     states: ["cancelled"],
-    empty: ["x", "No cancelled downloads", "Downloads you cancel appear here until you clear them."],
+    empty: () => ["x", tr("downloads.empty.cancelled"), tr("downloads.empty.cancelledHint")],
   },
 ];
 const TAB = Object.fromEntries(TABS.map((t) => [t.name, t]));
@@ -60,31 +61,31 @@ export function mountDownloads(root, params, ctx) {
     inputmode: "url",
     id: "url-input",
     class: "search-input",
-    placeholder: "Paste a link to download (http or https)",
+    placeholder: tr("downloads.add.placeholder"),
     autocomplete: "off",
     spellcheck: "false",
     enterkeyhint: "go",
-    aria: { label: "URL to download", describedby: "add-error" },
+    aria: { label: tr("downloads.add.label"), describedby: "add-error" },
   });
-  const submit = button("Download", { type: "submit", kind: "primary", icon: "download" });
+  const submit = button(tr("downloads.add.submit"), { type: "submit", kind: "primary", icon: "download" });
   const formError = h("p", { class: "form-error", id: "add-error", role: "alert", hidden: true });
   const form = h("form", { class: "search-bar", novalidate: true }, h("label", { class: "search-field" }, icon("link", "search-field-icon"), input), submit);
 
   const tabButtons = new Map(
     TABS.map((t) => [t.name, h("button", { type: "button", role: "tab", id: `tab-${t.name}`, class: "tab", aria: { controls: "downloads-panel" } })]),
   );
-  const tabs = h("div", { class: "tabs", role: "tablist", aria: { label: "Downloads" } }, ...tabButtons.values());
+  const tabs = h("div", { class: "tabs", role: "tablist", aria: { label: tr("nav.downloads") } }, ...tabButtons.values());
 
-  const pauseAll = button("Pause all", { icon: "pause", kind: "ghost", onClick: (event) => runAll(event.currentTarget, "pause") });
-  const resumeAll = button("Resume all", { icon: "resume", kind: "ghost", onClick: (event) => runAll(event.currentTarget, "resume") });
-  const clearFinished = button("Clear finished", { icon: "x", kind: "ghost", onClick: () => askToClear() });
-  const bulk = h("div", { class: "bulk-actions", role: "group", aria: { label: "All downloads" } }, pauseAll, resumeAll, clearFinished);
+  const pauseAll = button(tr("downloads.pauseAll"), { icon: "pause", kind: "ghost", onClick: (event) => runAll(event.currentTarget, "pause") });
+  const resumeAll = button(tr("downloads.resumeAll"), { icon: "resume", kind: "ghost", onClick: (event) => runAll(event.currentTarget, "resume") });
+  const clearFinished = button(tr("downloads.clearFinished"), { icon: "x", kind: "ghost", onClick: () => askToClear() });
+  const bulk = h("div", { class: "bulk-actions", role: "group", aria: { label: tr("downloads.all") } }, pauseAll, resumeAll, clearFinished);
 
   const list = h("ul", { class: "download-list" });
   const empty = h("div");
   // The end of the list: reading the next page starts when it scrolls into view; its button
   // does the same for a browser without IntersectionObserver, or a keyboard.
-  const more = button("Load more", { icon: "downloads", kind: "secondary", onClick: () => loadPage(tab) });
+  const more = button(tr("downloads.loadMore"), { icon: "downloads", kind: "secondary", onClick: () => loadPage(tab) });
   const moreStatus = h("div", { class: "list-end-status", role: "status" });
   const sentinel = h("div", { class: "list-end" }, moreStatus, more);
   const panel = h("div", { id: "downloads-panel", role: "tabpanel" }, list, empty, sentinel);
@@ -94,7 +95,7 @@ export function mountDownloads(root, params, ctx) {
   const notifyField = h(
     "div",
     { class: "notify-field" },
-    h("label", { class: "switch", for: "notify-toggle" }, notifyToggle, h("span", { class: "switch-track", aria: { hidden: "true" } }), h("span", { class: "switch-label", text: "Notify me when downloads finish" })),
+    h("label", { class: "switch", for: "notify-toggle" }, notifyToggle, h("span", { class: "switch-track", aria: { hidden: "true" } }), h("span", { class: "switch-label", text: tr("downloads.notify") })),
     notifyHint,
   );
 
@@ -105,7 +106,7 @@ export function mountDownloads(root, params, ctx) {
     h(
       "header",
       { class: "view-header" },
-      h("div", null, h("h1", { text: "Downloads" }), h("p", { class: "view-subtitle", text: "Everything Ferry downloads, from this page, the command line or other apps. Downloads go on when you close the page." })),
+      h("div", null, h("h1", { text: tr("nav.downloads") }), h("p", { class: "view-subtitle", text: tr("downloads.subtitle") })),
       notifyField,
     ),
     h("div", { class: "sticky-tools" }, form, formError),
@@ -121,7 +122,7 @@ export function mountDownloads(root, params, ctx) {
     const url = input.value.trim();
     formError.hidden = true;
     if (!url) {
-      showFormError("Paste the address of a file to download.");
+      showFormError(tr("downloads.add.empty"));
       input.focus();
       return;
     }
@@ -131,7 +132,7 @@ export function mountDownloads(root, params, ctx) {
         for (const t of transfers) store.upsert(t);
         input.value = "";
         const t = transfers[0];
-        toast(t && t.state === "completed" ? `Already downloaded: ${transferName(t)}` : `Downloading ${t ? transferName(t) : url}`, { kind: "success" });
+        toast(t && t.state === "completed" ? tr("downloads.add.already", { name: transferName(t) }) : tr("downloads.add.started", { name: t ? transferName(t) : url }), { kind: "success" });
         if (t && !FINISHED.has(t.state)) setTab("active");
       });
     } catch (error) {
@@ -236,10 +237,10 @@ export function mountDownloads(root, params, ctx) {
     sentinel.hidden = !moreToRead;
     if (!moreToRead) return;
     if (pager.error) {
-      replace(moreStatus, errorBox(`Couldn't read more downloads: ${pager.error.message}`, { retry: () => loadPage(tab) }));
+      replace(moreStatus, errorBox(tr("error.withPrefix", { prefix: tr("downloads.error.more"), message: pager.error.message }), { retry: () => loadPage(tab) }));
       more.hidden = true;
     } else if (pager.loading || !pager.started) {
-      replace(moreStatus, h("span", { class: "spinner", aria: { hidden: "true" } }), h("span", { class: "list-end-text", text: "Loading…" }));
+      replace(moreStatus, h("span", { class: "spinner", aria: { hidden: "true" } }), h("span", { class: "list-end-text", text: tr("status.loading") }));
       more.hidden = true;
     } else {
       replace(moreStatus);
@@ -255,8 +256,8 @@ export function mountDownloads(root, params, ctx) {
       for (const t of transfers) store.upsert(t);
       store.refreshCounts(0);
       const count = transfers.length;
-      if (what === "pause") toast(count ? `Paused ${plural(count, "download")}.` : "Nothing to pause.", { kind: count ? "success" : "info" });
-      else toast(count ? `Resumed ${plural(count, "download")}.` : "Nothing to resume.", { kind: count ? "success" : "info" });
+      if (what === "pause") toast(count ? tr("downloads.paused", { count }) : tr("downloads.nothingToPause"), { kind: count ? "success" : "info" });
+      else toast(count ? tr("downloads.resumed", { count }) : tr("downloads.nothingToResume"), { kind: count ? "success" : "info" });
     });
     renderBulk();
   }
@@ -274,10 +275,10 @@ export function mountDownloads(root, params, ctx) {
         store.remove(id);
       }
       store.refreshCounts(0);
-      toast(ids.length ? `Cleared ${plural(ids.length, "finished download")} from the list. Their files stay.` : "Nothing to clear.", { kind: ids.length ? "success" : "info" });
+      toast(ids.length ? tr("downloads.cleared", { count: ids.length }) : tr("downloads.nothingToClear"), { kind: ids.length ? "success" : "info" });
       return true;
     } catch (error) {
-      showError(error, "Couldn't clear the finished downloads");
+      showError(error, tr("downloads.error.clear"));
       return false;
     }
   }
@@ -290,9 +291,9 @@ export function mountDownloads(root, params, ctx) {
     if (!pauseAll.classList.contains("busy")) pauseAll.disabled = pausable === 0;
     if (!resumeAll.classList.contains("busy")) resumeAll.disabled = paused === 0;
     clearFinished.disabled = finished === 0;
-    pauseAll.title = pausable ? `Pause ${plural(pausable, "download")}` : "Nothing to pause";
-    resumeAll.title = paused ? `Resume ${plural(paused, "paused download")}` : "Nothing paused";
-    clearFinished.title = finished ? `Remove ${plural(finished, "finished download")} from the list (the files stay)` : "Nothing finished";
+    pauseAll.title = pausable ? tr("downloads.pauseAllTitle", { count: pausable }) : tr("downloads.pauseAllNone");
+    resumeAll.title = paused ? tr("downloads.resumeAllTitle", { count: paused }) : tr("downloads.resumeAllNone");
+    clearFinished.title = finished ? tr("downloads.clearTitle", { count: finished }) : tr("downloads.clearNone");
   }
 
   // MARK: Notifications
@@ -302,7 +303,7 @@ export function mountDownloads(root, params, ctx) {
     notifyToggle.checked = notifications.enabled();
     notifyToggle.disabled = !supported;
     const permission = notifications.permission();
-    notifyHint.textContent = !supported ? "This browser can't show notifications." : permission === "denied" ? "Blocked in the browser's site settings." : "";
+    notifyHint.textContent = !supported ? tr("notify.unsupported") : permission === "denied" ? tr("notify.blockedHint") : "";
     notifyHint.hidden = !notifyHint.textContent;
   }
 
@@ -316,7 +317,7 @@ export function mountDownloads(root, params, ctx) {
     const problem = await notifications.enable();
     renderNotify();
     if (problem) toast(problem, { kind: "error" });
-    else toast("You'll get a notification when a download finishes or fails.", { kind: "success" });
+    else toast(tr("notify.on"), { kind: "success" });
   });
 
   // MARK: Rendering
@@ -327,7 +328,7 @@ export function mountDownloads(root, params, ctx) {
     for (const t of TABS) {
       const el = tabButtons.get(t.name);
       const count = store.counts ? store.count(t.states) : store.all().filter((x) => tabOf(x) === t.name).length;
-      replace(el, h("span", { text: t.label }), h("span", { class: "tab-count", text: String(count) }));
+      replace(el, h("span", { text: t.label() }), h("span", { class: "tab-count", text: String(count) }));
       el.setAttribute("aria-selected", String(tab === t.name));
       el.tabIndex = tab === t.name ? 0 : -1;
     }
@@ -335,9 +336,10 @@ export function mountDownloads(root, params, ctx) {
     const items = store.all().filter((t) => shown(t, tab)).sort((a, b) => b.id - a.id);
     reconcile(list, rows, items, (t) => t.id, (t) => downloadRow(t, ctx));
     list.hidden = items.length === 0;
-    if (items.length === 0 && pager.done) replace(empty, emptyState(...TAB[tab].empty));
+    if (items.length === 0 && pager.done) replace(empty, emptyState(...TAB[tab].empty()));
     else replace(empty);
-    list.setAttribute("aria-label", `${TAB[tab].label}, ${plural(items.length, "download")}${pager.done ? "" : " shown"}`);
+    const label = { tab: TAB[tab].label(), count: items.length };
+    list.setAttribute("aria-label", pager.done ? tr("downloads.listLabel", label) : tr("downloads.listLabelShown", label));
     renderEnd();
     renderBulk();
   }
@@ -416,24 +418,24 @@ async function withBusyOrThrow(buttonEl, action) {
 /** The question before clearing the finished downloads from the list: a modal <dialog>. */
 function clearConfirmation(onConfirm) {
   const text = h("p", { class: "dialog-text", id: "clear-dialog-text" });
-  const confirm = button("Clear", { kind: "primary", icon: "x" });
-  const dismiss = button("Cancel", { kind: "secondary" });
+  const confirm = button(tr("downloads.clearDialog.confirm"), { kind: "primary", icon: "x" });
+  const dismiss = button(tr("action.cancel"), { kind: "secondary" });
   const el = h(
     "dialog",
     { class: "dialog", id: "clear-dialog", aria: { labelledby: "clear-dialog-title", describedby: "clear-dialog-text" } },
-    h("h2", { class: "dialog-title", id: "clear-dialog-title", text: "Clear finished downloads?" }),
+    h("h2", { class: "dialog-title", id: "clear-dialog-title", text: tr("downloads.clearDialog.title") }),
     text,
     h("div", { class: "dialog-actions" }, dismiss, confirm),
   );
   dismiss.addEventListener("click", () => el.close());
   confirm.addEventListener("click", async () => {
-    const done = await withBusy(confirm, onConfirm, "Clearing…");
+    const done = await withBusy(confirm, onConfirm, tr("downloads.clearDialog.busy"));
     if (done) el.close();
   });
   return {
     el,
     open(count) {
-      text.textContent = `${count ? plural(count, "completed or cancelled download") : "Every completed and cancelled download"} will leave this list. Their files stay where they are.`;
+      text.textContent = count ? tr("downloads.clearDialog.text", { count }) : tr("downloads.clearDialog.textAll");
       if (!el.open) el.showModal();
       dismiss.focus();
     },
@@ -475,8 +477,8 @@ function downloadRow(initial, ctx) {
       {
         type: "button",
         class: "btn btn-icon btn-round btn-primary act-play",
-        aria: { label: playing ? `Pause ${fileName()}` : `Play ${fileName()}` },
-        title: playing ? "Pause" : "Play",
+        aria: { label: playing ? tr("downloads.pauseName", { name: fileName() }) : tr("downloads.playName", { name: fileName() }) },
+        title: playing ? tr("action.pause") : tr("action.play"),
         on: { click: () => ctx.player.toggle(playItem()) },
       },
       icon(playing ? "pause" : "play"),
@@ -484,7 +486,7 @@ function downloadRow(initial, ctx) {
   }
 
   function removeButton() {
-    return button("Remove from list", {
+    return button(tr("downloads.remove"), {
       icon: "x",
       iconOnly: true,
       kind: "ghost",
@@ -497,21 +499,21 @@ function downloadRow(initial, ctx) {
   }
 
   function deleteButton() {
-    return confirmButton("Delete file", {
-      question: "Delete?",
-      confirmLabel: "Click again to delete the file",
+    return confirmButton(tr("downloads.delete"), {
+      question: tr("downloads.deleteQuestion"),
+      confirmLabel: tr("downloads.deleteConfirm"),
       onConfirm: async () => {
         ctx.player.forget(t.id, { deleted: true });
-        if (await remove(t.id, true)) toast(`Deleted ${fileName()}.`, { kind: "success" });
+        if (await remove(t.id, true)) toast(tr("downloads.deleted", { name: fileName() }), { kind: "success" });
       },
     });
   }
 
   function againButton() {
-    return button("Download again", {
+    return button(tr("downloads.again"), {
       icon: "download",
       kind: "secondary",
-      title: "The file was deleted or moved: download it once more",
+      title: tr("downloads.againTitle"),
       onClick: async (event) => {
         ctx.player.forget(t.id, { deleted: true });
         const old = t;
@@ -525,21 +527,21 @@ function downloadRow(initial, ctx) {
     const key = `${t.state}:${missing}:${t.state === "completed" && ctx.player.isPlaying(playItem())}`;
     if (key === lastKey) return;
     lastKey = key;
-    const pauseButton = () => button("Pause download", { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) });
-    const cancelButton = () => button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) });
+    const pauseButton = () => button(tr("downloads.pauseOne"), { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) });
+    const cancelButton = () => button(tr("downloads.cancelOne"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) });
     switch (t.state) {
       case "queued":
-        replace(actions, button("Move to top", { icon: "top", iconOnly: true, kind: "ghost", onClick: () => moveToTop(t.id) }), pauseButton(), cancelButton());
+        replace(actions, button(tr("downloads.moveToTop"), { icon: "top", iconOnly: true, kind: "ghost", onClick: () => moveToTop(t.id) }), pauseButton(), cancelButton());
         break;
       case "running":
       case "waiting":
         replace(actions, pauseButton(), cancelButton());
         break;
       case "paused":
-        replace(actions, button("Resume download", { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), cancelButton());
+        replace(actions, button(tr("downloads.resumeOne"), { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), cancelButton());
         break;
       case "failed":
-        replace(actions, button("Retry download", { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), removeButton());
+        replace(actions, button(tr("downloads.retryOne"), { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), removeButton());
         break;
       case "completed":
         if (missing) {
@@ -549,7 +551,7 @@ function downloadRow(initial, ctx) {
         replace(
           actions,
           playable() ? playButton() : null,
-          h("a", { class: "btn btn-icon btn-ghost", href: api.transfers.fileURL(t.id, true), download: fileName(), aria: { label: `Save ${fileName()} to this computer` }, title: "Save to this computer" }, icon("download")),
+          h("a", { class: "btn btn-icon btn-ghost", href: api.transfers.fileURL(t.id, true), download: fileName(), aria: { label: tr("downloads.saveName", { name: fileName() }) }, title: tr("downloads.save") }, icon("download")),
           removeButton(),
           deleteButton(),
         );
@@ -593,7 +595,7 @@ function downloadRow(initial, ctx) {
     badge.textContent = priority;
     badge.hidden = !priority;
     if (priority) badge.dataset.priority = t.priority;
-    source.textContent = [t.taskDescription ? fileName() : host(t.url), t.session !== "web" ? `from ${t.session}` : null].filter(Boolean).join(" · ");
+    source.textContent = [t.taskDescription ? fileName() : host(t.url), t.session !== "web" ? tr("downloads.fromSession", { session: t.session }) : null].filter(Boolean).join(" · ");
     const finished = FINISHED.has(t.state);
     bar.el.hidden = finished;
     if (!finished) {
@@ -603,7 +605,7 @@ function downloadRow(initial, ctx) {
       bar.el.classList.toggle("failed", t.state === "failed");
     }
     renderRanges(!finished && t.totalBytes > 0 && Array.isArray(t.ranges) && t.ranges.length > 1 ? t.ranges : []);
-    if (missing) status.textContent = ["Missing · the file was deleted or moved", dateTime(t.completedAt || t.updatedAt)].filter(Boolean).join(" · ");
+    if (missing) status.textContent = [tr("status.missing"), dateTime(t.completedAt || t.updatedAt)].filter(Boolean).join(" · ");
     else if (t.state === "completed") status.textContent = [bytes(t.totalBytes ?? t.bytesReceived), dateTime(t.completedAt || t.updatedAt)].filter(Boolean).join(" · ");
     else status.textContent = longStatus(t);
     status.classList.toggle("is-error", troubled(t) || missing);

@@ -4,7 +4,8 @@
 import { h, icon, button, replace, artwork } from "../dom.js";
 import { api, isSuperseded } from "../api.js";
 import { store } from "../store.js";
-import { plural } from "../format.js";
+import { list } from "../format.js";
+import { t } from "../i18n.js";
 import { errorBox, emptyState, toast, withBusy, spinner } from "../ui.js";
 
 const looksLikeURL = (text) => /^(https?:\/\/|podcasts\.apple\.com\/|itunes\.apple\.com\/)/i.test(text.trim()) || /^[\w.-]+\.[a-z]{2,}\/\S*/i.test(text.trim());
@@ -19,33 +20,33 @@ export function mountPodcasts(root, params, ctx) {
     type: "search",
     id: "podcast-input",
     class: "search-input",
-    placeholder: "Search podcasts, or paste a feed link",
+    placeholder: t("podcasts.input.placeholder"),
     autocomplete: "off",
     spellcheck: "false",
     enterkeyhint: "go",
-    aria: { label: "Search podcasts or paste a feed URL" },
+    aria: { label: t("podcasts.input.label") },
     value: searchState.term,
   });
-  const submit = button("Search", { type: "submit", kind: "primary", icon: "search" });
+  const submit = button(t("action.search"), { type: "submit", kind: "primary", icon: "search" });
   const form = h("form", { class: "search-bar", role: "search", novalidate: true }, h("label", { class: "search-field" }, icon("search", "search-field-icon"), input), submit);
   // A private feed (HTTP Basic): asked for only when the feed says it needs a login.
-  const userInput = h("input", { type: "text", id: "feed-user", class: "text-input", autocomplete: "username", spellcheck: "false", aria: { label: "User name" } });
-  const passwordInput = h("input", { type: "password", id: "feed-password", class: "text-input", autocomplete: "current-password", aria: { label: "Password" } });
-  const loginSubmit = button("Subscribe", { type: "submit", kind: "primary", icon: "plus" });
+  const userInput = h("input", { type: "text", id: "feed-user", class: "text-input", autocomplete: "username", spellcheck: "false", aria: { label: t("podcasts.login.user") } });
+  const passwordInput = h("input", { type: "password", id: "feed-password", class: "text-input", autocomplete: "current-password", aria: { label: t("podcasts.login.password") } });
+  const loginSubmit = button(t("podcasts.subscribe"), { type: "submit", kind: "primary", icon: "plus" });
   const loginMessage = h("p", { class: "feed-login-message", role: "status" });
   const login = h(
     "form",
-    { class: "feed-login", hidden: true, novalidate: true, aria: { label: "Private feed login" } },
+    { class: "feed-login", hidden: true, novalidate: true, aria: { label: t("podcasts.login.label") } },
     loginMessage,
-    h("label", { class: "field" }, h("span", { text: "User name" }), userInput),
-    h("label", { class: "field" }, h("span", { text: "Password" }), passwordInput),
+    h("label", { class: "field" }, h("span", { text: t("podcasts.login.user") }), userInput),
+    h("label", { class: "field" }, h("span", { text: t("podcasts.login.password") }), passwordInput),
     loginSubmit,
   );
   const importInput = h("input", { type: "file", accept: ".opml,.xml,text/x-opml,application/xml,text/xml", class: "visually-hidden", tabindex: "-1", aria: { hidden: "true" } });
-  const importButton = button("Import OPML", { icon: "upload", kind: "ghost", onClick: () => importInput.click() });
-  const exportLink = h("a", { class: "btn btn-ghost", href: api.podcasts.exportURL, download: "ferry-podcasts.opml" }, icon("export"), h("span", { class: "btn-label", text: "Export OPML" }));
-  const refreshButton = button("Refresh all", { icon: "refresh", kind: "ghost", onClick: (e) => refreshAll(e.currentTarget) });
-  const resultsSection = h("section", { class: "section", aria: { label: "Search results" } });
+  const importButton = button(t("podcasts.import"), { icon: "upload", kind: "ghost", onClick: () => importInput.click() });
+  const exportLink = h("a", { class: "btn btn-ghost", href: api.podcasts.exportURL, download: "ferry-podcasts.opml" }, icon("export"), h("span", { class: "btn-label", text: t("podcasts.export") }));
+  const refreshButton = button(t("podcasts.refreshAll"), { icon: "refresh", kind: "ghost", onClick: (e) => refreshAll(e.currentTarget) });
+  const resultsSection = h("section", { class: "section", aria: { label: t("podcasts.results") } });
   const subscriptions = h("section", { class: "section", aria: { labelledby: "subscriptions-title" } });
 
   replace(
@@ -53,7 +54,7 @@ export function mountPodcasts(root, params, ctx) {
     h(
       "header",
       { class: "view-header" },
-      h("div", null, h("h1", { text: "Podcasts" }), h("p", { class: "view-subtitle", text: "Subscribe, and Ferry keeps your shows fresh and downloads episodes in the background." })),
+      h("div", null, h("h1", { text: t("nav.podcasts") }), h("p", { class: "view-subtitle", text: t("podcasts.subtitle") })),
       h("div", { class: "toolbar" }, refreshButton, importButton, exportLink, importInput),
     ),
     h("div", { class: "sticky-tools" }, form, login),
@@ -63,7 +64,7 @@ export function mountPodcasts(root, params, ctx) {
 
   const setSubmitLabel = () => {
     const url = looksLikeURL(input.value);
-    replace(submit, icon(url ? "plus" : "search"), h("span", { class: "btn-label", text: url ? "Subscribe" : "Search" }));
+    replace(submit, icon(url ? "plus" : "search"), h("span", { class: "btn-label", text: url ? t("podcasts.subscribe") : t("action.search") }));
   };
   input.addEventListener("input", () => {
     setSubmitLabel();
@@ -100,11 +101,11 @@ export function mountPodcasts(root, params, ctx) {
         needsLogin = error;
         return undefined;
       }
-    }, "Subscribing…");
+    }, t("podcasts.subscribing"));
     if (needsLogin) {
       // The daemon's sentence, without the command-line hint it gives the CLI.
       const text = needsLogin.message;
-      loginMessage.textContent = text.startsWith("This feed needs") ? "This feed needs a user name and password." : text;
+      loginMessage.textContent = text.startsWith("This feed needs") ? t("podcasts.login.needed") : text;
       login.hidden = false;
       login.dataset.url = what.url;
       (what.user ? passwordInput : userInput).focus();
@@ -115,7 +116,7 @@ export function mountPodcasts(root, params, ctx) {
       login.hidden = true;
       userInput.value = passwordInput.value = "";
       setSubmitLabel();
-      toast(`Subscribed to “${detail.podcast.title}”.`, { kind: "success" });
+      toast(t("podcasts.subscribed", { title: detail.podcast.title }), { kind: "success" });
       ctx.navigate(`#/podcasts/${detail.podcast.id}`);
     }
   }
@@ -136,12 +137,12 @@ export function mountPodcasts(root, params, ctx) {
       const failed = outcome.failures.length;
       if (failed) {
         const first = outcome.failures[0];
-        toast(`Imported ${plural(ok, "podcast")}; ${failed} failed (${first.url}: ${first.error.message})`, { kind: failed && !ok ? "error" : "info", timeout: 10000 });
+        toast(t("podcasts.importedSome", { count: ok, failed, url: first.url, reason: first.error.message }), { kind: failed && !ok ? "error" : "info", timeout: 10000 });
       } else {
-        toast(`Imported ${plural(ok, "podcast")}.`, { kind: "success" });
+        toast(t("podcasts.imported", { count: ok }), { kind: "success" });
       }
       await load();
-    }, "Importing…");
+    }, t("podcasts.importing"));
   });
 
   async function refreshAll(target) {
@@ -149,12 +150,12 @@ export function mountPodcasts(root, params, ctx) {
       const outcome = await api.podcasts.refreshAll();
       if (outcome.failures.length) {
         const names = outcome.failures.map((f) => podcasts?.find((p) => p.id === f.podcastId)?.title || `#${f.podcastId}`);
-        toast(`Couldn't refresh ${names.join(", ")}: ${outcome.failures[0].error.message}`, { kind: "error" });
+        toast(t("podcasts.refreshFailed", { names: list(names), reason: outcome.failures[0].error.message }), { kind: "error" });
       } else {
-        toast(outcome.newEpisodes ? `${plural(outcome.newEpisodes, "new episode")}.` : "Everything is up to date.", { kind: "success" });
+        toast(outcome.newEpisodes ? t("podcasts.newEpisodes", { count: outcome.newEpisodes }) : t("podcasts.upToDate"), { kind: "success" });
       }
       await load();
-    }, "Refreshing…");
+    }, t("podcasts.refreshing"));
   }
 
   async function searchPodcasts(term) {
@@ -181,7 +182,7 @@ export function mountPodcasts(root, params, ctx) {
 
   function renderResults(loading = false) {
     if (loading) {
-      replace(resultsSection, h("div", { class: "section-loading" }, spinner("Searching"), h("span", { text: `Searching podcasts for “${searchState.term}”…` })));
+      replace(resultsSection, h("div", { class: "section-loading" }, spinner(t("podcasts.searching")), h("span", { text: t("podcasts.searchingFor", { term: searchState.term }) })));
       return;
     }
     if (searchState.error) {
@@ -195,11 +196,11 @@ export function mountPodcasts(root, params, ctx) {
     const header = h(
       "div",
       { class: "section-header" },
-      h("h2", { text: `Results for “${searchState.term}”` }),
-      button("Clear results", { icon: "x", kind: "ghost", iconOnly: true, onClick: () => { input.value = ""; input.dispatchEvent(new Event("input")); input.focus(); } }),
+      h("h2", { text: t("podcasts.resultsFor", { term: searchState.term }) }),
+      button(t("podcasts.clearResults"), { icon: "x", kind: "ghost", iconOnly: true, onClick: () => { input.value = ""; input.dispatchEvent(new Event("input")); input.focus(); } }),
     );
     if (searchState.results.length === 0) {
-      replace(resultsSection, header, h("p", { class: "muted", text: "No podcasts match. Try other words, or paste the show's feed address." }));
+      replace(resultsSection, header, h("p", { class: "muted", text: t("podcasts.noResults") }));
       return;
     }
     replace(resultsSection, header, h("ul", { class: "card-grid results-grid" }, searchState.results.map((r) => resultCard(r))));
@@ -211,16 +212,16 @@ export function mountPodcasts(root, params, ctx) {
     const renderAction = () => {
       const id = subscribedId();
       if (id) {
-        replace(action, h("a", { class: "btn btn-secondary", href: `#/podcasts/${id}` }, icon("check"), h("span", { class: "btn-label", text: "Subscribed" })));
+        replace(action, h("a", { class: "btn btn-secondary", href: `#/podcasts/${id}` }, icon("check"), h("span", { class: "btn-label", text: t("podcasts.subscribedBadge") })));
       } else {
-        const b = button("Subscribe", {
+        const b = button(t("podcasts.subscribe"), {
           icon: "plus",
           kind: "primary",
           onClick: async () => {
-            const detail = await withBusy(b, () => api.podcasts.subscribe({ catalogId: result.collectionId ?? result.id }), "Subscribing…");
+            const detail = await withBusy(b, () => api.podcasts.subscribe({ catalogId: result.collectionId ?? result.id }), t("podcasts.subscribing"));
             if (detail) {
               result.podcastId = detail.podcast.id;
-              toast(`Subscribed to “${detail.podcast.title}”.`, { kind: "success" });
+              toast(t("podcasts.subscribed", { title: detail.podcast.title }), { kind: "success" });
               renderAction();
               load();
             }
@@ -251,22 +252,22 @@ export function mountPodcasts(root, params, ctx) {
   }
 
   function renderSubscriptions() {
-    const title = h("h2", { id: "subscriptions-title", text: "Your podcasts" });
+    const title = h("h2", { id: "subscriptions-title", text: t("podcasts.yours") });
     if (loadError) {
       replace(subscriptions, h("div", { class: "section-header" }, title), errorBox(loadError, { retry: load }));
       return;
     }
     if (!podcasts) {
-      replace(subscriptions, h("div", { class: "section-header" }, title), h("div", { class: "section-loading" }, spinner(), h("span", { text: "Loading subscriptions…" })));
+      replace(subscriptions, h("div", { class: "section-header" }, title), h("div", { class: "section-loading" }, spinner(), h("span", { text: t("podcasts.loading") })));
       return;
     }
     if (podcasts.length === 0) {
-      replace(subscriptions, h("div", { class: "section-header" }, title), emptyState("podcast", "No subscriptions yet", "Search for a show above, paste its feed or Apple Podcasts link, or import an OPML file."));
+      replace(subscriptions, h("div", { class: "section-header" }, title), emptyState("podcast", t("podcasts.empty"), t("podcasts.emptyHint")));
       return;
     }
     replace(
       subscriptions,
-      h("div", { class: "section-header" }, title, h("span", { class: "muted", text: plural(podcasts.length, "show") })),
+      h("div", { class: "section-header" }, title, h("span", { class: "muted", text: t("podcasts.shows", { count: podcasts.length }) })),
       h("ul", { class: "card-grid", aria: { labelledby: "subscriptions-title" } }, podcasts.map(subscriptionCard)),
     );
   }
@@ -277,15 +278,15 @@ export function mountPodcasts(root, params, ctx) {
       { class: "card podcast-card" },
       h(
         "a",
-        { class: "card-link", href: `#/podcasts/${podcast.id}`, aria: { label: `${podcast.title}${podcast.newCount ? `, ${podcast.newCount} new` : ""}` } },
-        h("div", { class: "card-art-wrap" }, artwork(podcast.artworkURL, { placeholder: "podcast", size: "card" }), podcast.newCount > 0 ? h("span", { class: "badge badge-new", text: `${podcast.newCount} new` }) : null),
+        { class: "card-link", href: `#/podcasts/${podcast.id}`, aria: { label: podcast.newCount ? t("podcasts.cardLabelNew", { title: podcast.title, count: podcast.newCount }) : podcast.title } },
+        h("div", { class: "card-art-wrap" }, artwork(podcast.artworkURL, { placeholder: "podcast", size: "card" }), podcast.newCount > 0 ? h("span", { class: "badge badge-new", text: t("podcasts.newBadge", { count: podcast.newCount }) }) : null),
         h(
           "div",
           { class: "card-body" },
           h("p", { class: "card-title", text: podcast.title, title: podcast.title }),
           h("p", { class: "card-subtitle", text: podcast.author || podcast.feedURL }),
-          h("p", { class: "card-meta" }, plural(podcast.episodeCount, "episode"), podcast.downloadedCount ? ` · ${podcast.downloadedCount} downloaded` : ""),
-          podcast.error ? h("p", { class: "card-error", title: podcast.error.message }, icon("alert"), h("span", { text: "Feed problem" })) : null,
+          h("p", { class: "card-meta" }, t("podcasts.episodes", { count: podcast.episodeCount }), podcast.downloadedCount ? ` · ${t("podcasts.downloaded", { count: podcast.downloadedCount })}` : ""),
+          podcast.error ? h("p", { class: "card-error", title: podcast.error.message }, icon("alert"), h("span", { text: t("podcasts.feedProblem") })) : null,
         ),
       ),
     );
