@@ -129,6 +129,10 @@ import Testing
             #expect(try await rpc.call("aria2.unpauseAll") as? String == "OK")
             #expect(try await rpc.call("aria2.pauseAll") as? String == "OK")
             #expect(try await d.client.transfer(Aria2GID.id(paused)!).state == .paused)
+            // The waiting list in the order downloads will start: one moved to the front comes first.
+            let later = try #require(try await rpc.call("aria2.addUri", [url + "?later"], ["pause": "true"]) as? String)
+            _ = try await d.client.update(Aria2GID.id(later)!, TransferUpdate(priority: .high))
+            #expect((try await rpc.call("aria2.tellWaiting", 0, 10, ["gid"]) as? [[String: String]])?.map { $0["gid"] } == [later, paused])
             #expect(try await rpc.call("aria2.remove", paused) as? String == paused)
             #expect(try await rpc.status(paused)["status"] as? String == "removed")
             #expect(try await rpc.error("aria2.remove", paused)["message"] as? String == "Active Download not found for GID#\(paused)")

@@ -293,8 +293,18 @@ struct Aria2RPC: Sendable {
         return Aria2Status.Place(path: path, directory: path.isEmpty ? folder : (path as NSString).deletingLastPathComponent)
     }
 
+    /// Downloads in these states: waiting ones in the order they will start (priority, then
+    /// their place in the queue), as aria2 lists its queue; others in the order they were added.
     private func downloads(in states: Set<TransferState>) async throws -> [Transfer] {
-        try await engine.list(states: states).transfers.filter { $0.kind == .download }
+        let transfers = try await engine.list(states: states).transfers.filter { $0.kind == .download }
+        guard states.contains(.queued) else { return transfers }
+        let places = Dictionary(
+            uniqueKeysWithValues: try await engine.journal.transfers(states: states).map { ($0.transferId, (priority: $0.priority, rank: $0.queueRank ?? $0.transferId)) }
+        )
+        return transfers.sorted { a, b in
+            let (x, y) = (places[a.id] ?? (0, a.id), places[b.id] ?? (0, b.id))
+            return (-x.priority, x.rank, a.id) < (-y.priority, y.rank, b.id)
+        }
     }
 
     private func globalStat() async throws -> [String: Any] {
