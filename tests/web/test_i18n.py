@@ -309,6 +309,7 @@ def test_half_tunes_a_podcast_and_the_player_in_each_language(daemon, pages, cat
     expect(panel).to_have_attribute("aria-label", strings["panel.label"])
     assert panel.locator(".panel-tab").all_inner_texts() == [strings["panel.chapters"], strings["panel.transcript"], strings["upnext.tab"]]
     assert texts_fit(page, "#player-panel .panel-tab") == 3
+    assert panel.locator(".panel-tabs").evaluate("(tabs) => tabs.scrollWidth <= tabs.clientWidth"), "the tabs do not fit side by side"
     expect(panel.locator(".chapter-button").first).to_have_attribute("aria-label", tr(page, "panel.chapterAt", title="Intro", at="0:00"))
     panel.locator(".panel-tab", has_text=strings["panel.transcript"]).click()
     expect(panel.locator(".panel-filter")).to_have_attribute("placeholder", strings["panel.filter"])
