@@ -1,6 +1,7 @@
 """The web app in English, 简体中文, Русский and Tiếng Việt: catalogues that agree with each other
-and with the code, views and the sidebar in each language at desktop and phone width, the
-language switch (live, and remembered), and numbers and dates formatted per language."""
+and with the code, views and the sidebar in each language at desktop and phone width (Downloads, Podcasts, Half Tunes, a
+podcast's page and the player with its panel), the language switch (live, and remembered, the
+player relabelled too), and numbers and dates formatted per language."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from conftest import DESKTOP, PHONE, REPO, screenshot
-from helpers import assert_not_clipped, create, transfer, wait_until
+from helpers import assert_not_clipped, audio, create, episode, search_songs, transfer, wait_for_playable, wait_until
+from test_player import LAYOUT, player_feeds, subscribe  # noqa: F401 (a fixture)
 
 WEB = REPO / "Sources/FerryServer/Resources/web"
 LANGUAGES = ["en", "zh-Hans", "ru", "vi"]
@@ -57,6 +59,9 @@ def test_every_language_has_every_key_with_the_same_placeholders():
             problems.append(f"en: {key!r} has an empty or non-text form")
         if isinstance(value, dict) and len({frozenset(placeholders(form)) for form in value.values()}) > 1:
             problems.append(f"en: the forms of {key!r} name different placeholders")
+        # t() picks a plural's form by params.count: a plural without {count} would always be "other".
+        if isinstance(value, dict) and not all("count" in placeholders(form) for form in value.values()):
+            problems.append(f"en: the plural {key!r} does not name {{count}}")
     for code in LANGUAGES[1:]:
         other = catalogue(code)
         problems += [f"{code}: no {key!r}" for key in sorted(english.keys() - other.keys())]
@@ -146,12 +151,14 @@ def finished_file(daemon, files) -> dict:
 
 
 def texts_fit(page: Page, selector: str, within: str | None = None) -> int:
-    """Every visible element of `selector` that has text shows all of it; returns how many.
-    Labels kept for screen readers only (1 px, clipped) are not shown, so not checked."""
+    """Every visible element of `selector` that has text shows all of it (scrolled into view
+    first); returns how many. Labels kept for screen readers only (1 px, clipped) are not shown,
+    so not checked."""
     count = 0
     for element in page.locator(selector).all():
         box = element.bounding_box() if element.is_visible() else None
         if box and box["width"] > 1 and box["height"] > 1 and element.inner_text().strip():
+            element.scroll_into_view_if_needed()
             assert_not_clipped(element, page.locator(within).first if within else None)
             count += 1
     return count
@@ -216,6 +223,143 @@ def test_sidebar_downloads_and_podcasts_in_each_language(daemon, pages, files, c
     texts_fit(page, ".podcast-card .card-meta")
     no_keys_shown(page, strings)
     screenshot(page, f"i18n-podcasts-{code}-{'phone' if phone else 'desktop'}")
+
+
+def tr(page: Page, key: str, **params) -> str:
+    """The text of `key` as the page says it now (its language, its plural forms and numbers)."""
+    return page.evaluate("([key, params]) => import('/js/i18n.js').then((i) => i.t(key, params))", [key, params])
+
+
+def no_keys_in_labels(page: Page, strings: dict):
+    """No accessible name, tooltip or placeholder is a raw key."""
+    labels = page.evaluate("() => [...document.querySelectorAll('[aria-label], [title], [placeholder]')].flatMap((el) => ['aria-label', 'title', 'placeholder'].map((a) => el.getAttribute(a)).filter(Boolean))")
+    shown = sorted({label for label in labels if label in strings})
+    assert not shown, f"raw keys in labels: {shown}"
+
+
+def play_episode(page: Page, title: str):
+    episode(page, title).locator(".act-play").click()
+    wait_for_playable(page)
+    wait_until(lambda: audio(page, "!a.paused && a.currentTime > 0"), timeout=10, message=f"{title} to play")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_half_tunes_a_podcast_and_the_player_in_each_language(daemon, pages, catalog, player_feeds, code, viewport):  # noqa: F811
+    strings = catalogue(code)
+    club, _ = subscribe(daemon, player_feeds["club"], ("Long Crossing",))
+    page = pages.new(daemon, viewport=viewport, path="#/search", locale=LOCALES[code])
+    phone = viewport is PHONE
+    name = f"{code}-{'phone' if phone else 'desktop'}"
+
+    # Half Tunes with results.
+    expect(page.locator(".view-search .view-subtitle")).to_have_text(strings["search.subtitle"])
+    expect(page.locator("#search-input")).to_have_attribute("placeholder", strings["search.placeholder"])
+    rows = search_songs(page, "james")
+    count = rows.count()
+    assert count > 4, count
+    expect(page.locator(".view-search .list-summary")).to_have_text(tr(page, "search.summary", count=count, term="james"))
+    downloads = page.locator("li.track .track-actions .btn-label")
+    expect(downloads.first).to_have_text(strings["episode.download"])
+    assert set(downloads.all_inner_texts()) == {strings["episode.download"]}
+    texts_fit(page, ".view-search .view-header h1, .view-search .view-subtitle, .view-search .search-bar .btn-label, .view-search .list-summary")
+    texts_fit(page, "li.track .track-actions .btn-label, li.track .tag-label")
+    no_keys_shown(page, strings)
+    no_keys_in_labels(page, strings)
+    screenshot(page, f"i18n-search-{name}")
+
+    # A podcast's page, an episode's row open, then that episode playing.
+    page.goto(f"{daemon.url}/#/podcasts/{club}")
+    expect(page.locator(".episode-count")).to_have_text(EPISODES[code])
+    expect(page.locator(".podcast-hero .kicker")).to_have_text(strings["nav.podcast"])
+    assert page.locator(".episode-toolbar .segment").all_inner_texts() == [strings[f"podcast.filter.{f}"] for f in ["all", "unplayed", "downloaded", "progress"]]
+    row = episode(page, "Long Crossing")
+    row.locator(".episode-open").click()
+    expect(row.locator(".act-play-next .btn-label")).to_have_text(strings["upnext.playNext"])
+    expect(row.locator(".act-up-next .btn-label")).to_have_text(strings["upnext.add"])
+    expect(row.locator(".act-play-labelled .btn-label")).to_have_text(strings["action.play"])
+    expect(row.locator(".act-mark")).to_have_attribute("aria-label", tr(page, "episode.markPlayedName", title="Long Crossing"))
+    expect(episode(page, "Words Only").locator(".tag-none")).to_have_text(strings["episode.noMedia"])
+    texts_fit(page, ".podcast-hero .kicker, .podcast-meta, .podcast-actions .btn-label, .podcast-actions .select-label, .view-podcasts .section-header h2, .episode-count")
+    assert texts_fit(page, ".episode-toolbar .segment") == 4
+    texts_fit(page, ".episode-toolbar .switch-label, li.episode .episode-meta, li.episode .episode-status, li.episode .tag-label, li.episode .btn-label, .episode-more-facts .tag")
+    assert texts_fit(page, "li.episode.is-open .episode-more-actions .btn-label") == 3  # play, play next, add to Up Next
+    no_keys_shown(page, strings)
+    no_keys_in_labels(page, strings)
+    screenshot(page, f"i18n-podcast-{name}")
+
+    play_episode(page, "Long Crossing")
+    player = page.locator("#player")
+    expect(player.locator(".player-toggle")).to_have_attribute("aria-label", strings["action.pause"])
+    expect(player.locator(".player-back")).to_have_attribute("aria-label", tr(page, "player.back", count=15))
+    expect(player.locator(".player-forward")).to_have_attribute("aria-label", tr(page, "player.forward", count=30))
+    expect(player.locator(".player-speed")).to_have_attribute("aria-label", strings["player.speed"])
+    expect(player.locator(".player-speed option[value='1.25']")).to_have_text(tr(page, "player.speedOption", speed=1.25))
+    assert player.locator(".player-sleep option").all_inner_texts() == [strings["player.sleep.off"], tr(page, "player.sleep.minutes", n=15), tr(page, "player.sleep.minutes", n=30), tr(page, "player.sleep.minutes", n=60), strings["player.sleep.end"]]
+    player.locator(".player-sleep").select_option("30")
+    expect(player.locator(".player-sleep option:checked")).to_have_text(re.compile(rf"^{re.escape(tr(page, 'player.sleep.minutes', n=30))} · (29:\d\d|30:00)$"))
+    result = player.evaluate(LAYOUT)
+    assert result["count"] >= 9 and not result["problems"], result
+    texts_fit(page, "#player .player-title, #player .player-subtitle, #player .player-chapter")
+
+    # The panel: chapters, the transcript and Up Next, each in the language.
+    player.locator(".player-open-chapters").click()
+    panel = page.locator("#player-panel")
+    expect(panel).to_be_visible()
+    expect(panel).to_have_attribute("aria-label", strings["panel.label"])
+    assert panel.locator(".panel-tab").all_inner_texts() == [strings["panel.chapters"], strings["panel.transcript"], strings["upnext.tab"]]
+    assert texts_fit(page, "#player-panel .panel-tab") == 3
+    assert panel.locator(".panel-tabs").evaluate("(tabs) => tabs.scrollWidth <= tabs.clientWidth"), "the tabs do not fit side by side"
+    expect(panel.locator(".chapter-button").first).to_have_attribute("aria-label", tr(page, "panel.chapterAt", title="Intro", at="0:00"))
+    panel.locator(".panel-tab", has_text=strings["panel.transcript"]).click()
+    expect(panel.locator(".panel-filter")).to_have_attribute("placeholder", strings["panel.filter"])
+    panel.locator(".panel-filter").fill("harbour")
+    expect(panel.locator(".panel-count")).to_have_text(tr(page, "panel.matches", count=2))
+    texts_fit(page, "#player-panel .panel-count")
+    panel.locator(".panel-tab", has_text=strings["upnext.tab"]).click()
+    expect(panel.locator("#panel-upnext .panel-note")).to_have_text(strings["upnext.empty"])
+    texts_fit(page, "#player-panel #panel-upnext .panel-note")
+    no_keys_shown(page, strings)
+    no_keys_in_labels(page, strings)
+    screenshot(page, f"i18n-player-{name}")
+
+
+def test_the_player_its_panel_and_the_open_view_change_language_live(daemon, pages, player_feeds):  # noqa: F811
+    club, _ = subscribe(daemon, player_feeds["club"], ("Long Crossing",))
+    en, ru = catalogue("en"), catalogue("ru")
+    page = pages.new(daemon, path=f"#/podcasts/{club}")
+    play_episode(page, "Long Crossing")
+    player, panel = page.locator("#player"), page.locator("#player-panel")
+    expect(player.locator(".player-toggle")).to_have_attribute("aria-label", en["action.pause"])
+    player.locator(".player-open-chapters").click()
+    expect(panel.locator(".panel-tab").first).to_have_text(en["panel.chapters"])
+    expect(player.locator(".player-speed option[value='1.25']")).to_have_text("1.25×")
+
+    page.locator(".sidebar .language-select").select_option("ru")
+    expect(page.locator("html")).to_have_attribute("lang", "ru")
+    # The open view is drawn again in Russian, with the episode still playing.
+    expect(page.locator(".view-podcasts .section-header h2")).to_have_text(ru["podcast.episodes"])
+    expect(page.locator(".episode-count")).to_have_text("4 выпуска")
+    assert audio(page, "!a.paused")
+    # The bar and the panel, built once, are relabelled.
+    expect(player.locator(".player-toggle")).to_have_attribute("aria-label", ru["action.pause"])
+    expect(player.locator(".player-back")).to_have_attribute("aria-label", "Назад на 15 секунд")
+    expect(player.locator(".player-close")).to_have_attribute("aria-label", ru["player.close"])
+    expect(player.locator(".player-help")).to_have_attribute("aria-label", ru["player.keys.title"])
+    expect(player.locator(".player-open-transcript")).to_have_attribute("aria-label", ru["panel.transcript"])
+    expect(player.locator(".player-speed option[value='1.25']")).to_have_text("1,25×")
+    assert player.locator(".player-sleep option").all_inner_texts() == ["Выкл.", "15 мин", "30 мин", "60 мин", ru["player.sleep.end"]]
+    assert panel.locator(".panel-tab").all_inner_texts() == [ru["panel.chapters"], ru["panel.transcript"], ru["upnext.tab"]]
+    expect(panel).to_have_attribute("aria-label", ru["panel.label"])
+    expect(panel.locator(".chapter-button").first).to_have_attribute("aria-label", "Intro, с 0:00")
+    expect(panel.locator("#panel-upnext .panel-note")).to_have_text(ru["upnext.empty"])
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog", name=ru["player.keys.title"])
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("dd").first).to_have_text(ru["player.keys.toggle"])
+    expect(dialog.locator("kbd").first).to_have_text(ru["player.keys.space"])
+    no_keys_shown(page, ru)
+    no_keys_in_labels(page, ru)
 
 
 def test_a_browser_language_ferry_does_not_speak_falls_back_to_english(daemon, pages):

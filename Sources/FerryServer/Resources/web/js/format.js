@@ -156,11 +156,6 @@ export function list(items) {
   return intl(Intl.ListFormat, { type: "conjunction" }).format(items.map(String));
 }
 
-/** "1 episode", "3 episodes": English only, for the views not yet moved to t()'s plural forms. */
-export function plural(count, one, many = `${one}s`) {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 /** A short name for a transfer: its file name once known, else the URL's last path segment. */
 export function transferName(transfer) {
   if (transfer.path) return transfer.path.split("/").pop();

@@ -5,24 +5,21 @@
 import { h, icon, button } from "./dom.js";
 import { clock } from "./format.js";
 import { toast } from "./ui.js";
+import { onLanguageChange, t } from "./i18n.js";
 
-const TEXT = {
-  back: "Back 15 seconds",
-  forward: "Forward 30 seconds",
-  speed: "Playback speed",
-  speedOption: (speed) => `${speed}×`,
-  sleep: "Sleep timer",
-  sleepOptions: [
-    ["off", "Off"],
-    ["15", "15 min"],
-    ["30", "30 min"],
-    ["60", "60 min"],
-    ["end", "End of episode"],
-  ],
-  // A timer running: its choice says the time left (no wider than "End of episode").
-  sleepLeft: (label, left) => `${label} · ${left}`,
-  slept: "Sleep timer: paused.",
-};
+/** The sleep timer's choices: a value, and its name in the page's language. */
+const SLEEP_OPTIONS = ["off", "15", "30", "60", "end"];
+function sleepName(value) {
+  if (value === "off") return t("player.sleep.off");
+  if (value === "end") return t("player.sleep.end");
+  return t("player.sleep.minutes", { n: Number(value) });
+}
+const speedName = (speed) => t("player.speedOption", { speed: Number(speed) });
+/** A control's accessible name and tooltip. */
+function named(el, name) {
+  el.setAttribute("aria-label", name);
+  el.title = name;
+}
 
 /** The speeds offered (one the daemon kept for a podcast is added when it is another). */
 export const SPEEDS = [0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3];
@@ -41,15 +38,15 @@ function minuteMs() {
 export class PlayerControls {
   constructor(player) {
     this.player = player;
-    const back = button(TEXT.back, { icon: "skip-back", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-skip player-back", onClick: () => player.skip(-SKIP_BACK) });
-    const forward = button(TEXT.forward, { icon: "skip-forward", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-skip player-forward", onClick: () => player.skip(SKIP_FORWARD) });
+    const back = button(t("player.back", { count: SKIP_BACK }), { icon: "skip-back", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-skip player-back", onClick: () => player.skip(-SKIP_BACK) });
+    const forward = button(t("player.forward", { count: SKIP_FORWARD }), { icon: "skip-forward", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-skip player-forward", onClick: () => player.skip(SKIP_FORWARD) });
     player.transport.prepend(back);
     player.transport.append(forward);
 
-    this.speed = h("select", { class: "select player-speed", aria: { label: TEXT.speed }, title: TEXT.speed }, SPEEDS.map((s) => h("option", { value: String(s), text: TEXT.speedOption(s) })));
+    this.speed = h("select", { class: "select player-speed", aria: { label: t("player.speed") }, title: t("player.speed") }, SPEEDS.map((s) => h("option", { value: String(s), text: speedName(s) })));
     this.speed.addEventListener("change", () => player.setSpeed(Number(this.speed.value)));
 
-    this.sleepSelect = h("select", { class: "select player-sleep", aria: { label: TEXT.sleep }, title: TEXT.sleep }, TEXT.sleepOptions.map(([value, label]) => h("option", { value, text: label })));
+    this.sleepSelect = h("select", { class: "select player-sleep", aria: { label: t("player.sleep.label") }, title: t("player.sleep.label") }, SLEEP_OPTIONS.map((value) => h("option", { value, text: sleepName(value) })));
     this.sleepSelect.addEventListener("change", () => this.setSleep(this.sleepSelect.value));
     this.sleep = { mode: "off", endsAt: 0 };
     this.sleepTimer = null;
@@ -59,6 +56,15 @@ export class PlayerControls {
       h("label", { class: "select-field player-field" }, this.speed),
       h("label", { class: "select-field player-field" }, icon("moon", "player-field-icon"), this.sleepSelect),
     );
+
+    onLanguageChange(() => {
+      named(back, t("player.back", { count: SKIP_BACK }));
+      named(forward, t("player.forward", { count: SKIP_FORWARD }));
+      named(this.speed, t("player.speed"));
+      named(this.sleepSelect, t("player.sleep.label"));
+      for (const option of this.speed.options) option.textContent = speedName(option.value);
+      this.showSleep();
+    });
 
     player.audio.addEventListener("ratechange", () => this.showSpeed());
     player.addEventListener("itemchange", () => {
@@ -76,7 +82,7 @@ export class PlayerControls {
   showSpeed() {
     const rate = this.player.audio.playbackRate;
     const value = String(Math.round(rate * 100) / 100);
-    if (![...this.speed.options].some((o) => o.value === value)) this.speed.append(h("option", { value, text: TEXT.speedOption(value) }));
+    if (![...this.speed.options].some((o) => o.value === value)) this.speed.append(h("option", { value, text: speedName(value) }));
     this.speed.value = value;
   }
 
@@ -104,14 +110,16 @@ export class PlayerControls {
     if (endsAt) this.player.root.dataset.sleepEndsAt = String(endsAt);
     else delete this.player.root.dataset.sleepEndsAt;
     const left = clock(Math.max(0, (endsAt - Date.now()) / 1000));
-    TEXT.sleepOptions.forEach(([value, label], index) => {
-      this.sleepSelect.options[index].textContent = endsAt && value === String(mode) ? TEXT.sleepLeft(label, left) : label;
+    // A timer running: its choice says the time left (no wider than "End of episode").
+    SLEEP_OPTIONS.forEach((value, index) => {
+      const name = sleepName(value);
+      this.sleepSelect.options[index].textContent = endsAt && value === String(mode) ? t("player.sleep.left", { name, left }) : name;
     });
   }
 
   fallAsleep() {
     this.setSleep("off");
     this.player.pause();
-    toast(TEXT.slept, { kind: "info" });
+    toast(t("player.slept"), { kind: "info" });
   }
 }

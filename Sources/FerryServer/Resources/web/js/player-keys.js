@@ -1,21 +1,17 @@
 // Keyboard shortcuts for the player, anywhere in the app but a text field: Space plays or
 // pauses, ← and → skip back and forward, ? lists them in a dialog.
 
-import { h, button } from "./dom.js";
+import { h, button, replace } from "./dom.js";
 import { SKIP_BACK, SKIP_FORWARD } from "./player-controls.js";
+import { onLanguageChange, t } from "./i18n.js";
 
-const TEXT = {
-  title: "Keyboard shortcuts",
-  close: "Close",
-  help: "Keyboard shortcuts",
-  shortcuts: [
-    [["Space"], "Play or pause"],
-    [["←"], `Back ${SKIP_BACK} seconds`],
-    [["→"], `Forward ${SKIP_FORWARD} seconds`],
-    [["?"], "Show these shortcuts"],
-  ],
-  note: "They work anywhere but in a text field.",
-};
+/** The shortcuts: their keys, and what they do in the page's language. */
+const shortcuts = () => [
+  [[t("player.keys.space")], t("player.keys.toggle")],
+  [["←"], t("player.back", { count: SKIP_BACK })],
+  [["→"], t("player.forward", { count: SKIP_FORWARD })],
+  [["?"], t("player.keys.show")],
+];
 
 /** Where a key belongs to what has the focus: typing, a list box, a slider, a button's Space. */
 function typing(target, key) {
@@ -29,7 +25,13 @@ function typing(target, key) {
 export function mountShortcuts(player) {
   const dialog = helpDialog();
   document.body.append(dialog.el);
-  player.extras.append(button(TEXT.help, { icon: "keyboard", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-help", onClick: () => dialog.open() }));
+  const help = button(t("player.keys.title"), { icon: "keyboard", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-help", onClick: () => dialog.open() });
+  player.extras.append(help);
+  onLanguageChange(() => {
+    help.setAttribute("aria-label", t("player.keys.title"));
+    help.title = t("player.keys.title");
+    dialog.relabel();
+  });
 
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target, event.key)) return;
@@ -59,22 +61,22 @@ export function mountShortcuts(player) {
 }
 
 function helpDialog() {
-  const close = button(TEXT.close, { kind: "secondary" });
-  const el = h(
-    "dialog",
-    { class: "dialog shortcuts-dialog", id: "shortcuts-dialog", aria: { labelledby: "shortcuts-title" } },
-    h("h2", { class: "dialog-title", id: "shortcuts-title", text: TEXT.title }),
-    h(
-      "dl",
-      { class: "shortcuts" },
-      TEXT.shortcuts.map(([keys, what]) => h("div", { class: "shortcut" }, h("dt", null, keys.map((k) => h("kbd", { text: k }))), h("dd", { text: what }))),
-    ),
-    h("p", { class: "dialog-text", text: TEXT.note }),
-    h("div", { class: "dialog-actions" }, close),
-  );
+  const close = button(t("player.keys.close"), { kind: "secondary" });
+  const title = h("h2", { class: "dialog-title", id: "shortcuts-title" });
+  const list = h("dl", { class: "shortcuts" });
+  const note = h("p", { class: "dialog-text" });
+  const el = h("dialog", { class: "dialog shortcuts-dialog", id: "shortcuts-dialog", aria: { labelledby: "shortcuts-title" } }, title, list, note, h("div", { class: "dialog-actions" }, close));
   close.addEventListener("click", () => el.close());
+  const relabel = () => {
+    title.textContent = t("player.keys.title");
+    replace(list, shortcuts().map(([keys, what]) => h("div", { class: "shortcut" }, h("dt", null, keys.map((k) => h("kbd", { text: k }))), h("dd", { text: what }))));
+    note.textContent = t("player.keys.note");
+    close.querySelector(".btn-label").textContent = t("player.keys.close");
+  };
+  relabel();
   return {
     el,
+    relabel,
     open() {
       if (!el.open) el.showModal();
       close.focus();

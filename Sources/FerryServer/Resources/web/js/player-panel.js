@@ -6,23 +6,10 @@
 
 import { h, icon, button, replace, debounce } from "./dom.js";
 import { api, isAbort } from "./api.js";
-import { clock, plural } from "./format.js";
+import { clock } from "./format.js";
+import { onLanguageChange, t } from "./i18n.js";
 
-const TEXT = {
-  panel: "Now playing",
-  chapters: "Chapters",
-  transcript: "Transcript",
-  close: "Close the panel",
-  loading: "Loading…",
-  noChapters: "This episode has no chapters.",
-  noTranscript: "This episode has no transcript.",
-  badChapters: "This episode's chapters can't be read.",
-  badTranscript: "This episode's transcript can't be read.",
-  filter: "Search the transcript",
-  matches: (n) => (n ? `${plural(n, "line")} match` : "No line matches."),
-  chapterLabel: (title, at) => `${title || "Chapter"}, at ${at}`,
-  untitledChapter: (n) => `Chapter ${n}`,
-};
+const chapterName = (chapter, index) => chapter.title || t("panel.chapterNumber", { n: index + 1 });
 
 /** How long the transcript stays where the listener scrolled it before following again. */
 const FOLLOW_AGAIN_MS = 5000;
@@ -55,14 +42,10 @@ export class PlayerPanel {
     this.chapterIndex = -1;
     this.cueIndex = -1;
 
-    this.tabList = h("div", { class: "panel-tabs", role: "tablist", aria: { label: TEXT.panel } });
+    this.tabList = h("div", { class: "panel-tabs", role: "tablist" });
     this.body = h("div", { class: "panel-body" });
-    this.el = h(
-      "section",
-      { class: "player-panel", id: "player-panel", hidden: true, aria: { label: TEXT.panel } },
-      h("header", { class: "panel-header" }, this.tabList, button(TEXT.close, { icon: "x", iconOnly: true, kind: "ghost", onClick: () => this.close() })),
-      this.body,
-    );
+    this.closeButton = button(t("panel.close"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => this.close() });
+    this.el = h("section", { class: "player-panel", id: "player-panel", hidden: true }, h("header", { class: "panel-header" }, this.tabList, this.closeButton), this.body);
     player.root.after(this.el);
 
     // The chapter playing, under the title in the bar.
@@ -70,30 +53,71 @@ export class PlayerPanel {
     player.subtitle.after(this.chapterLine);
 
     this.chapterNote = h("p", { class: "panel-note" });
-    this.chapterList = h("ol", { class: "chapter-list", aria: { label: TEXT.chapters } });
-    this.addTab("chapters", TEXT.chapters, "chapters", h("div", { class: "panel-pane" }, this.chapterNote, this.chapterList));
+    this.chapterList = h("ol", { class: "chapter-list" });
+    this.addTab("chapters", () => t("panel.chapters"), "chapters", h("div", { class: "panel-pane" }, this.chapterNote, this.chapterList));
 
-    this.filter = h("input", { type: "search", class: "panel-filter", placeholder: TEXT.filter, aria: { label: TEXT.filter }, autocomplete: "off", spellcheck: "false" });
+    this.filter = h("input", { type: "search", class: "panel-filter", autocomplete: "off", spellcheck: "false" });
     this.filterNote = h("p", { class: "panel-note panel-count", hidden: true, aria: { live: "polite" } });
     this.cueNote = h("p", { class: "panel-note" });
-    this.cueList = h("ol", { class: "cue-list", aria: { label: TEXT.transcript } });
-    this.addTab("transcript", TEXT.transcript, "transcript", h("div", { class: "panel-pane" }, h("label", { class: "search-field panel-search" }, icon("search", "search-field-icon"), this.filter), this.filterNote, this.cueNote, this.cueList));
+    this.cueList = h("ol", { class: "cue-list" });
+    this.addTab("transcript", () => t("panel.transcript"), "transcript", h("div", { class: "panel-pane" }, h("label", { class: "search-field panel-search" }, icon("search", "search-field-icon"), this.filter), this.filterNote, this.cueNote, this.cueList));
     const refilter = debounce(() => this.applyFilter(), 120);
     // A listener scrolling the transcript themselves: it stops following for a few seconds.
     this.scrolledByHand = 0;
     for (const type of ["wheel", "touchmove", "keydown"]) this.cueList.addEventListener(type, () => (this.scrolledByHand = Date.now()), { passive: true });
     this.filter.addEventListener("input", refilter);
 
+    this.relabel();
+    onLanguageChange(() => this.relabel());
+
     player.addEventListener("itemchange", () => this.itemChanged());
     player.audio.addEventListener("timeupdate", () => this.follow());
     player.audio.addEventListener("seeked", () => this.follow());
   }
 
-  /** A tab of the panel, with a button for it in the player bar; returns the tab. */
+  /** The panel's names in the page's language, and what it shows that the page wrote. */
+  relabel() {
+    const name = t("panel.label");
+    this.tabList.setAttribute("aria-label", name);
+    this.el.setAttribute("aria-label", name);
+    this.closeButton.setAttribute("aria-label", t("panel.close"));
+    this.closeButton.title = t("panel.close");
+    this.chapterList.setAttribute("aria-label", t("panel.chapters"));
+    this.cueList.setAttribute("aria-label", t("panel.transcript"));
+    this.filter.placeholder = t("panel.filter");
+    this.filter.setAttribute("aria-label", t("panel.filter"));
+    for (const { tab, opener, label } of this.tabs.values()) {
+      tab.textContent = label();
+      opener.setAttribute("aria-label", label());
+      opener.title = label();
+    }
+    // Notes and rows the page wrote (loading, none, unreadable; untitled chapters): again.
+    for (const note of [this.chapterNote, this.cueNote]) {
+      if (note.dataset.key) note.textContent = t(note.dataset.key);
+    }
+    if (this.chapters?.length) {
+      replace(this.chapterList, this.chapters.map((chapter, index) => this.chapterRow(chapter, index)));
+      this.chapterIndex = -1;
+      this.follow(true);
+    }
+    if (this.cues) this.applyFilter();
+  }
+
+  /** Sets a panel note to the text of `key` ("" and no key: empty), kept to say again in another language. */
+  say(note, key) {
+    if (key) note.dataset.key = key;
+    else delete note.dataset.key;
+    note.textContent = key ? t(key) : "";
+  }
+
+  /**
+   * A tab of the panel, with a button for it in the player bar; `label()` names it in the
+   * page's language. Returns the tab.
+   */
   addTab(name, label, iconName, pane) {
-    const tab = h("button", { type: "button", class: "panel-tab", role: "tab", id: `panel-tab-${name}`, aria: { selected: "false", controls: `panel-${name}` }, text: label });
+    const tab = h("button", { type: "button", class: "panel-tab", role: "tab", id: `panel-tab-${name}`, aria: { selected: "false", controls: `panel-${name}` }, text: label() });
     tab.addEventListener("click", () => this.open(name));
-    const opener = button(label, { icon: iconName, iconOnly: true, kind: "ghost", class: `btn btn-icon btn-ghost player-open-${name}`, onClick: () => (this.active === name && !this.el.hidden ? this.close() : this.open(name)) });
+    const opener = button(label(), { icon: iconName, iconOnly: true, kind: "ghost", class: `btn btn-icon btn-ghost player-open-${name}`, onClick: () => (this.active === name && !this.el.hidden ? this.close() : this.open(name)) });
     opener.setAttribute("aria-expanded", "false");
     pane.id = `panel-${name}`;
     pane.setAttribute("role", "tabpanel");
@@ -102,7 +126,7 @@ export class PlayerPanel {
     this.tabList.append(tab);
     this.body.append(pane);
     this.player.extras.insertBefore(opener, this.player.extras.querySelector(".player-help"));
-    const entry = { name, tab, opener, pane, onOpen: null };
+    const entry = { name, label, tab, opener, pane, onOpen: null };
     this.tabs.set(name, entry);
     return entry;
   }
@@ -169,7 +193,7 @@ export class PlayerPanel {
   async loadChapters() {
     const item = this.player.current;
     const { signal } = this.controller;
-    this.chapterNote.textContent = TEXT.loading;
+    this.say(this.chapterNote, "status.loading");
     this.chapterNote.hidden = false;
     this.chapterNote.classList.remove("is-quiet-error");
     this.chapterNote.removeAttribute("title");
@@ -178,7 +202,7 @@ export class PlayerPanel {
       if (signal.aborted) return;
       this.chapters = chapters;
       this.setAvailable("chapters", true);
-      this.chapterNote.textContent = chapters.length ? "" : TEXT.noChapters;
+      this.say(this.chapterNote, chapters.length ? null : "panel.noChapters");
       this.chapterNote.hidden = chapters.length > 0;
       replace(this.chapterList, chapters.map((chapter, index) => this.chapterRow(chapter, index)));
       this.follow(true);
@@ -187,18 +211,18 @@ export class PlayerPanel {
       this.chapters = [];
       if (error.status === 404 && item.chaptersURL === undefined) return; // none, as the daemon says
       this.setAvailable("chapters", true);
-      this.chapterNote.textContent = error.status === 404 ? TEXT.noChapters : TEXT.badChapters;
+      this.say(this.chapterNote, error.status === 404 ? "panel.noChapters" : "panel.badChapters");
       this.chapterNote.title = error.message;
       this.chapterNote.classList.add("is-quiet-error");
     }
   }
 
   chapterRow(chapter, index) {
-    const title = chapter.title || TEXT.untitledChapter(index + 1);
+    const title = chapterName(chapter, index);
     return h(
       "li",
       { class: "chapter", data: { index } },
-      h("button", { type: "button", class: "chapter-button", aria: { label: TEXT.chapterLabel(title, clock(chapter.startSeconds)) }, on: { click: () => this.player.seekTo(chapter.startSeconds) } },
+      h("button", { type: "button", class: "chapter-button", aria: { label: t("panel.chapterAt", { title, at: clock(chapter.startSeconds) }) }, on: { click: () => this.player.seekTo(chapter.startSeconds) } },
         h("span", { class: "chapter-time", text: clock(chapter.startSeconds) }),
         h("span", { class: "chapter-title", text: title })),
     );
@@ -210,7 +234,7 @@ export class PlayerPanel {
     if (!item?.episodeId || !item.transcriptURL) return;
     const controller = this.controller;
     this.transcriptLoading = true;
-    this.cueNote.textContent = TEXT.loading;
+    this.say(this.cueNote, "status.loading");
     this.cueNote.hidden = false;
     this.cueNote.classList.remove("is-quiet-error");
     this.cueNote.removeAttribute("title");
@@ -219,14 +243,14 @@ export class PlayerPanel {
       if (controller.signal.aborted) return;
       this.cues = cues;
       this.cueNote.hidden = cues.length > 0;
-      this.cueNote.textContent = cues.length ? "" : TEXT.noTranscript;
+      this.say(this.cueNote, cues.length ? null : "panel.noTranscript");
       replace(this.cueList, cues.map((cue) => this.cueRow(cue)));
       this.applyFilter();
       this.follow(true);
     } catch (error) {
       if (isAbort(error) || controller.signal.aborted) return;
       this.cues = [];
-      this.cueNote.textContent = error.status === 404 ? TEXT.noTranscript : TEXT.badTranscript;
+      this.say(this.cueNote, error.status === 404 ? "panel.noTranscript" : "panel.badTranscript");
       this.cueNote.title = error.message;
       this.cueNote.classList.add("is-quiet-error");
     } finally {
@@ -254,7 +278,7 @@ export class PlayerPanel {
       if (match) shown += 1;
     });
     this.filterNote.hidden = !words;
-    this.filterNote.textContent = TEXT.matches(shown);
+    this.filterNote.textContent = shown ? t("panel.matches", { count: shown }) : t("panel.noMatch");
     if (!words) this.follow(true);
   }
 
@@ -268,7 +292,7 @@ export class PlayerPanel {
         this.chapterIndex = index;
         const chapter = this.chapters[index];
         this.chapterLine.hidden = !chapter;
-        this.chapterLine.textContent = chapter ? chapter.title || TEXT.untitledChapter(index + 1) : "";
+        this.chapterLine.textContent = chapter ? chapterName(chapter, index) : "";
         if (this.active === "chapters") this.reveal(this.chapterList, index);
       }
     }

@@ -20,24 +20,16 @@ import { PlayerControls, SPEEDS } from "./player-controls.js";
 import { PlayerPanel } from "./player-panel.js";
 import { mountShortcuts } from "./player-keys.js";
 import { mountMediaSession } from "./player-session.js";
+import { onLanguageChange, t } from "./i18n.js";
 
-const TEXT = {
-  play: "Play",
-  pause: "Pause",
-  position: "Position",
-  close: "Close player",
-  untitled: "Untitled",
-  cantPlay: (title, why) => `Can't play “${title}”: ${why}.`,
-  pressPlay: "Press play to start playback.",
-  speedNotKept: "Couldn't keep the speed for this podcast",
-  unknownError: "unknown error",
-  mediaErrors: {
-    1: "playback was stopped",
-    2: "a network error interrupted it",
-    3: "the file could not be decoded",
-    4: "this browser cannot play this kind of file",
-  },
-};
+/** Why the <audio> element stopped, by MediaError code. */
+function mediaError(code) {
+  if (code === 1) return t("player.error.aborted");
+  if (code === 2) return t("player.error.network");
+  if (code === 3) return t("player.error.decode");
+  if (code === 4) return t("player.error.unsupported");
+  return t("status.unknownError");
+}
 
 /** How often the position is saved while playing. */
 const SAVE_EVERY_MS = 5000;
@@ -97,11 +89,11 @@ export class Player extends EventTarget {
     this.art = h("div", { class: "player-art" });
     this.title = h("p", { class: "player-title" });
     this.subtitle = h("p", { class: "player-subtitle" });
-    this.toggleButton = h("button", { type: "button", class: "btn btn-icon btn-round btn-primary player-toggle", aria: { label: TEXT.play }, on: { click: () => this.toggle() } }, icon("play"));
+    this.toggleButton = h("button", { type: "button", class: "btn btn-icon btn-round btn-primary player-toggle", on: { click: () => this.toggle() } }, icon("play"));
     this.elapsed = h("span", { class: "player-time", text: "0:00" });
     this.total = h("span", { class: "player-time", text: "0:00" });
-    this.seek = h("input", { type: "range", class: "player-seek", min: "0", max: "0", step: "0.1", value: "0", aria: { label: TEXT.position } });
-    this.closeButton = h("button", { type: "button", class: "btn btn-icon btn-ghost player-close", aria: { label: TEXT.close }, title: TEXT.close, on: { click: () => this.close() } }, icon("x"));
+    this.seek = h("input", { type: "range", class: "player-seek", min: "0", max: "0", step: "0.1", value: "0" });
+    this.closeButton = h("button", { type: "button", class: "btn btn-icon btn-ghost player-close", on: { click: () => this.close() } }, icon("x"));
     this.transport = h("div", { class: "player-transport" }, this.toggleButton);
     this.extras = h("div", { class: "player-extras" });
 
@@ -114,6 +106,7 @@ export class Player extends EventTarget {
       this.audio,
     );
     root.hidden = true;
+    this.relabel();
 
     const audio = this.audio;
     for (const type of ["play", "pause", "ended", "emptied", "ratechange"]) audio.addEventListener(type, () => this.changed());
@@ -141,7 +134,7 @@ export class Player extends EventTarget {
     audio.addEventListener("timeupdate", () => this.updateTime());
     audio.addEventListener("error", () => {
       if (!this.current || !audio.error) return;
-      toast(TEXT.cantPlay(this.current.title, TEXT.mediaErrors[audio.error.code] || TEXT.unknownError), { kind: "error" });
+      toast(t("player.cantPlay", { title: this.current.title || t("player.untitled"), reason: mediaError(audio.error.code) }), { kind: "error" });
       // Perhaps its file was deleted or moved: read the transfer again, so its row says so.
       if (this.current.transferId) store.refetch(this.current.transferId);
       this.changed();
@@ -159,6 +152,17 @@ export class Player extends EventTarget {
     this.panel = new PlayerPanel(this);
     mountShortcuts(this);
     mountMediaSession(this);
+    // A new language: the bar's names again (its parts relabel themselves).
+    onLanguageChange(() => this.relabel());
+  }
+
+  /** The names of the bar's own controls, and an untitled item's title, in the page's language. */
+  relabel() {
+    this.toggleButton.setAttribute("aria-label", this.isPlaying() ? t("action.pause") : t("action.play"));
+    this.seek.setAttribute("aria-label", t("player.position"));
+    this.closeButton.setAttribute("aria-label", t("player.close"));
+    this.closeButton.title = t("player.close");
+    if (this.current) this.title.textContent = this.current.title || t("player.untitled");
   }
 
   /** listener() after every change of item, play state, speed or saved playback. */
@@ -170,7 +174,7 @@ export class Player extends EventTarget {
   changed() {
     const playing = this.isPlaying();
     replace(this.toggleButton, icon(playing ? "pause" : "play"));
-    this.toggleButton.setAttribute("aria-label", playing ? TEXT.pause : TEXT.play);
+    this.toggleButton.setAttribute("aria-label", playing ? t("action.pause") : t("action.play"));
     this.root.classList.toggle("playing", playing);
     this.notify();
   }
@@ -297,7 +301,7 @@ export class Player extends EventTarget {
     this.resumeAt = at;
     this.root.hidden = false;
     document.body.classList.add("has-player");
-    this.title.textContent = item.title || TEXT.untitled;
+    this.title.textContent = item.title || t("player.untitled");
     this.subtitle.textContent = item.subtitle || "";
     replace(this.art, artwork(item.artworkURL, { placeholder: item.placeholder || "music" }));
     this.audio.src = this.sourceOf(item);
@@ -319,11 +323,11 @@ export class Player extends EventTarget {
     // Not an error: a newer play() or pause() interrupted this one.
     if (error?.name === "AbortError") return;
     if (error?.name === "NotAllowedError") {
-      toast(TEXT.pressPlay, { kind: "info" });
+      toast(t("player.pressPlay"), { kind: "info" });
       return;
     }
     if (this.audio.error) return; // reported by the error event
-    toast(TEXT.cantPlay(this.current?.title, error?.message || error), { kind: "error" });
+    toast(t("player.cantPlay", { title: this.current?.title || t("player.untitled"), reason: error?.message || String(error) }), { kind: "error" });
   }
 
   /** Plays or pauses the current item, or plays `item` if given and different. */
@@ -391,7 +395,7 @@ export class Player extends EventTarget {
     try {
       await api.podcasts.update(podcastId, { playbackSpeed: speed });
     } catch (error) {
-      showError(error, TEXT.speedNotKept);
+      showError(error, t("player.speedNotKept"));
     }
   }
 

@@ -9,22 +9,7 @@ import { h, icon, button, replace, artwork } from "./dom.js";
 import { api } from "./api.js";
 import { showError, toast } from "./ui.js";
 import { sameMedia } from "./player.js";
-
-const TEXT = {
-  tab: "Up Next",
-  empty: "Nothing is up next. Add episodes and songs with “Add to Up Next” or “Play next”.",
-  play: (title) => `Play ${title} now`,
-  up: (title) => `Move ${title} up`,
-  down: (title) => `Move ${title} down`,
-  remove: (title) => `Remove ${title} from Up Next`,
-  added: (title) => `“${title}” is in Up Next.`,
-  addedNext: (title) => `“${title}” plays next.`,
-  notChanged: "Couldn't change Up Next",
-  notRead: "Couldn't read Up Next",
-  cantPlay: (title) => `“${title}” is not downloaded: download it to play it.`,
-  addLabel: "Add to Up Next",
-  nextLabel: "Play next",
-};
+import { onLanguageChange, t } from "./i18n.js";
 
 /** {kind, id} of a player item (an episode or a song), or null for a file that is neither. */
 export function entryOf(item) {
@@ -42,9 +27,9 @@ export class UpNext {
     this.listeners = new Set();
     // What the views knew of an item when it was added (speed, chapters...), by "kind:id".
     this.known = new Map();
-    this.list = h("ol", { class: "upnext-list", aria: { label: TEXT.tab } });
-    this.note = h("p", { class: "panel-note", text: TEXT.empty });
-    const tab = player.panel.addTab("upnext", TEXT.tab, "queue", h("div", { class: "panel-pane" }, this.note, this.list));
+    this.list = h("ol", { class: "upnext-list", aria: { label: t("upnext.tab") } });
+    this.note = h("p", { class: "panel-note", text: t("upnext.empty") });
+    const tab = player.panel.addTab("upnext", () => t("upnext.tab"), "queue", h("div", { class: "panel-pane" }, this.note, this.list));
     tab.onOpen = () => this.load();
     player.upNext = this;
     player.addEventListener("ended", (event) => {
@@ -56,6 +41,12 @@ export class UpNext {
       if (entry && this.has(player.current)) this.save(this.entries().filter((e) => !(e.kind === entry.kind && e.id === entry.id)));
     });
     this.dragged = null;
+    // A new language: the list's words again (the panel relabels the tab).
+    onLanguageChange(() => {
+      this.list.setAttribute("aria-label", t("upnext.tab"));
+      this.note.textContent = t("upnext.empty");
+      replace(this.list, this.items.map((item, index) => this.row(item, index)));
+    });
     this.load().then(() => this.cue());
   }
 
@@ -76,7 +67,7 @@ export class UpNext {
     try {
       this.show((await api.upNext.get()).items);
     } catch (error) {
-      if (error.status !== 401) showError(error, TEXT.notRead);
+      if (error.status !== 401) showError(error, t("upnext.notRead"));
     }
   }
 
@@ -86,7 +77,7 @@ export class UpNext {
       this.show((await api.upNext.set(entries)).items);
       return true;
     } catch (error) {
-      showError(error, TEXT.notChanged);
+      showError(error, t("upnext.notChanged"));
       return false;
     }
   }
@@ -112,7 +103,7 @@ export class UpNext {
     if (!entry) return;
     this.known.set(`${entry.kind}:${entry.id}`, item);
     const rest = this.entries().filter((e) => !(e.kind === entry.kind && e.id === entry.id));
-    if (await this.save(next ? [entry, ...rest] : [...rest, entry])) toast(next ? TEXT.addedNext(item.title) : TEXT.added(item.title), { kind: "success" });
+    if (await this.save(next ? [entry, ...rest] : [...rest, entry])) toast(next ? t("upnext.addedNext", { title: item.title || t("player.untitled") }) : t("upnext.added", { title: item.title || t("player.untitled") }), { kind: "success" });
   }
 
   remove(index) {
@@ -161,7 +152,7 @@ export class UpNext {
     const item = this.items[index];
     if (!item) return false;
     if (!item.playURL) {
-      toast(TEXT.cantPlay(item.title), { kind: "info" });
+      toast(t("upnext.notDownloaded", { title: item.title || t("player.untitled") }), { kind: "info" });
       return false;
     }
     const entries = this.entries();
@@ -183,7 +174,7 @@ export class UpNext {
   }
 
   row(item, index) {
-    const title = item.title || "Untitled";
+    const title = item.title || t("player.untitled");
     const last = this.items.length - 1;
     const el = h(
       "li",
@@ -193,10 +184,10 @@ export class UpNext {
       h(
         "div",
         { class: "upnext-actions" },
-        button(TEXT.play(title), { icon: "play", iconOnly: true, kind: "ghost", disabled: !item.playURL, onClick: () => this.playAt(index) }),
-        button(TEXT.up(title), { icon: "up", iconOnly: true, kind: "ghost", disabled: index === 0, onClick: () => this.move(index, index - 1) }),
-        button(TEXT.down(title), { icon: "down", iconOnly: true, kind: "ghost", disabled: index === last, onClick: () => this.move(index, index + 1) }),
-        button(TEXT.remove(title), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => this.remove(index) }),
+        button(t("upnext.playNow", { title }), { icon: "play", iconOnly: true, kind: "ghost", disabled: !item.playURL, onClick: () => this.playAt(index) }),
+        button(t("upnext.moveUp", { title }), { icon: "up", iconOnly: true, kind: "ghost", disabled: index === 0, onClick: () => this.move(index, index - 1) }),
+        button(t("upnext.moveDown", { title }), { icon: "down", iconOnly: true, kind: "ghost", disabled: index === last, onClick: () => this.move(index, index + 1) }),
+        button(t("upnext.remove", { title }), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => this.remove(index) }),
       ),
     );
     el.addEventListener("dragstart", (event) => {
@@ -223,9 +214,11 @@ export class UpNext {
   /** "Play next" and "Add to Up Next" buttons for a player item (`item()` makes it when clicked). */
   buttons(title, item, { iconOnly = false } = {}) {
     const kind = iconOnly ? "ghost" : "secondary";
+    const next = t("upnext.playNextName", { title });
+    const add = t("upnext.addName", { title });
     return [
-      button(iconOnly ? `${TEXT.nextLabel}: ${title}` : TEXT.nextLabel, { icon: "top", iconOnly, kind, class: iconOnly ? "btn btn-icon btn-ghost act-play-next" : "btn btn-secondary act-play-next", "aria-label": `${TEXT.nextLabel}: ${title}`, onClick: () => this.add(item(), { next: true }) }),
-      button(iconOnly ? `${TEXT.addLabel}: ${title}` : TEXT.addLabel, { icon: "queue", iconOnly, kind, class: iconOnly ? "btn btn-icon btn-ghost act-up-next" : "btn btn-secondary act-up-next", "aria-label": `${TEXT.addLabel}: ${title}`, onClick: () => this.add(item()) }),
+      button(iconOnly ? next : t("upnext.playNext"), { icon: "top", iconOnly, kind, class: iconOnly ? "btn btn-icon btn-ghost act-play-next" : "btn btn-secondary act-play-next", "aria-label": next, onClick: () => this.add(item(), { next: true }) }),
+      button(iconOnly ? add : t("upnext.add"), { icon: "queue", iconOnly, kind, class: iconOnly ? "btn btn-icon btn-ghost act-up-next" : "btn btn-secondary act-up-next", "aria-label": add, onClick: () => this.add(item()) }),
     ];
   }
 }

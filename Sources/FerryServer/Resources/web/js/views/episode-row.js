@@ -11,37 +11,7 @@ import { bytes, clock, date, eta, length } from "../format.js";
 import { phase, shortStatus, pause, resume, cancel, troubled } from "../transfers.js";
 import { sanitizedFragment } from "../sanitize.js";
 import { withBusy } from "../ui.js";
-
-const TEXT = {
-  untitled: "Untitled episode",
-  new: "New",
-  played: "Played",
-  showNotes: "Show notes",
-  markPlayed: (label) => `Mark ${label} as played`,
-  markUnplayed: (label) => `Mark ${label} as unplayed`,
-  markPlayedShort: "Mark as played",
-  markUnplayedShort: "Mark as unplayed",
-  download: "Download",
-  downloadLabel: (label) => `Download ${label}`,
-  play: "Play",
-  pause: "Pause",
-  playLabel: (label) => `Play ${label}`,
-  pauseLabel: (label) => `Pause ${label}`,
-  stream: "Stream",
-  streamLabel: (label) => `Stream ${label}`,
-  resumeAt: (at) => `Resume at ${at}`,
-  pauseDownload: "Pause download",
-  resumeDownload: "Resume download",
-  retryDownload: "Retry download",
-  cancelDownload: "Cancel download",
-  downloaded: "Downloaded",
-  noMedia: "No media",
-  noMediaHint: "The feed gives this episode no audio file.",
-  stoppedAt: (at) => `Stopped at ${at}`,
-  at: (at) => `At ${at}`,
-  chapters: "Chapters",
-  transcript: "Transcript",
-};
+import { t as tr } from "../i18n.js";
 
 /**
  * A row for `initial`. `env`: {ctx, podcast() (the show), transferOf(episodeId),
@@ -52,9 +22,9 @@ export function episodeRow(initial, env) {
   const { ctx } = env;
   let episode = initial;
   const fill = h("div", { class: "episode-fill", aria: { hidden: "true" } });
-  const newBadge = h("span", { class: "badge badge-new", text: TEXT.new });
+  const newBadge = h("span", { class: "badge badge-new", text: tr("episode.new") });
   const metaText = h("span", { class: "episode-facts" });
-  const playedMark = h("span", { class: "episode-played" }, icon("check"), h("span", { text: TEXT.played }));
+  const playedMark = h("span", { class: "episode-played" }, icon("check"), h("span", { text: tr("episode.played") }));
   const progressBar = h("span", { class: "episode-progress-bar", aria: { hidden: "true" } });
   const progressText = h("span", { class: "episode-progress-text" });
   const progress = h("span", { class: "episode-progress" }, progressBar, progressText);
@@ -65,7 +35,7 @@ export function episodeRow(initial, env) {
   const title = h("h3", { class: "episode-title" }, openButton);
   const status = h("p", { class: "episode-status", aria: { live: "off" } });
   const notesBody = h("div", { class: "rich-text episode-notes-body" });
-  const notes = h("details", { class: "episode-notes" }, h("summary", { text: TEXT.showNotes }), notesBody);
+  const notes = h("details", { class: "episode-notes" }, h("summary", { text: tr("episode.showNotes") }), notesBody);
   const more = h("div", { class: "episode-more", hidden: true });
   const actions = h("div", { class: "episode-actions" });
   const el = h("li", { class: "episode" }, fill, h("div", { class: "episode-main" }, meta, title, status, notes), h("div", { class: "episode-controls" }, markButton, actions), more);
@@ -93,7 +63,7 @@ export function episodeRow(initial, env) {
     setOpen(!el.classList.contains("is-open"));
   });
 
-  const label = () => episode.title || TEXT.untitled;
+  const label = () => episode.title || tr("episode.untitled");
   const transfer = () => store.get(env.transferOf(episode.id));
   const hasMedia = () => Boolean(episode.enclosureURL);
 
@@ -138,12 +108,12 @@ export function episodeRow(initial, env) {
     progress.hidden = !position;
     if (position) {
       const left = duration > position ? duration - position : 0;
-      progressText.textContent = left > 0 ? eta(left) : TEXT.at(clock(position));
+      progressText.textContent = left > 0 ? eta(left) : tr("episode.at", { at: clock(position) });
       progressBar.style.setProperty("--fraction", duration > 0 ? String(Math.min(1, position / duration)) : "0");
-      progress.title = TEXT.stoppedAt(clock(position));
+      progress.title = tr("episode.stoppedAt", { at: clock(position) });
     }
-    markButton.setAttribute("aria-label", played ? TEXT.markUnplayed(label()) : TEXT.markPlayed(label()));
-    markButton.title = played ? TEXT.markUnplayedShort : TEXT.markPlayedShort;
+    markButton.setAttribute("aria-label", played ? tr("episode.markUnplayedName", { title: label() }) : tr("episode.markPlayedName", { title: label() }));
+    markButton.title = played ? tr("episode.markUnplayed") : tr("episode.markPlayed");
     markButton.classList.toggle("is-on", played);
     return position;
   }
@@ -159,8 +129,8 @@ export function episodeRow(initial, env) {
   }
 
   function playButton(playing, { stream = false, labelled = false } = {}) {
-    const name = playing ? TEXT.pauseLabel(label()) : stream ? TEXT.streamLabel(label()) : TEXT.playLabel(label());
-    const text = playing ? TEXT.pause : stream ? TEXT.stream : TEXT.play;
+    const name = playing ? tr("episode.pauseName", { title: label() }) : stream ? tr("episode.streamName", { title: label() }) : tr("episode.playName", { title: label() });
+    const text = playing ? tr("action.pause") : stream ? tr("episode.stream") : tr("action.play");
     const classes = labelled ? ["btn", stream ? "btn-secondary" : "btn-primary", "act-play-labelled"] : stream ? ["btn", "btn-icon", "btn-ghost", "act-stream"] : ["btn", "btn-icon", "btn-round", "btn-primary", "act-play"];
     return h(
       "button",
@@ -185,9 +155,9 @@ export function episodeRow(initial, env) {
 
     let text = "";
     if (p === "active" || p === "paused" || p === "failed") text = shortStatus(t);
-    else if (p === "done") text = `${TEXT.downloaded} · ${shortStatus(t)}`;
-    else if (p === "disk") text = TEXT.downloaded;
-    else if (p === "nomedia") text = TEXT.noMediaHint;
+    else if (p === "done") text = `${tr("episode.downloaded")} · ${shortStatus(t)}`;
+    else if (p === "disk") text = tr("episode.downloaded");
+    else if (p === "nomedia") text = tr("episode.noMediaHint");
     status.textContent = text;
     status.hidden = !text;
     status.classList.toggle("is-error", troubled(t));
@@ -199,19 +169,19 @@ export function episodeRow(initial, env) {
     const stream = hasMedia() && !onDisk ? playButton(playing, { stream: true }) : null;
     switch (p) {
       case "nomedia":
-        replace(actions, h("span", { class: "tag tag-none", title: TEXT.noMediaHint }, h("span", { class: "tag-label", text: TEXT.noMedia })));
+        replace(actions, h("span", { class: "tag tag-none", title: tr("episode.noMediaHint") }, h("span", { class: "tag-label", text: tr("episode.noMedia") })));
         break;
       case "idle":
-        replace(actions, stream, button(TEXT.download, { icon: "download", kind: "secondary", onClick: download, "aria-label": TEXT.downloadLabel(label()) }));
+        replace(actions, stream, button(tr("episode.download"), { icon: "download", kind: "secondary", onClick: download, "aria-label": tr("episode.downloadName", { title: label() }) }));
         break;
       case "active":
-        replace(actions, stream, button(TEXT.pauseDownload, { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }), button(TEXT.cancelDownload, { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+        replace(actions, stream, button(tr("downloads.pauseOne"), { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }), button(tr("downloads.cancelOne"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
         break;
       case "paused":
-        replace(actions, stream, button(TEXT.resumeDownload, { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button(TEXT.cancelDownload, { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+        replace(actions, stream, button(tr("downloads.resumeOne"), { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button(tr("downloads.cancelOne"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
         break;
       case "failed":
-        replace(actions, stream, button(TEXT.retryDownload, { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button(TEXT.cancelDownload, { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
+        replace(actions, stream, button(tr("downloads.retryOne"), { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }), button(tr("downloads.cancelOne"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }));
         break;
       default:
         replace(actions, playButton(playing));
@@ -225,13 +195,13 @@ export function episodeRow(initial, env) {
     const main = [];
     if (onDisk) {
       const b = playButton(playing, { labelled: true });
-      if (!playing && position > 0) b.querySelector(".btn-label").textContent = TEXT.resumeAt(clock(position));
+      if (!playing && position > 0) b.querySelector(".btn-label").textContent = tr("episode.resumeAt", { at: clock(position) });
       main.push(b);
     } else if (hasMedia()) {
       main.push(playButton(playing, { stream: true, labelled: true }));
-      if (p === "idle") main.push(button(TEXT.download, { icon: "download", kind: "secondary", onClick: download, class: "btn btn-secondary act-download-labelled" }));
+      if (p === "idle") main.push(button(tr("episode.download"), { icon: "download", kind: "secondary", onClick: download, class: "btn btn-secondary act-download-labelled" }));
     }
-    const facts = [episode.chaptersURL ? TEXT.chapters : null, episode.transcriptURL ? TEXT.transcript : null].filter(Boolean);
+    const facts = [episode.chaptersURL ? tr("panel.chapters") : null, episode.transcriptURL ? tr("panel.transcript") : null].filter(Boolean);
     replace(
       more,
       h("div", { class: "episode-more-actions" }, main, hasMedia() ? env.extraActions?.(episode, () => playItem(!onDisk)) : null),

@@ -8,36 +8,26 @@
 import { h, icon, button, confirmButton, replace, reconcile, artwork, debounce } from "../dom.js";
 import { api, isSuperseded } from "../api.js";
 import { store } from "../store.js";
-import { ago, plural } from "../format.js";
+import { ago } from "../format.js";
+import { t as tr } from "../i18n.js";
 import { playbackKey } from "../player.js";
 import { phase } from "../transfers.js";
 import { sanitizedFragment } from "../sanitize.js";
 import { errorBox, emptyState, showError, toast, withBusy, spinner } from "../ui.js";
 import { episodeRow } from "./episode-row.js";
 
-const TEXT = {
-  episodes: "Episodes",
-  filters: "Show episodes",
-  filterNames: { all: "All", unplayed: "Unplayed", downloaded: "Downloaded", progress: "In progress" },
-  search: "Search this show",
-  oldestFirst: "Oldest first",
-  orderKept: (oldest) => (oldest ? "Episodes are listed oldest first." : "Episodes are listed newest first."),
-  orderNotKept: "Couldn't change the order",
-  noMatch: "No episode matches.",
-  noMatchHint: "Try other words, or show all episodes.",
-  showAll: "Show all",
-  count: (shown, total) => (shown === total ? plural(total, "episode") : `${shown} of ${plural(total, "episode")}`),
-};
-
 const FILTERS = ["all", "unplayed", "downloaded", "progress"];
 
-const AUTO_DOWNLOAD = [
-  [0, "Off"],
-  [1, "Newest 1"],
-  [3, "Newest 3"],
-  [5, "Newest 5"],
-  [10, "Newest 10"],
-];
+function filterName(name) {
+  if (name === "unplayed") return tr("podcast.filter.unplayed");
+  if (name === "downloaded") return tr("podcast.filter.downloaded");
+  if (name === "progress") return tr("podcast.filter.progress");
+  return tr("podcast.filter.all");
+}
+
+/** The auto-download choices: how many of the newest episodes download by themselves. */
+const AUTO_DOWNLOAD = [0, 1, 3, 5, 10];
+const autoDownloadName = (count) => (count ? tr("podcast.autoDownload.newest", { count }) : tr("podcast.autoDownload.off"));
 
 export function mountPodcast(root, params, ctx) {
   const id = Number(params.id);
@@ -49,13 +39,13 @@ export function mountPodcast(root, params, ctx) {
   const episodeTransfers = new Map();
 
   const hero = h("section", { class: "podcast-hero" });
-  const list = h("ol", { class: "episode-list", aria: { label: TEXT.episodes } });
-  const episodesSection = h("section", { class: "section", aria: { label: TEXT.episodes } });
+  const list = h("ol", { class: "episode-list", aria: { label: tr("podcast.episodes") } });
+  const episodesSection = h("section", { class: "section", aria: { label: tr("podcast.episodes") } });
   let filter = FILTERS.includes(params.filter) ? params.filter : "all";
   let words = (params.q || "").trim();
 
-  replace(root, h("a", { class: "back-link", href: "#/podcasts" }, icon("back"), h("span", { text: "Podcasts" })), hero, episodesSection);
-  replace(hero, h("div", { class: "section-loading" }, spinner(), h("span", { text: "Loading…" })));
+  replace(root, h("a", { class: "back-link", href: "#/podcasts" }, icon("back"), h("span", { text: tr("nav.podcasts") })), hero, episodesSection);
+  replace(hero, h("div", { class: "section-loading" }, spinner(), h("span", { text: tr("status.loading") })));
 
   async function load() {
     controller?.abort();
@@ -87,7 +77,7 @@ export function mountPodcast(root, params, ctx) {
 
   function renderError() {
     const notFound = loadError?.status === 404;
-    replace(hero, errorBox(notFound ? "This podcast is not in your subscriptions (any more)." : loadError.message, notFound ? {} : { retry: load }));
+    replace(hero, errorBox(notFound ? tr("podcast.notFound") : loadError.message, notFound ? {} : { retry: load }));
     replace(episodesSection);
   }
 
@@ -95,66 +85,66 @@ export function mountPodcast(root, params, ctx) {
     const p = detail.podcast;
     document.title = `${p.title} · Ferry`;
     const description = h("div", { class: "podcast-description rich-text" }, p.descriptionHTML ? sanitizedFragment(p.descriptionHTML) : p.descriptionText || "");
-    const more = h("button", { type: "button", class: "link-button", text: "More", aria: { expanded: "false" } });
+    const more = h("button", { type: "button", class: "link-button", text: tr("podcast.more"), aria: { expanded: "false" } });
     more.addEventListener("click", () => {
       const open = description.classList.toggle("expanded");
-      more.textContent = open ? "Less" : "More";
+      more.textContent = open ? tr("podcast.less") : tr("podcast.more");
       more.setAttribute("aria-expanded", String(open));
     });
 
     const select = h(
       "select",
-      { id: "auto-download", class: "select", title: "Download the newest episodes by themselves" },
-      AUTO_DOWNLOAD.map(([value, label]) => h("option", { value: String(value), text: label, selected: value === p.autoDownload })),
-      AUTO_DOWNLOAD.some(([value]) => value === p.autoDownload) ? null : h("option", { value: String(p.autoDownload), text: `Newest ${p.autoDownload}`, selected: true }),
+      { id: "auto-download", class: "select", title: tr("podcast.autoDownload.title") },
+      AUTO_DOWNLOAD.map((value) => h("option", { value: String(value), text: autoDownloadName(value), selected: value === p.autoDownload })),
+      AUTO_DOWNLOAD.includes(p.autoDownload) ? null : h("option", { value: String(p.autoDownload), text: autoDownloadName(p.autoDownload), selected: true }),
     );
     select.addEventListener("change", async () => {
       const value = Number(select.value);
       select.disabled = true;
       try {
         apply(await api.podcasts.update(id, { autoDownload: value }));
-        toast(value ? `New episodes will download by themselves (newest ${value}).` : "Auto-download is off.", { kind: "success" });
+        toast(value ? tr("podcast.autoDownload.on", { count: value }) : tr("podcast.autoDownload.isOff"), { kind: "success" });
       } catch (error) {
-        showError(error, "Couldn't change auto-download");
+        showError(error, tr("podcast.autoDownload.notChanged"));
         select.value = String(detail.podcast.autoDownload);
       } finally {
         select.disabled = false;
       }
     });
 
-    const refresh = button("Refresh", {
+    const refresh = button(tr("podcast.refresh"), {
       icon: "refresh",
       kind: "secondary",
       onClick: async () => {
         await withBusy(refresh, async () => {
           const outcome = await api.podcasts.refresh(id);
-          toast(outcome.newEpisodes ? `${plural(outcome.newEpisodes, "new episode")}.` : "No new episodes.", { kind: "success" });
-        }, "Refreshing…");
+          toast(outcome.newEpisodes ? tr("podcasts.newEpisodes", { count: outcome.newEpisodes }) : tr("podcast.noNewEpisodes"), { kind: "success" });
+        }, tr("podcasts.refreshing"));
         // Also after a failure: the podcast now carries the refresh's error.
         await load();
       },
     });
-    const seen = button("Mark all as seen", {
+    const seen = button(tr("podcast.markSeen"), {
       icon: "check",
       kind: "ghost",
       onClick: () => withBusy(seen, async () => apply(await api.podcasts.seen(id))),
     });
-    const unsubscribe = confirmButton("Unsubscribe", {
-      question: "Unsubscribe?",
-      confirmLabel: "Click again to unsubscribe",
+    const unsubscribe = confirmButton(tr("podcast.unsubscribe"), {
+      question: tr("podcast.unsubscribeQuestion"),
+      confirmLabel: tr("podcast.unsubscribeConfirm"),
       onConfirm: async () => {
         const done = await withBusy(unsubscribe, async () => {
           await api.podcasts.unsubscribe(id);
           return true;
         });
         if (done) {
-          toast(`Unsubscribed from “${p.title}”. Downloaded episodes stay in your library.`, { kind: "success" });
+          toast(tr("podcast.unsubscribed", { title: p.title }), { kind: "success" });
           ctx.navigate("#/podcasts");
         }
       },
     });
 
-    const meta = [plural(p.episodeCount, "episode"), p.newCount ? `${p.newCount} new` : null, p.downloadedCount ? `${p.downloadedCount} downloaded` : null, p.refreshedAt ? `refreshed ${ago(p.refreshedAt)}` : null].filter(Boolean).join(" · ");
+    const meta = [tr("podcasts.episodes", { count: p.episodeCount }), p.newCount ? tr("podcasts.newBadge", { count: p.newCount }) : null, p.downloadedCount ? tr("podcasts.downloaded", { count: p.downloadedCount }) : null, p.refreshedAt ? tr("podcast.refreshed", { when: ago(p.refreshedAt) }) : null].filter(Boolean).join(" · ");
 
     replace(
       hero,
@@ -162,11 +152,11 @@ export function mountPodcast(root, params, ctx) {
       h(
         "div",
         { class: "podcast-hero-text" },
-        h("p", { class: "kicker", text: "Podcast" }),
+        h("p", { class: "kicker", text: tr("nav.podcast") }),
         h("h1", { class: "podcast-title", text: p.title }),
         p.author ? h("p", { class: "podcast-author", text: p.author }) : null,
         h("p", { class: "podcast-meta", text: meta }),
-        p.error ? errorBox(`The last refresh failed: ${p.error.message}`) : null,
+        p.error ? errorBox(tr("podcast.refreshFailed", { reason: p.error.message })) : null,
         description.childNodes.length ? [description, more] : null,
         h(
           "div",
@@ -174,7 +164,7 @@ export function mountPodcast(root, params, ctx) {
           refresh,
           p.newCount ? seen : null,
           markAll,
-          h("label", { class: "select-field" }, h("span", { class: "select-label", text: "Auto-download" }), select),
+          h("label", { class: "select-field" }, h("span", { class: "select-label", text: tr("podcast.autoDownload") }), select),
           unsubscribe,
         ),
       ),
@@ -188,20 +178,20 @@ export function mountPodcast(root, params, ctx) {
   // MARK: The episodes' toolbar: filters, search, order
 
   const filterButtons = FILTERS.map((name) => {
-    const b = h("button", { type: "button", class: "segment", data: { filter: name }, aria: { pressed: String(name === filter) }, text: TEXT.filterNames[name] });
+    const b = h("button", { type: "button", class: "segment", data: { filter: name }, aria: { pressed: String(name === filter) }, text: filterName(name) });
     b.addEventListener("click", () => setFilter(name));
     return b;
   });
-  const searchInput = h("input", { type: "search", class: "search-input episode-search", placeholder: TEXT.search, aria: { label: TEXT.search }, autocomplete: "off", spellcheck: "false", value: words });
+  const searchInput = h("input", { type: "search", class: "search-input episode-search", placeholder: tr("podcast.search"), aria: { label: tr("podcast.search") }, autocomplete: "off", spellcheck: "false", value: words });
   const oldest = h("input", { type: "checkbox", class: "switch-input", id: "oldest-first", role: "switch" });
   const countText = h("p", { class: "list-summary episode-count", aria: { live: "polite" } });
-  const noMatch = h("div", { class: "episode-none", hidden: true }, emptyState("search", TEXT.noMatch, TEXT.noMatchHint, button(TEXT.showAll, { kind: "secondary", onClick: () => { searchInput.value = ""; words = ""; setFilter("all"); } })));
+  const noMatch = h("div", { class: "episode-none", hidden: true }, emptyState("search", tr("podcast.noMatch"), tr("podcast.noMatchHint"), button(tr("podcast.showAll"), { kind: "secondary", onClick: () => { searchInput.value = ""; words = ""; setFilter("all"); } })));
   const toolbar = h(
     "div",
     { class: "episode-toolbar" },
-    h("div", { class: "segmented", role: "group", aria: { label: TEXT.filters } }, filterButtons),
+    h("div", { class: "segmented", role: "group", aria: { label: tr("podcast.filters") } }, filterButtons),
     h("label", { class: "search-field episode-search-field" }, icon("search", "search-field-icon"), searchInput),
-    h("label", { class: "switch", for: "oldest-first" }, oldest, h("span", { class: "switch-track", aria: { hidden: "true" } }), h("span", { class: "switch-label", text: TEXT.oldestFirst })),
+    h("label", { class: "switch", for: "oldest-first" }, oldest, h("span", { class: "switch-track", aria: { hidden: "true" } }), h("span", { class: "switch-label", text: tr("podcast.oldestFirst") })),
   );
   const research = debounce(() => {
     words = searchInput.value.trim();
@@ -214,9 +204,9 @@ export function mountPodcast(root, params, ctx) {
     oldest.disabled = true;
     try {
       apply(await api.podcasts.update(id, { oldestFirst: value }));
-      toast(TEXT.orderKept(value), { kind: "success" });
+      toast(value ? tr("podcast.order.oldest") : tr("podcast.order.newest"), { kind: "success" });
     } catch (error) {
-      showError(error, TEXT.orderNotKept);
+      showError(error, tr("podcast.order.notChanged"));
       oldest.checked = Boolean(detail.podcast.oldestFirst);
     } finally {
       oldest.disabled = false;
@@ -253,12 +243,12 @@ export function mountPodcast(root, params, ctx) {
   function renderEpisodes() {
     if (detail.episodes.length === 0) {
       rows.clear();
-      replace(episodesSection, emptyState("rss", "No episodes yet", "The feed has no episodes. Refresh later."));
+      replace(episodesSection, emptyState("rss", tr("podcast.empty"), tr("podcast.emptyHint")));
       return;
     }
-    if (!episodesSection.contains(list)) replace(episodesSection, h("div", { class: "section-header" }, h("h2", { text: TEXT.episodes }), countText), toolbar, noMatch, list);
+    if (!episodesSection.contains(list)) replace(episodesSection, h("div", { class: "section-header" }, h("h2", { text: tr("podcast.episodes") }), countText), toolbar, noMatch, list);
     const visible = detail.episodes.filter(shown);
-    countText.textContent = TEXT.count(visible.length, detail.episodes.length);
+    countText.textContent = visible.length === detail.episodes.length ? tr("podcasts.episodes", { count: visible.length }) : tr("podcast.shownOf", { shown: visible.length, count: detail.episodes.length });
     noMatch.hidden = visible.length > 0;
     reconcile(list, rows, visible, (e) => e.id, (e) => episodeRow(e, rowEnv));
   }
@@ -270,7 +260,7 @@ export function mountPodcast(root, params, ctx) {
     setTransfer: (episodeId, t) => episodeTransfers.set(episodeId, t.id),
     playbackOf: (episode) => playbackOf(episode),
     markPlayed: (episode, played, target) => markPlayed(episode, played, target),
-    extraActions: (episode, item) => ctx.player.upNext?.buttons(episode.title || "Untitled episode", item),
+    extraActions: (episode, item) => ctx.player.upNext?.buttons(episode.title || tr("episode.untitled"), item),
   };
 
   /** The newest playback of an episode: the detail's, or one the player saved since. */
@@ -294,13 +284,13 @@ export function mountPodcast(root, params, ctx) {
   }
 
   // "Mark all played": there while an episode is not.
-  const markAll = button("Mark all played", {
+  const markAll = button(tr("podcast.markAllPlayed"), {
     icon: "check",
     kind: "ghost",
     onClick: () =>
       withBusy(markAll, async () => {
         apply(await api.podcasts.played(id));
-        toast("Every episode is marked played.", { kind: "success" });
+        toast(tr("podcast.allPlayed"), { kind: "success" });
       }),
   });
   function renderMarkAll() {

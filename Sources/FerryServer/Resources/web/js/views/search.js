@@ -7,7 +7,8 @@
 import { h, icon, button, replace, reconcile, artwork, progressBar, debounce } from "../dom.js";
 import { api, isSuperseded } from "../api.js";
 import { store, trackTransfers, transferMedia } from "../store.js";
-import { clock, plural } from "../format.js";
+import { clock } from "../format.js";
+import { t as tr } from "../i18n.js";
 import { phase, shortStatus, pause, resume, cancel, troubled, downloadAgain } from "../transfers.js";
 import { errorBox, emptyState, withBusy } from "../ui.js";
 
@@ -28,22 +29,22 @@ export function mountSearch(root, params, ctx) {
     id: "search-input",
     class: "search-input",
     name: "term",
-    placeholder: "Songs, artists, albums",
+    placeholder: tr("search.placeholder"),
     autocomplete: "off",
     spellcheck: "false",
     enterkeyhint: "search",
-    aria: { label: "Search songs" },
+    aria: { label: tr("search.label") },
     value: state.term,
   });
   const form = h(
     "form",
     { class: "search-bar", role: "search", novalidate: true },
     h("label", { class: "search-field" }, icon("search", "search-field-icon"), input),
-    button("Search", { type: "submit", kind: "primary", icon: "search" }),
+    button(tr("action.search"), { type: "submit", kind: "primary", icon: "search" }),
   );
   const summary = h("p", { class: "list-summary", aria: { live: "polite" } });
   const loadingBar = h("div", { class: "loading-line", hidden: true });
-  const list = h("ol", { class: "track-list", aria: { label: "Songs" } });
+  const list = h("ol", { class: "track-list", aria: { label: tr("search.songs") } });
   const body = h("div", { class: "results" });
 
   replace(
@@ -51,7 +52,7 @@ export function mountSearch(root, params, ctx) {
     h(
       "header",
       { class: "view-header" },
-      h("div", null, h("h1", { text: "Half Tunes" }), h("p", { class: "view-subtitle", text: "Search the catalog, download 30-second previews and play them right here." })),
+      h("div", null, h("h1", { text: tr("nav.search") }), h("p", { class: "view-subtitle", text: tr("search.subtitle") })),
     ),
     h("div", { class: "sticky-tools" }, form, loadingBar),
     body,
@@ -133,17 +134,17 @@ export function mountSearch(root, params, ctx) {
       replace(
         body,
         state.loading
-          ? h("div", { class: "empty" }, h("span", { class: "spinner" }), h("p", { text: `Searching for “${state.term}”…` }))
-          : emptyState("music", "Find something to listen to", "Search for a song, an artist or an album. Press Enter to search."),
+          ? h("div", { class: "empty" }, h("span", { class: "spinner" }), h("p", { text: tr("search.searching", { term: state.term }) }))
+          : emptyState("music", tr("search.empty"), tr("search.emptyHint")),
       );
       return;
     }
     if (state.results.length === 0) {
       rows.clear();
-      replace(body, emptyState("search", `No songs match “${state.term}”`, "Check the spelling, or try an artist's name."));
+      replace(body, emptyState("search", tr("search.noResults", { term: state.term }), tr("search.noResultsHint")));
       return;
     }
-    summary.textContent = `${plural(state.results.length, "song")} for “${state.term}”`;
+    summary.textContent = tr("search.summary", { count: state.results.length, term: state.term });
     if (!body.contains(list)) replace(body, summary, list);
     reconcile(list, rows, state.results, (r) => r.trackId ?? r.id, (r) => trackRow(r, ctx));
   }
@@ -279,40 +280,40 @@ function trackRow(initial, ctx) {
     switch (p) {
       case "idle":
         // A song the catalog has no preview of: nothing to download.
-        if (!result.previewURL) return h("span", { class: "tag tag-none", title: "The catalog has no preview of this song" }, h("span", { class: "tag-label", text: "No preview" }));
-        return button("Download", { icon: "download", kind: "secondary", onClick: download });
+        if (!result.previewURL) return h("span", { class: "tag tag-none", title: tr("search.noPreviewHint") }, h("span", { class: "tag-label", text: tr("search.noPreview") }));
+        return button(tr("episode.download"), { icon: "download", kind: "secondary", onClick: download });
       case "active":
         return [
-          button("Pause download", { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }),
-          button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }),
+          button(tr("downloads.pauseOne"), { icon: "pause", iconOnly: true, kind: "ghost", onClick: () => pause(t.id) }),
+          button(tr("downloads.cancelOne"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }),
         ];
       case "paused":
         return [
-          button("Resume download", { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }),
-          button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }),
+          button(tr("downloads.resumeOne"), { icon: "resume", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }),
+          button(tr("downloads.cancelOne"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }),
         ];
       case "failed":
         return [
-          button("Retry download", { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }),
-          button("Cancel download", { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }),
+          button(tr("downloads.retryOne"), { icon: "refresh", iconOnly: true, kind: "ghost", onClick: () => resume(t.id) }),
+          button(tr("downloads.cancelOne"), { icon: "x", iconOnly: true, kind: "ghost", onClick: () => cancel(t.id) }),
         ];
       case "missing":
         // Its file was deleted or moved: playing it would fail.
         return [
-          h("span", { class: "tag tag-missing", title: "The file was deleted or moved" }, icon("alert"), h("span", { class: "tag-label", text: "Missing" })),
-          button("Download again", { icon: "download", kind: "secondary", onClick: again, "aria-label": `Download again: ${result.title}` }),
+          h("span", { class: "tag tag-missing", title: tr("search.missingHint") }, icon("alert"), h("span", { class: "tag-label", text: tr("search.missing") })),
+          button(tr("downloads.again"), { icon: "download", kind: "secondary", onClick: again, "aria-label": tr("search.againName", { title: result.title }) }),
         ];
       default:
         return [
-          h("span", { class: "tag tag-done", title: "Downloaded" }, icon("check"), h("span", { class: "tag-label", text: "Downloaded" })),
+          h("span", { class: "tag tag-done", title: tr("episode.downloaded") }, icon("check"), h("span", { class: "tag-label", text: tr("episode.downloaded") })),
           ctx.player.upNext?.buttons(result.title, () => playItem(t), { iconOnly: true }),
           h(
             "button",
             {
               type: "button",
               class: "btn btn-icon btn-round btn-primary act-play",
-              aria: { label: playing ? `Pause ${result.title}` : `Play ${result.title}` },
-              title: playing ? "Pause" : "Play",
+              aria: { label: playing ? tr("episode.pauseName", { title: result.title }) : tr("episode.playName", { title: result.title }) },
+              title: playing ? tr("action.pause") : tr("action.play"),
               on: { click: () => ctx.player.toggle(playItem(t)) },
             },
             icon(playing ? "pause" : "play"),
