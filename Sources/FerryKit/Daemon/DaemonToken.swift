@@ -31,17 +31,22 @@ public enum SecretFile {
         return secret
     }
 
+    /// `byteCount` random bytes as lower-case hex (tokens, login codes, session ids).
+    public static func randomHex(byteCount: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<byteCount).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+
     /// Reads the secret, creating it when missing.
     /// - Throws: ``FerryError`` `file_system` when the file cannot be written, or Foundation's
     ///   error when its folder cannot be created.
     public static func loadOrCreate(_ file: URL, in folder: URL) throws -> String {
         if let secret = try? read(file, missing: "") { return secret }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        var generator = SystemRandomNumberGenerator()
-        let secret = (0..<32).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        let secret = randomHex(byteCount: 32)
         let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST { return try read(file, missing: "") }  // Another process made it first.

@@ -87,6 +87,6 @@ public struct Aria2Listener: Sendable {
 
     /// 40 hex digits, new with each daemon (aria2's session id is a SHA-1).
     static func sessionId() -> String {
-        (0..<20).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
+        SecretFile.randomHex(byteCount: 20)
     }
 }

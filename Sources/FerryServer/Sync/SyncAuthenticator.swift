@@ -73,7 +73,7 @@ actor SyncAuthenticator {
     func startSession(for user: String) -> String {
         let now = Date()
         sessions = sessions.filter { $0.value.expires > now }
-        let id = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
+        let id = SecretFile.randomHex(byteCount: 32)
         sessions[id] = (user, now.addingTimeInterval(Self.sessionLifetime))
         return id
     }
@@ -97,8 +97,7 @@ actor SyncAuthenticator {
     }
 
     static func cookie(_ header: String?) -> String? {
-        header?.split(separator: ";").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
-            .first { $0.hasPrefix(cookieName + "=") }.map { String($0.dropFirst(cookieName.count + 1)) }
+        WebLogin.cookie(cookieName, in: header)
     }
 }
 

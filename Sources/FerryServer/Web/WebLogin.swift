@@ -24,8 +24,7 @@ final class WebLogin: Sendable {
 
     /// A fresh single-use login code.
     func makeCode(now: Date = Date()) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let code = (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        let code = SecretFile.randomHex(byteCount: 24)
         codes.withLock { codes in
             codes = codes.filter { $0.value > now }
             codes[code] = now.addingTimeInterval(Self.linkLifetime)
@@ -68,11 +67,13 @@ final class WebLogin: Sendable {
 
     /// Reads the session cookie from a `Cookie` header.
     static func session(fromCookieHeader header: String) -> String? {
-        for pair in header.split(separator: ";") {
-            let trimmed = pair.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix(cookieName + "=") { return String(trimmed.dropFirst(cookieName.count + 1)) }
-        }
-        return nil
+        cookie(cookieName, in: header)
+    }
+
+    /// The value of the cookie `name` in a `Cookie` header (the web app's, the sync listener's).
+    static func cookie(_ name: String, in header: String?) -> String? {
+        header?.split(separator: ";").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
     }
 }
 
