@@ -6,6 +6,7 @@ download."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -143,3 +144,52 @@ def test_a_song_without_a_preview_is_not_offered_for_download(daemon, pages, cat
         assert not [t for t in daemon.transfers() if "/previews/" in t["url"]]
     finally:
         song["previewUrl"] = preview
+
+
+def test_an_episodes_file_is_deleted_from_the_podcast_page(daemon, pages, player_feeds):  # noqa: F811
+    club, ids = subscribe(daemon, player_feeds["club"], ("Long Crossing",))
+    path = next(t["path"] for t in daemon.transfers() if t["state"] == "completed")
+    assert Path(path).exists()
+    page = pages.new(daemon, path=f"#/podcasts/{club}")
+    row = episode(page, "Long Crossing")
+    row.locator(".episode-open").click()
+    delete = row.locator(".episode-more").get_by_role("button", name="Delete file")
+    expect(delete).to_be_visible()
+    # Another row that is not downloaded has nothing to delete.
+    other = episode(page, "Broken Sidecars")
+    other.locator(".episode-open").click()
+    expect(other.locator(".act-delete-file")).to_have_count(0)
+
+    delete.click()  # asks once more
+    expect(row.locator(".act-delete-file")).to_contain_text("Delete the file?")
+    assert Path(path).exists(), "one click deleted the file"
+    row.locator(".act-delete-file").click()
+    expect(page.locator(".toast", has_text="Deleted the file of “Long Crossing”")).to_be_visible()
+    expect(row).to_have_attribute("data-state", "idle")
+    expect(row.locator(".episode-more .act-download-labelled")).to_be_visible()
+    expect(row.locator(".act-delete-file")).to_have_count(0)
+    wait_until(lambda: not Path(path).exists(), timeout=5, message="the file to be deleted")
+    detail = daemon.api("GET", f"/v1/podcasts/{club}")
+    assert next(e for e in detail["episodes"] if e["id"] == ids["Long Crossing"])["state"] == "notDownloaded"
+    assert not [t for t in daemon.transfers() if t["path"] == path], "the transfer was not forgotten"
+    # A reload agrees: the episode can be downloaded again.
+    page.reload()
+    expect(episode(page, "Long Crossing").get_by_role("button", name="Download Long Crossing")).to_be_visible()
+
+
+def test_a_podcasts_refresh_interval_is_chosen_on_its_page(daemon, pages, player_feeds):  # noqa: F811
+    club, _ = subscribe(daemon, player_feeds["club"])
+    page = pages.new(daemon, path=f"#/podcasts/{club}")
+    interval = page.get_by_role("combobox", name="Refresh")
+    expect(interval).to_have_value("0")
+    expect(interval.locator("option:checked")).to_have_text("Hourly (default)")
+    interval.select_option(label="Every 6 hours")
+    expect(page.locator(".toast", has_text="Refresh: Every 6 hours.")).to_be_visible()
+    wait_until(lambda: daemon.api("GET", f"/v1/podcasts/{club}")["podcast"].get("refreshMinutes") == 360, timeout=5, message="the interval in the daemon")
+    # One set elsewhere (the CLI's --refresh 90) shows as itself; back to the default clears it.
+    daemon.api("PATCH", f"/v1/podcasts/{club}", {"refreshMinutes": 90})
+    page.reload()
+    expect(page.get_by_role("combobox", name="Refresh")).to_have_value("90")
+    expect(page.get_by_role("combobox", name="Refresh").locator("option:checked")).to_have_text("Every 90 minutes")
+    page.get_by_role("combobox", name="Refresh").select_option("0")
+    wait_until(lambda: "refreshMinutes" not in daemon.api("GET", f"/v1/podcasts/{club}")["podcast"], timeout=5, message="the default again")

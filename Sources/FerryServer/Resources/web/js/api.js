@@ -131,6 +131,8 @@ export const api = {
     download: (id) => post(`/episodes/${id}/download`, { session: SESSION }),
     /** The episode's downloaded file (with or without a transfer), with Range. */
     fileURL: (id) => `/v1/episodes/${id}/file`,
+    /** Deletes the downloaded file (its transfer forgotten) → the episode, not downloaded. */
+    deleteFile: (id) => request(`/episodes/${id}/file`, { method: "DELETE" }),
     /** The episode from its host through the daemon, before or while it downloads. */
     streamURL: (id) => `/v1/episodes/${id}/stream`,
     /** → {chapters: [{startSeconds, title, imageURL?, url?}]}; 422 when the file is bad. */

@@ -4,7 +4,7 @@
 // its own file (with or without a transfer); one that is not can be streamed; one without media
 // is offered neither.
 
-import { h, icon, button, replace } from "../dom.js";
+import { h, icon, button, confirmButton, replace } from "../dom.js";
 import { api } from "../api.js";
 import { store, transferMedia } from "../store.js";
 import { bytes, clock, date, eta, length } from "../format.js";
@@ -16,7 +16,8 @@ import { t as tr } from "../i18n.js";
 /**
  * A row for `initial`. `env`: {ctx, podcast() (the show), transferOf(episodeId),
  * setTransfer(episodeId, transfer), playbackOf(episode), markPlayed(episode, played, button),
- * extraActions(episode) (more labelled buttons for the open row, or none)}.
+ * deleteFile(episode, button), extraActions(episode) (more labelled buttons for the open row, or
+ * none)}.
  */
 export function episodeRow(initial, env) {
   const { ctx } = env;
@@ -201,10 +202,20 @@ export function episodeRow(initial, env) {
       main.push(playButton(playing, { stream: true, labelled: true }));
       if (p === "idle") main.push(button(tr("episode.download"), { icon: "download", kind: "secondary", onClick: download, class: "btn btn-secondary act-download-labelled" }));
     }
+    // Its file can go, but not while it plays from it.
+    const remove =
+      onDisk && !ctx.player.isCurrent({ episodeId: episode.id })
+        ? confirmButton(tr("episode.deleteFile"), {
+            question: tr("episode.deleteFileQuestion"),
+            confirmLabel: tr("episode.deleteFileConfirm", { title: label() }),
+            onConfirm: () => env.deleteFile(episode, remove),
+          })
+        : null;
+    remove?.classList.add("act-delete-file");
     const facts = [episode.chaptersURL ? tr("panel.chapters") : null, episode.transcriptURL ? tr("panel.transcript") : null].filter(Boolean);
     replace(
       more,
-      h("div", { class: "episode-more-actions" }, main, hasMedia() ? env.extraActions?.(episode, () => playItem(!onDisk)) : null),
+      h("div", { class: "episode-more-actions" }, main, hasMedia() ? env.extraActions?.(episode, () => playItem(!onDisk)) : null, remove),
       facts.length ? h("p", { class: "episode-more-facts" }, facts.map((f) => h("span", { class: "tag", text: f }))) : null,
     );
   }

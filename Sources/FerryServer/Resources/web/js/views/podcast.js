@@ -1,8 +1,8 @@
-// One podcast: its artwork, description and settings (refresh, auto-download, unsubscribe),
-// and its episodes (rows in episode-row.js) with their downloads and where the listener is in
-// them (played, or the time left; played or unplayed by hand, one or all at once), shown all or
-// only the unplayed, downloaded or begun ones, searched by words, newest or oldest first (the
-// podcast's own order, kept by the daemon). Every text here comes from the feed: it is set as
+// One podcast: its artwork, description and settings (refresh now or how often, auto-download,
+// unsubscribe), and its episodes (rows in episode-row.js) with their downloads, their files (to
+// delete one) and where the listener is in them (played, or the time left; played or unplayed by
+// hand, one or all at once), shown all or only the unplayed, downloaded or begun ones, searched by
+// words, newest or oldest first (the podcast's own order, kept by the daemon). Every text here comes from the feed: it is set as
 // text, and show notes go through the allowlist sanitiser.
 
 import { h, icon, button, confirmButton, replace, reconcile, artwork, debounce } from "../dom.js";
@@ -28,6 +28,18 @@ function filterName(name) {
 /** The auto-download choices: how many of the newest episodes download by themselves. */
 const AUTO_DOWNLOAD = [0, 1, 3, 5, 10];
 const autoDownloadName = (count) => (count ? tr("podcast.autoDownload.newest", { count }) : tr("podcast.autoDownload.off"));
+
+/** How often the feed is fetched, in minutes; 0 follows the daemon's interval (an hour). */
+const REFRESH_EVERY = [0, 15, 30, 60, 180, 360, 720, 1440, 10080];
+function refreshName(minutes) {
+  if (!minutes) return tr("podcast.refreshEvery.default");
+  if (minutes === 60) return tr("podcast.refreshEvery.hour");
+  if (minutes === 1440) return tr("podcast.refreshEvery.day");
+  if (minutes === 10080) return tr("podcast.refreshEvery.week");
+  if (minutes % 1440 === 0) return tr("podcast.refreshEvery.days", { count: minutes / 1440 });
+  if (minutes % 60 === 0) return tr("podcast.refreshEvery.hours", { count: minutes / 60 });
+  return tr("podcast.refreshEvery.minutes", { count: minutes });
+}
 
 export function mountPodcast(root, params, ctx) {
   const id = Number(params.id);
@@ -112,6 +124,27 @@ export function mountPodcast(root, params, ctx) {
       }
     });
 
+    const every = p.refreshMinutes || 0;
+    const interval = h(
+      "select",
+      { id: "refresh-every", class: "select", title: tr("podcast.refreshEvery.title") },
+      REFRESH_EVERY.map((value) => h("option", { value: String(value), text: refreshName(value), selected: value === every })),
+      REFRESH_EVERY.includes(every) ? null : h("option", { value: String(every), text: refreshName(every), selected: true }),
+    );
+    interval.addEventListener("change", async () => {
+      const value = Number(interval.value);
+      interval.disabled = true;
+      try {
+        apply(await api.podcasts.update(id, { refreshMinutes: value }));
+        toast(tr("podcast.refreshEvery.changed", { every: refreshName(value) }), { kind: "success" });
+      } catch (error) {
+        showError(error, tr("podcast.refreshEvery.notChanged"));
+        interval.value = String(detail.podcast.refreshMinutes || 0);
+      } finally {
+        interval.disabled = false;
+      }
+    });
+
     const refresh = button(tr("podcast.refresh"), {
       icon: "refresh",
       kind: "secondary",
@@ -165,6 +198,7 @@ export function mountPodcast(root, params, ctx) {
           p.newCount ? seen : null,
           markAll,
           h("label", { class: "select-field" }, h("span", { class: "select-label", text: tr("podcast.autoDownload") }), select),
+          h("label", { class: "select-field" }, h("span", { class: "select-label", text: tr("podcast.refreshEvery") }), interval),
           unsubscribe,
         ),
       ),
@@ -260,6 +294,7 @@ export function mountPodcast(root, params, ctx) {
     setTransfer: (episodeId, t) => episodeTransfers.set(episodeId, t.id),
     playbackOf: (episode) => playbackOf(episode),
     markPlayed: (episode, played, target) => markPlayed(episode, played, target),
+    deleteFile: (episode, target) => deleteFile(episode, target),
     extraActions: (episode, item) => ctx.player.upNext?.buttons(episode.title || tr("episode.untitled"), item),
   };
 
@@ -281,6 +316,21 @@ export function mountPodcast(root, params, ctx) {
       ctx.player.remember(key, playback);
     });
     renderMarkAll();
+  }
+
+  /** Deletes the episode's file (its transfer is forgotten); the episode stays, to stream or download again. */
+  async function deleteFile(episode, target) {
+    const next = await withBusy(target, () => api.episodes.deleteFile(episode.id));
+    if (!next) return;
+    const transferId = episodeTransfers.get(episode.id);
+    episodeTransfers.delete(episode.id);
+    if (transferId) store.remove(transferId);
+    Object.assign(episode, next);
+    const index = detail.episodes.findIndex((e) => e.id === episode.id);
+    if (index >= 0) detail.episodes[index] = episode;
+    toast(tr("episode.fileDeleted", { title: episode.title || tr("episode.untitled") }), { kind: "success" });
+    renderEpisodes();
+    rows.get(episode.id)?.update(episode);
   }
 
   // "Mark all played": there while an episode is not.
