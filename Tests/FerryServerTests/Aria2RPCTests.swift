@@ -140,6 +140,50 @@ import Testing
         }
     }
 
+    /// aria2's changePosition on the waiting list (queued and paused alike), checked with
+    /// tellWaiting and with the order Ferry starts them in.
+    @Test func changePositionPutsAWaitingDownloadExactlyWhereAsked() async throws {
+        try await Self.withRPC { d, rpc, origin, base in
+            var gids: [String] = []
+            for n in 0..<5 {
+                origin.serve("/w\(n).bin", Origin.File(data: Origin.bytes(1000, seed: UInt64(n))))
+                gids.append(try #require(try await rpc.call("aria2.addUri", [base.appendingPathComponent("w\(n).bin").absoluteString], ["pause": "true"]) as? String))
+            }
+            func waiting() async throws -> [String] {
+                try #require(try await rpc.call("aria2.tellWaiting", 0, 100, ["gid"]) as? [[String: String]]).compactMap { $0["gid"] }
+            }
+            #expect(try await waiting() == gids)
+            let (a, b, c, dd, e) = (gids[0], gids[1], gids[2], gids[3], gids[4])
+            #expect(try await rpc.call("aria2.changePosition", e, 1, "POS_SET") as? Int == 1)
+            #expect(try await waiting() == [a, e, b, c, dd])
+            #expect(try await rpc.call("aria2.changePosition", a, 2, "POS_CUR") as? Int == 2)
+            #expect(try await waiting() == [e, b, a, c, dd])
+            #expect(try await rpc.call("aria2.changePosition", e, -1, "POS_END") as? Int == 3)
+            #expect(try await waiting() == [b, a, c, e, dd])
+            #expect(try await rpc.call("aria2.changePosition", dd, -99, "POS_CUR") as? Int == 0)
+            #expect(try await rpc.call("aria2.changePosition", b, 42, "POS_SET") as? Int == 4)
+            #expect(try await waiting() == [dd, a, c, e, b])
+            // Where it already is.
+            #expect(try await rpc.call("aria2.changePosition", c, 0, "POS_CUR") as? Int == 2)
+            #expect(try await waiting() == [dd, a, c, e, b])
+            // Errors: the way, a download not waiting; nothing moved.
+            #expect(try await rpc.error("aria2.changePosition", a, 0, "POS_NOWHERE")["message"] as? String == "Illegal argument.")
+            #expect(try await rpc.error("aria2.changePosition", "00000000000000ff", 0, "POS_SET")["message"] as? String == "GID#00000000000000ff not found in the waiting queue.")
+            #expect(try await rpc.error("aria2.changePosition", a, "first", "POS_SET")["code"] as? Int == 1)
+            #expect(try await waiting() == [dd, a, c, e, b])
+            // The queue runs in that order: with one at a time, unpaused all at once, they complete
+            // in it (the origin's log says which was asked for first).
+            #expect(try await rpc.call("aria2.changeGlobalOption", ["max-concurrent-downloads": "1"]) as? String == "OK")
+            #expect(try await rpc.call("aria2.unpauseAll") as? String == "OK")
+            try await eventually("all complete", timeout: .seconds(30)) {
+                try await rpc.call("aria2.tellStopped", 0, 100, ["status"]) as? [[String: String]] == Array(repeating: ["status": "complete"], count: 5)
+            }
+            var asked: [String] = []
+            for seen in origin.requests where !asked.contains(seen.path) { asked.append(seen.path) }
+            #expect(asked == [dd, a, c, e, b].map { "/w\(gids.firstIndex(of: $0)!).bin" })
+        }
+    }
+
     @Test func aria2sErrorsAndNothingChanged() async throws {
         try await Self.withRPC { d, rpc, origin, base in
             origin.serve("/b.bin", Origin.File(data: Origin.bytes(1000, seed: 5)))

@@ -88,6 +88,8 @@ public struct TransferControl: Sendable {
         case reopen(Int64)
         /// A new priority, and or a place at the head or the tail of the queue.
         case reorder(Int64, priority: Int?, position: TransferUpdate.Position?)
+        /// An exact priority and rank (``QueuePlacement``).
+        case place(Int64, priority: Int, rank: Int64)
         /// A command's change could not be journaled: the entry as it was comes back (a worker
         /// it stopped becomes a place in the queue, a timer it cancelled is armed again).
         case restore(Int64, Entry)
@@ -272,11 +274,16 @@ public struct TransferControl: Sendable {
             case nil:
                 break
             }
-            guard entry.priority != entries[id]!.priority || entry.rank != entries[id]!.rank else { return [] }
-            queue.remove(id, session: entry.session)
-            entries[id] = entry
-            if entry.state == .queued { enqueue(id) }
-            return [.journal(id, .reordered(priority: entry.priority, rank: entry.rank))] + schedule(now: now)
+            return reordered(entry, id, now: now)
+
+        case .place(let id, let priority, let rank):
+            guard var entry = entries[id] else { throw FerryError.notFound(transfer: id) }
+            guard !entry.state.isFinal || entry.state == .failed else {
+                throw FerryError.invalidState("Transfer \(id) is \(entry.state.rawValue): it has no place in the queue.")
+            }
+            entry.priority = priority
+            entry.rank = rank == id ? nil : rank
+            return reordered(entry, id, now: now)
 
         case .restore(let id, var before):
             guard let current = entries[id] else { return [] }
@@ -554,6 +561,15 @@ public struct TransferControl: Sendable {
     private mutating func takeToken() -> Int {
         defer { nextToken += 1 }
         return nextToken
+    }
+
+    /// `entry` at its new place in the queue, journaled (nothing when it did not move).
+    private mutating func reordered(_ entry: Entry, _ id: Int64, now: Date) -> [Action] {
+        guard entry.priority != entries[id]!.priority || entry.rank != entries[id]!.rank else { return [] }
+        queue.remove(id, session: entry.session)
+        entries[id] = entry
+        if entry.state == .queued { enqueue(id) }
+        return [.journal(id, .reordered(priority: entry.priority, rank: entry.rank))] + schedule(now: now)
     }
 
     /// Inserts into the queue at its place.

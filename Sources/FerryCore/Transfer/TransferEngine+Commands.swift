@@ -170,16 +170,50 @@ extension TransferEngine {
         try await command(.reorder(id, priority: update.priority?.rank, position: update.position), id)
     }
 
+    /// The transfers waiting their turn (queued, waiting for a retry or the network, paused), of
+    /// `kind` or all, in the order they will start.
+    public func waitingOrder(kind: TransferKind? = nil) async throws -> [TransferRecord] {
+        let records = try await journal.transfers(states: [.queued, .waiting, .paused]).filter { kind == nil || $0.kind == kind }
+        let places = Dictionary(uniqueKeysWithValues: records.map { ($0.transferId, $0) })
+        return QueuePlacement.sorted(records.map(QueuePlacement.Place.init)).compactMap { places[$0.id] }
+    }
+
+    /// Puts a waiting transfer at `index` of ``waitingOrder(kind:)`` (the head is 0; beyond
+    /// either end, that end), moving those ahead of it as needed.
+    /// - Returns: its place now.
+    public func place(_ id: Int64, at index: Int, kind: TransferKind? = nil) async throws -> Int {
+        let order = try await waitingOrder(kind: kind)
+        guard order.contains(where: { $0.transferId == id }) else {
+            _ = try await transfer(id)  // Not found, or:
+            throw FerryError.invalidState("Transfer \(id) is not waiting its turn: it has no place in the queue.")
+        }
+        let places = order.map(QueuePlacement.Place.init)
+        for change in QueuePlacement.moves(places, moving: id, to: index) {
+            _ = try await command(.place(change.id, priority: change.priority, rank: change.rank), change.id)
+        }
+        return min(max(0, index), order.count - 1)
+    }
+
     /// Pauses every queued, running and waiting transfer (of `session`, else of every session).
     /// - Returns: the transfers paused.
     public func pauseAll(session: String?) async throws -> [Transfer] {
         try await forEach(session: session, in: [.queued, .running, .waiting]) { try await self.pause($0) }
     }
 
-    /// Resumes every paused transfer (of `session`, else of every session).
+    /// Resumes every paused transfer (of `session`, else of every session), one after the other
+    /// in their order in the queue, so the first to start are those at its head.
     /// - Returns: the transfers resumed.
     public func resumeAll(session: String?) async throws -> [Transfer] {
-        try await forEach(session: session, in: [.paused]) { try await self.resume($0) }
+        if let session { try Self.validateSession(session) }
+        var done: [Transfer] = []
+        for record in try await waitingOrder() where record.state == .paused && (session == nil || record.session == session) {
+            do {
+                done.append(try await resume(record.transferId))
+            } catch let error as FerryError where error.code == .invalidState || error.code == .notFound {
+                continue  // It moved on meanwhile.
+            }
+        }
+        return done.sorted { $0.id < $1.id }
     }
 
     /// One command for each transfer in `states`, a few dozen at once (a running one waits for

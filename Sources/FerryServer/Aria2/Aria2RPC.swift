@@ -21,7 +21,7 @@ struct Aria2RPC: Sendable {
     static let methods = [
         "aria2.addUri", "aria2.remove", "aria2.forceRemove", "aria2.pause", "aria2.forcePause", "aria2.pauseAll",
         "aria2.forcePauseAll", "aria2.unpause", "aria2.unpauseAll", "aria2.tellStatus", "aria2.getUris", "aria2.getFiles",
-        "aria2.tellActive", "aria2.tellWaiting", "aria2.tellStopped", "aria2.getGlobalStat", "aria2.purgeDownloadResult",
+        "aria2.tellActive", "aria2.tellWaiting", "aria2.tellStopped", "aria2.changePosition", "aria2.getGlobalStat", "aria2.purgeDownloadResult",
         "aria2.removeDownloadResult", "aria2.getVersion", "aria2.getSessionInfo", "aria2.saveSession",
         "aria2.getOption", "aria2.getGlobalOption", "aria2.changeGlobalOption",
         "system.multicall", "system.listMethods", "system.listNotifications",
@@ -155,6 +155,7 @@ struct Aria2RPC: Sendable {
             let keys = try arguments.keys()
             let states: Set<TransferState> = method == "aria2.tellWaiting" ? [.queued, .waiting, .paused] : [.completed, .failed, .cancelled]
             return await describe(Self.page(try await downloads(in: states), offset: offset, count: count), keys: keys)
+        case "aria2.changePosition": return try await changePosition(&arguments)
         case "aria2.getGlobalStat": return try await globalStat()
         case "aria2.purgeDownloadResult":
             _ = try await engine.removeFinished(session: nil)
@@ -200,6 +201,26 @@ struct Aria2RPC: Sendable {
             }
         }
         return results
+    }
+
+    /// `aria2.changePosition(gid, pos, how)`: a waiting download to `pos` from the head
+    /// (`POS_SET`), from where it is (`POS_CUR`) or from the last place (`POS_END`), held within
+    /// the queue; its place afterwards.
+    private func changePosition(_ arguments: inout Arguments) async throws -> Int {
+        let id = try arguments.gid()
+        let offset = try arguments.integer("pos")
+        let order = try await engine.waitingOrder(kind: .download)
+        guard let current = order.firstIndex(where: { $0.transferId == id }) else {
+            throw Failure.aria2("GID#\(Aria2GID.gid(id)) not found in the waiting queue.")
+        }
+        let target: Int
+        switch arguments.next() as? String {
+        case "POS_SET": target = offset
+        case "POS_CUR": target = current + offset
+        case "POS_END": target = order.count - 1 + offset
+        default: throw Failure.aria2("Illegal argument.")
+        }
+        return try await engine.place(id, at: target, kind: .download)
     }
 
     private func addUri(_ arguments: inout Arguments) async throws -> String {
@@ -293,18 +314,13 @@ struct Aria2RPC: Sendable {
         return Aria2Status.Place(path: path, directory: path.isEmpty ? folder : (path as NSString).deletingLastPathComponent)
     }
 
-    /// Downloads in these states: waiting ones in the order they will start (priority, then
-    /// their place in the queue), as aria2 lists its queue; others in the order they were added.
+    /// Downloads in these states: waiting ones in the order they will start, as aria2 lists its
+    /// queue; others in the order they were added.
     private func downloads(in states: Set<TransferState>) async throws -> [Transfer] {
         let transfers = try await engine.list(states: states).transfers.filter { $0.kind == .download }
         guard states.contains(.queued) else { return transfers }
-        let places = Dictionary(
-            uniqueKeysWithValues: try await engine.journal.transfers(states: states).map { ($0.transferId, (priority: $0.priority, rank: $0.queueRank ?? $0.transferId)) }
-        )
-        return transfers.sorted { a, b in
-            let (x, y) = (places[a.id] ?? (0, a.id), places[b.id] ?? (0, b.id))
-            return (-x.priority, x.rank, a.id) < (-y.priority, y.rank, b.id)
-        }
+        let byId = Dictionary(uniqueKeysWithValues: transfers.map { ($0.id, $0) })
+        return try await engine.waitingOrder(kind: .download).compactMap { byId[$0.transferId] }
     }
 
     private func globalStat() async throws -> [String: Any] {
