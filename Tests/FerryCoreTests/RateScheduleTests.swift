@@ -80,7 +80,7 @@ import Testing
         var settings = TransferSettings()
         settings.session = TransferOptions(schedule: .init(windows: [.init(start: 0, end: 60, bytesPerSecond: 10_000)]))
         bandwidth.update(session: "s", bytesPerSecond: nil, scheduled: true)
-        let pace = try #require(bandwidth.pace(for: "s", settings))
+        let pace = try #require(bandwidth.pace(for: 1, session: "s", settings))
         let free = ContinuousClock.now
         try await pace(1_000_000)
         #expect(free.duration(to: .now) < .milliseconds(100))

@@ -250,6 +250,48 @@ import Testing
         }
     }
 
+    /// aria2.changeOption: a running download's limit changes in place; its connections or
+    /// headers start it again (as aria2 restarts one); what Ferry does not change is refused.
+    @Test func changeOptionOfARunningAndAPausedDownload() async throws {
+        try await Self.withRPC { d, rpc, origin, base in
+            let data = Origin.bytes(3_000_000, seed: 12)
+            origin.serve("/live.bin", Origin.File(data: data, bytesPerSecond: 600_000))
+            let gid = try #require(try await rpc.call("aria2.addUri", [base.appendingPathComponent("live.bin").absoluteString], ["max-download-limit": "50K"]) as? String)
+            let id = try #require(Aria2GID.id(gid))
+            try await eventually("running") { try await d.client.transfer(id).bytesReceived > 0 }
+            let attempts = try await d.client.transfer(id).attempts
+            #expect(try await rpc.call("aria2.changeOption", gid, ["max-download-limit": "2M"]) as? String == "OK")
+            #expect((try await rpc.call("aria2.getOption", gid) as? [String: String])?["max-download-limit"] == "2097152")
+            // At 50 KB/s the 3 MB would take a minute; at the origin's 600 KB/s, five seconds.
+            try await eventually("complete at the new limit", timeout: .seconds(30)) { try await rpc.status(gid)["status"] as? String == "complete" }
+            #expect(try await d.client.transfer(id).attempts == attempts, "a new limit restarted the download")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(try await d.client.transfer(id).path))) == data)
+
+            // Connections: it starts again, from what it has.
+            let other = try #require(try await rpc.call("aria2.addUri", [base.appendingPathComponent("live.bin").absoluteString + "?2"], ["max-download-limit": "200K"]) as? String)
+            let otherId = try #require(Aria2GID.id(other))
+            try await eventually("running") { try await d.client.transfer(otherId).bytesReceived > 0 }
+            let before = try await d.client.transfer(otherId).attempts
+            #expect(try await rpc.call("aria2.changeOption", other, ["split": "2", "max-download-limit": "0", "header": ["X-New: yes"]]) as? String == "OK")
+            let changed = try #require(try await rpc.call("aria2.getOption", other) as? [String: String])
+            #expect(changed["split"] == "2" && changed["max-download-limit"] == nil && changed["header"] == "X-New: yes")
+            try await eventually("complete", timeout: .seconds(30)) { try await rpc.status(other)["status"] as? String == "complete" }
+            #expect(try await d.client.transfer(otherId).attempts > before)
+            #expect(origin.requests.last { $0.path == "/live.bin" }?.headers["x-new"] == "yes")
+
+            // Refused, nothing changed: an option Ferry does not change, a bad value, a stopped download.
+            let paused = try #require(try await rpc.call("aria2.addUri", [base.appendingPathComponent("live.bin").absoluteString + "?3"], ["pause": "true", "header": ["X-A: 1", "X-B: 2"]]) as? String)
+            let refused = try await rpc.error("aria2.changeOption", paused, ["dir": "/tmp", "split": "3"])
+            #expect((refused["message"] as? String)?.contains("'--dir'") == true)
+            #expect(try await rpc.error("aria2.changeOption", paused, ["split": "99"])["code"] as? Int == 1)
+            #expect((try await rpc.call("aria2.getOption", paused) as? [String: String])?["split"] == nil)
+            #expect(try await rpc.call("aria2.changeOption", paused, ["header": "X-C: 3"]) as? String == "OK")
+            #expect((try await rpc.call("aria2.getOption", paused) as? [String: String])?["header"] == "X-C: 3")
+            #expect(try await rpc.status(paused)["status"] as? String == "paused")
+            #expect((try await rpc.error("aria2.changeOption", gid, ["split": "2"])["message"] as? String)?.hasPrefix("Cannot change option of GID#\(gid)") == true)
+        }
+    }
+
     @Test func ferrysEventsAreAria2sNotifications() throws {
         let completed = try #require(Aria2Notifications.message(TransferEvent(kind: .completed, transferId: 26, session: "aria2")))
         let object = try #require(try JSONSerialization.jsonObject(with: completed) as? [String: Any])

@@ -8,19 +8,34 @@ import Synchronization
 final class Bandwidth: Sendable {
     private static let daemonKey = "*"
     private let shared = Mutex<[String: RateLimiter]>([:])
+    /// The limiters of running transfers with a limit of their own, so a new one reaches them.
+    private let own = Mutex<[Int64: RateLimiter]>([:])
 
-    /// Waits, before each chunk of a transfer with `settings`, as every applicable limit requires;
-    /// nil when no limit applies.
-    func pace(for session: String, _ settings: TransferSettings) -> (@Sendable (Int) async throws -> Void)? {
-        let limiters = [
-            layer(Self.daemonKey, settings.daemon),
-            layer(session, settings.session),
-            settings.own.bytesPerSecond.map { RateLimiter(bytesPerSecond: $0) },
-        ].compactMap { $0 }
+    /// Waits, before each chunk of transfer `id` with `settings`, as every applicable limit
+    /// requires; nil when no limit applies. ``release(_:)`` when it stops.
+    func pace(for id: Int64, session: String, _ settings: TransferSettings) -> (@Sendable (Int) async throws -> Void)? {
+        let mine = settings.own.bytesPerSecond.map { rate in
+            let limiter = RateLimiter(bytesPerSecond: rate)
+            own.withLock { $0[id] = limiter }
+            return limiter
+        }
+        let limiters = [layer(Self.daemonKey, settings.daemon), layer(session, settings.session), mine].compactMap { $0 }
         if limiters.isEmpty { return nil }
         return { bytes in
             for limiter in limiters { try await limiter.consume(bytes) }
         }
+    }
+
+    /// A running transfer's own limit from now on (nil: none). - Returns: false when it runs
+    /// without a limit of its own, which it gets only when it starts again.
+    func setOwnLimit(_ id: Int64, bytesPerSecond: Int64?) -> Bool {
+        guard let limiter = own.withLock({ $0[id] }) else { return false }
+        limiter.setRate(bytesPerSecond)
+        return true
+    }
+
+    func release(_ id: Int64) {
+        own.withLock { $0[id] = nil }
     }
 
     /// A layer's limit from now on (nil: none), for the transfers already running under it too.

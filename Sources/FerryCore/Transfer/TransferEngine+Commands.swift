@@ -170,6 +170,27 @@ extension TransferEngine {
         try await command(.reorder(id, priority: update.priority?.rank, position: update.position), id)
     }
 
+    /// Changes a transfer's own options (not once it has ended). One running takes a new rate
+    /// limit at once when it has one already; any other change starts it again, from its
+    /// durable bytes.
+    public func updateOptions(_ id: Int64, _ update: TransferOptionsUpdate) async throws -> Transfer {
+        let (record, before, _) = try await journal.update(id: id) { (record: inout TransferRecord) -> (TransferOptions, TransferEvent?) in
+            guard !record.state.isFinal else {
+                throw FerryError.invalidState("Transfer \(id) is \(record.state.rawValue): its options no longer matter.")
+            }
+            let before = record.transferOptions ?? TransferOptions()
+            record.transferOptions = try update.applied(to: before)
+            return (before, nil)
+        }
+        let after = record.transferOptions ?? TransferOptions()
+        guard record.state == .running, after != before else { return model(record) }
+        var others = after
+        others.bytesPerSecond = before.bytesPerSecond
+        if others == before, bandwidth.setOwnLimit(id, bytesPerSecond: after.bytesPerSecond) { return model(record) }
+        _ = try await pause(id)
+        return try await resume(id)
+    }
+
     /// The transfers waiting their turn (queued, waiting for a retry or the network, paused), of
     /// `kind` or all, in the order they will start.
     public func waitingOrder(kind: TransferKind? = nil) async throws -> [TransferRecord] {

@@ -54,9 +54,10 @@ struct TransferWorker: Sendable {
         defer {
             sink.close()
             progress.end(id)
+            bandwidth.release(id)
         }
         progress.begin(id, session: record.session, bytes: record.segments == nil ? sink.length : record.durableBytes, total: record.totalBytes)
-        let pace = bandwidth.pace(for: record.session, settings)
+        let pace = bandwidth.pace(for: id, session: record.session, settings)
         let progress = progress
         let startBytes = progress.snapshot(id)?.bytes ?? 0
         let segmented = SegmentedBox()
@@ -518,10 +519,13 @@ struct TransferWorker: Sendable {
         let id = record.transferId
         let progress = progress
         progress.begin(id, session: record.session, bytes: 0, total: record.totalBytes)
-        defer { progress.end(id) }
+        defer {
+            progress.end(id)
+            bandwidth.release(id)
+        }
         let attempt = UploadAttempt(
             http: fetcher.clients.client(for: URL(string: record.url)!, options: settings.merged), store: store, progress: progress, extraHeaders: settings.headers,
-            pace: bandwidth.pace(for: record.session, settings) ?? { _ in }, headTimeout: settings.headTimeout ?? .seconds(30),
+            pace: bandwidth.pace(for: id, session: record.session, settings) ?? { _ in }, headTimeout: settings.headTimeout ?? .seconds(30),
             userAgent: configuration.userAgent, logger: logger
         )
         do {

@@ -57,6 +57,24 @@ struct Aria2Options {
         transferOptions = transfer.isEmpty ? nil : transfer
     }
 
+    /// What `aria2.changeOption` may change of a download: its limit, its connections, its
+    /// headers (replaced whole, as aria2 does); any other option is refused, nothing changed.
+    static let changeable: Set<String> = ["max-download-limit", "split", "max-connection-per-server", "header"]
+
+    static func update(_ value: Any) throws -> TransferOptionsUpdate {
+        guard let options = value as? [String: Any] else { throw Aria2RPC.Failure.aria2("The options are an object of names and values.") }
+        if let other = options.keys.sorted().first(where: { !changeable.contains($0) }) {
+            throw Aria2RPC.Failure.aria2(
+                "Ferry does not change the option '--\(other.prefix(60))' of a download (it changes max-download-limit, split, max-connection-per-server and header)."
+            )
+        }
+        let set = try Aria2Options(options).transferOptions ?? TransferOptions()
+        var clear: [String] = []
+        if options["max-download-limit"] != nil, set.bytesPerSecond == nil { clear.append("bytesPerSecond") }
+        if options["header"] != nil { clear.append("headers") }
+        return TransferOptionsUpdate(set: set.isEmpty ? nil : set, clear: clear.isEmpty ? nil : clear)
+    }
+
     /// aria2's sizes: bytes, or with K or M (1024s).
     static func rate(_ text: String, option: String) throws -> Int64 {
         let upper = text.uppercased().trimmingCharacters(in: .whitespaces)

@@ -23,7 +23,7 @@ struct Aria2RPC: Sendable {
         "aria2.forcePauseAll", "aria2.unpause", "aria2.unpauseAll", "aria2.tellStatus", "aria2.getUris", "aria2.getFiles",
         "aria2.tellActive", "aria2.tellWaiting", "aria2.tellStopped", "aria2.changePosition", "aria2.getGlobalStat", "aria2.purgeDownloadResult",
         "aria2.removeDownloadResult", "aria2.getVersion", "aria2.getSessionInfo", "aria2.saveSession",
-        "aria2.getOption", "aria2.getGlobalOption", "aria2.changeGlobalOption",
+        "aria2.getOption", "aria2.changeOption", "aria2.getGlobalOption", "aria2.changeGlobalOption",
         "system.multicall", "system.listMethods", "system.listNotifications",
     ]
     /// What aria2 does and Ferry does not: answered with aria2's error for them.
@@ -170,6 +170,13 @@ struct Aria2RPC: Sendable {
         case "aria2.getOption":
             let id = try arguments.gid()
             return await options(of: try await self.transfer(id))
+        case "aria2.changeOption":
+            let id = try arguments.gid()
+            guard try await self.transfer(id).state.isFinal == false else {
+                throw Failure.aria2("Cannot change option of GID#\(Aria2GID.gid(id)): it has stopped")
+            }
+            _ = try await engine.updateOptions(id, try Aria2Options.update(arguments.next() ?? [String: Any]()))
+            return "OK"
         case "aria2.getGlobalOption": return try await globalOptions()
         case "aria2.changeGlobalOption":
             guard let changes = arguments.next() as? [String: Any] else { throw Failure.aria2("The options are an object of names and values.") }
