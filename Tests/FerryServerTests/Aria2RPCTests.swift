@@ -292,14 +292,47 @@ import Testing
         }
     }
 
+    /// aria2's `gid` option: the client's GID names the download everywhere (status, lists,
+    /// calls); one taken, one of Ferry's own ids or one that is not a GID is refused, nothing added.
+    @Test func aGIDChosenByTheClient() async throws {
+        try await Self.withRPC { d, rpc, origin, base in
+            origin.serve("/g.bin", Origin.File(data: Origin.bytes(200_000, seed: 21)))
+            let url = base.appendingPathComponent("g.bin").absoluteString
+            let chosen = "2089b05ecca3d829"
+            #expect(try await rpc.call("aria2.addUri", [url], ["gid": chosen.uppercased()]) as? String == chosen)
+            try await eventually("complete") { try await rpc.status(chosen)["status"] as? String == "complete" }
+            #expect((try await rpc.call("aria2.tellStopped", 0, 10, ["gid"]) as? [[String: String]]) == [["gid": chosen]])
+            let transfers = try await d.client.transfers(states: TransferState.allCases).transfers
+            #expect(transfers.count == 1 && transfers[0].session == "aria2")
+            // Ferry's own GID of it still finds it; the chosen one is what it is called.
+            let own = Aria2GID.gid(transfers[0].id)
+            #expect(try await rpc.status(own)["gid"] as? String == chosen)
+
+            let before = try await d.client.transfers(states: TransferState.allCases).transfers.count
+            #expect(try await rpc.error("aria2.addUri", [url], ["gid": chosen])["message"] as? String == "GID \(chosen) is not unique.")
+            #expect((try await rpc.error("aria2.addUri", [url], ["gid": own])["message"] as? String)?.contains("Ferry's own") == true)
+            #expect((try await rpc.error("aria2.addUri", [url], ["gid": "0000000000000000"])["message"] as? String)?.contains("Ferry's own") == true)
+            #expect((try await rpc.error("aria2.addUri", [url], ["gid": "not-a-gid"])["message"] as? String)?.contains("16 hex digits") == true)
+            #expect(try await d.client.transfers(states: TransferState.allCases).transfers.count == before)
+
+            // Paused on request, then driven by its GID; removed, its GID is free again.
+            let other = "ffffffffffffff01"
+            #expect(try await rpc.call("aria2.addUri", [url + "?2"], ["gid": other, "pause": "true"]) as? String == other)
+            #expect((try await rpc.call("aria2.tellWaiting", 0, 10, ["gid", "status"]) as? [[String: String]]) == [["gid": other, "status": "paused"]])
+            #expect(try await rpc.call("aria2.forceRemove", other) as? String == other)
+            #expect(try await rpc.error("aria2.tellStatus", other)["message"] as? String == "GID \(other) is not found")
+            #expect(try await rpc.call("aria2.addUri", [url + "?3"], ["gid": other, "pause": "true"]) as? String == other)
+        }
+    }
+
     @Test func ferrysEventsAreAria2sNotifications() throws {
-        let completed = try #require(Aria2Notifications.message(TransferEvent(kind: .completed, transferId: 26, session: "aria2")))
+        let completed = try #require(Aria2Notifications.message(TransferEvent(kind: .completed, transferId: 26, session: "aria2"), gid: Aria2GID.gid(26)))
         let object = try #require(try JSONSerialization.jsonObject(with: completed) as? [String: Any])
         #expect(object["jsonrpc"] as? String == "2.0" && object["method"] as? String == "aria2.onDownloadComplete" && object["id"] == nil)
         #expect(object["params"] as? [[String: String]] == [["gid": "000000000000001a"]])
         let methods = TransferEvent.Kind.allCases.compactMap(Aria2Notifications.method(for:))
         #expect(Set(methods) == ["aria2.onDownloadStart", "aria2.onDownloadPause", "aria2.onDownloadStop", "aria2.onDownloadComplete", "aria2.onDownloadError"])
-        #expect(Aria2Notifications.message(TransferEvent(kind: .progress, transferId: 26, session: "aria2")) == nil)
+        #expect(Aria2Notifications.message(TransferEvent(kind: .progress, transferId: 26, session: "aria2"), gid: Aria2GID.gid(26)) == nil)
     }
 
     @Test func aria2sPagesOfWaitingAndStoppedDownloads() {

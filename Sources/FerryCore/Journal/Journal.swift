@@ -296,6 +296,12 @@ public struct Journal: Sendable {
         migrator.registerMigration("v15: a podcast's own refresh interval") { db in
             try db.alter(table: "podcast") { t in t.add(column: "refreshMinutes", .integer) }
         }
+        migrator.registerMigration("v16: aria2 GIDs chosen by clients") { db in
+            try db.create(table: "aria2Gid") { t in
+                t.primaryKey("gid", .text)
+                t.column("transferId", .integer).notNull().unique().references("transfer", onDelete: .cascade)
+            }
+        }
         return migrator
     }
 }

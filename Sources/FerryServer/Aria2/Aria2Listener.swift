@@ -68,7 +68,9 @@ public struct Aria2Listener: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in events {
-                    if case .event(let event) = message, let data = Aria2Notifications.message(event) {
+                    if case .event(let event) = message, Aria2Notifications.method(for: event.kind) != nil,
+                        let data = Aria2Notifications.message(event, gid: await rpc.gid(event.transferId))
+                    {
                         continuation.yield(String(decoding: data, as: UTF8.self))
                     }
                 }

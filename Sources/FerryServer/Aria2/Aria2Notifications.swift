@@ -18,8 +18,8 @@ enum Aria2Notifications {
 
     /// `{"jsonrpc": "2.0", "method": "aria2.onDownloadComplete", "params": [{"gid": "…"}]}`, or nil
     /// for an event aria2 does not announce.
-    static func message(_ event: TransferEvent) -> Data? {
+    static func message(_ event: TransferEvent, gid: String) -> Data? {
         guard let method = method(for: event.kind) else { return nil }
-        return Aria2RPC.encode(["jsonrpc": "2.0", "method": method, "params": [["gid": Aria2GID.gid(event.transferId)]]])
+        return Aria2RPC.encode(["jsonrpc": "2.0", "method": method, "params": [["gid": gid]]])
     }
 }

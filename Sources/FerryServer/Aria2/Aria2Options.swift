@@ -4,13 +4,15 @@ import Foundation
 
 /// The options of `aria2.addUri` Ferry carries out, read as aria2 writes them (strings, rates
 /// with K and M): `dir`, `out`, `header`, `checksum`, `max-download-limit`, `split`,
-/// `max-connection-per-server`, `pause`. Others are ignored, as aria2 ignores what does not apply
+/// `max-connection-per-server`, `pause`, `gid`. Others are ignored, as aria2 ignores what does not apply
 /// to a download. A value Ferry cannot use is aria2's error for the call. Pure.
 struct Aria2Options {
     var directory: String?
     var name: String?
     var checksum: Checksum?
     var paused = false
+    /// The GID the client chose (lower-case), if any.
+    var gid: String?
     var transferOptions: TransferOptions?
 
     init(_ value: Any) throws {
@@ -32,6 +34,7 @@ struct Aria2Options {
             do { checksum = try Checksum(parsing: value) } catch { throw Aria2RPC.Failure.aria2(error.message) }
         }
         if let value = try text("pause") { paused = value == "true" }
+        gid = try text("gid").map(Aria2GID.chosen)
         var transfer = TransferOptions()
         let headers: [String]
         switch options["header"] {

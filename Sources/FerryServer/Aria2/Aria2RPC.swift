@@ -112,28 +112,28 @@ struct Aria2RPC: Sendable {
         switch method {
         case "aria2.addUri": return try await addUri(&arguments)
         case "aria2.remove", "aria2.forceRemove":
-            let id = try arguments.gid()
+            let (id, gid) = try await find(try arguments.gid())
             let current = try await self.transfer(id)
-            guard !current.state.isFinal else { throw Failure.aria2("Active Download not found for GID#\(Aria2GID.gid(id))") }
+            guard !current.state.isFinal else { throw Failure.aria2("Active Download not found for GID#\(gid)") }
             _ = try await engine.cancel(id)
             // As aria2: one that never started leaves no result behind.
             if current.attempts == 0 { try await engine.remove(id, deleteFile: false) }
-            return Aria2GID.gid(id)
+            return gid
         case "aria2.pause", "aria2.forcePause":
-            let id = try arguments.gid()
+            let (id, gid) = try await find(try arguments.gid())
             let current = try await self.transfer(id)
             guard [.queued, .running, .waiting].contains(current.state) else {
-                throw Failure.aria2("GID#\(Aria2GID.gid(id)) cannot be paused now")
+                throw Failure.aria2("GID#\(gid) cannot be paused now")
             }
             _ = try await engine.pause(id)
-            return Aria2GID.gid(id)
+            return gid
         case "aria2.unpause":
-            let id = try arguments.gid()
+            let (id, gid) = try await find(try arguments.gid())
             guard try await self.transfer(id).state == .paused else {
-                throw Failure.aria2("GID#\(Aria2GID.gid(id)) cannot be unpaused now")
+                throw Failure.aria2("GID#\(gid) cannot be unpaused now")
             }
             _ = try await engine.resume(id)
-            return Aria2GID.gid(id)
+            return gid
         case "aria2.pauseAll", "aria2.forcePauseAll":
             _ = try await engine.pauseAll(session: nil)
             return "OK"
@@ -141,11 +141,12 @@ struct Aria2RPC: Sendable {
             _ = try await engine.resumeAll(session: nil)
             return "OK"
         case "aria2.tellStatus":
-            let id = try arguments.gid()
-            return await describe(try await transfer(id), keys: try arguments.keys())
-        case "aria2.getUris": return Aria2Status.uris(try await transfer(try arguments.gid()))
+            let (id, gid) = try await find(try arguments.gid())
+            let download = try await transfer(id)
+            return Aria2Status.object(download, gid: gid, place: await place(of: download), keys: try arguments.keys())
+        case "aria2.getUris": return Aria2Status.uris(try await transfer(try await find(try arguments.gid()).id))
         case "aria2.getFiles":
-            let download = try await self.transfer(try arguments.gid())
+            let download = try await self.transfer(try await find(try arguments.gid()).id)
             return Aria2Status.files(download, place: await place(of: download))
         case "aria2.tellActive":
             let keys = try arguments.keys()
@@ -161,19 +162,19 @@ struct Aria2RPC: Sendable {
             _ = try await engine.removeFinished(session: nil)
             return "OK"
         case "aria2.removeDownloadResult":
-            let id = try arguments.gid()
+            let (id, gid) = try await find(try arguments.gid())
             guard try await self.transfer(id).state.isFinal else {
-                throw Failure.aria2("Could not remove download result of GID#\(Aria2GID.gid(id))")
+                throw Failure.aria2("Could not remove download result of GID#\(gid)")
             }
             try await engine.remove(id, deleteFile: false)
             return "OK"
         case "aria2.getOption":
-            let id = try arguments.gid()
+            let (id, _) = try await find(try arguments.gid())
             return await options(of: try await self.transfer(id))
         case "aria2.changeOption":
-            let id = try arguments.gid()
+            let (id, gid) = try await find(try arguments.gid())
             guard try await self.transfer(id).state.isFinal == false else {
-                throw Failure.aria2("Cannot change option of GID#\(Aria2GID.gid(id)): it has stopped")
+                throw Failure.aria2("Cannot change option of GID#\(gid): it has stopped")
             }
             _ = try await engine.updateOptions(id, try Aria2Options.update(arguments.next() ?? [String: Any]()))
             return "OK"
@@ -214,11 +215,11 @@ struct Aria2RPC: Sendable {
     /// (`POS_SET`), from where it is (`POS_CUR`) or from the last place (`POS_END`), held within
     /// the queue; its place afterwards.
     private func changePosition(_ arguments: inout Arguments) async throws -> Int {
-        let id = try arguments.gid()
+        let (id, gid) = try await find(try arguments.gid())
         let offset = try arguments.integer("pos")
         let order = try await engine.waitingOrder(kind: .download)
         guard let current = order.firstIndex(where: { $0.transferId == id }) else {
-            throw Failure.aria2("GID#\(Aria2GID.gid(id)) not found in the waiting queue.")
+            throw Failure.aria2("GID#\(gid) not found in the waiting queue.")
         }
         let target: Int
         switch arguments.next() as? String {
@@ -236,14 +237,37 @@ struct Aria2RPC: Sendable {
         }
         let options = try Aria2Options(arguments.next() ?? [String: Any]())
         let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
+        if let gid = options.gid, try await engine.journal.aria2GIDTaken(gid) { throw Failure.aria2("GID \(gid) is not unique.") }
+        // With a GID of its own, it is added paused and resumed once it has it, so that no
+        // notification names it otherwise.
         let transfer = try await engine.enqueue(
             .init(
                 urls: [urls[0]], session: Self.session, force: true, options: options.transferOptions, mirrors: Array(urls.dropFirst()),
                 directory: options.directory, createDirectory: options.directory != nil, outputName: options.name,
-                checksum: options.checksum, paused: options.paused
+                checksum: options.checksum, paused: options.paused || options.gid != nil
             )
         )[0]
-        return Aria2GID.gid(transfer.id)
+        guard let gid = options.gid else { return Aria2GID.gid(transfer.id) }
+        do {
+            try await engine.journal.setAria2GID(gid, for: transfer.id)
+        } catch {
+            try? await engine.remove(transfer.id, deleteFile: false)  // Taken meanwhile.
+            throw Failure.aria2("GID \(gid) is not unique.")
+        }
+        if !options.paused { _ = try await engine.resume(transfer.id) }
+        return gid
+    }
+
+    /// The transfer a GID names (a chosen one, or Ferry's own), with the GID to show.
+    private func find(_ gid: String) async throws -> (id: Int64, gid: String) {
+        if let id = try await engine.journal.transferId(aria2GID: gid) { return (id, gid) }
+        guard let id = Aria2GID.id(gid) else { throw Failure.aria2("GID \(gid) is not found") }
+        return (id, await self.gid(id))
+    }
+
+    /// A transfer's GID: the one its client chose, or its id in hex.
+    func gid(_ id: Int64) async -> String {
+        (try? await engine.journal.aria2GIDs(of: [id]))?[id] ?? Aria2GID.gid(id)
     }
 
     /// A download's options as aria2 names them (the ones Ferry has).
@@ -303,13 +327,12 @@ struct Aria2RPC: Sendable {
         }
     }
 
-    private func describe(_ transfer: Transfer, keys: [String]) async -> [String: Any] {
-        Aria2Status.object(transfer, place: await place(of: transfer), keys: keys)
-    }
-
     private func describe(_ transfers: [Transfer], keys: [String]) async -> [[String: Any]] {
+        let chosen = (try? await engine.journal.aria2GIDs(of: transfers.map(\.id))) ?? [:]
         var objects: [[String: Any]] = []
-        for transfer in transfers { objects.append(await describe(transfer, keys: keys)) }
+        for transfer in transfers {
+            objects.append(Aria2Status.object(transfer, gid: chosen[transfer.id] ?? Aria2GID.gid(transfer.id), place: await place(of: transfer), keys: keys))
+        }
         return objects
     }
 
@@ -372,10 +395,11 @@ struct Aria2Arguments {
         values.isEmpty ? nil : values.removeFirst()
     }
 
-    mutating func gid() throws -> Int64 {
+    /// A GID's text, checked for its form (the RPC finds what it names).
+    mutating func gid() throws -> String {
         guard let text = next() as? String else { throw Aria2RPC.Failure.aria2("The first parameter is a GID.") }
-        guard let id = Aria2GID.id(text) else { throw Aria2RPC.Failure.aria2("Invalid GID \(text.prefix(40))") }
-        return id
+        guard Aria2GID.isWellFormed(text) else { throw Aria2RPC.Failure.aria2("Invalid GID \(text.prefix(40))") }
+        return text.lowercased()
     }
 
     mutating func integer(_ name: String) throws -> Int {

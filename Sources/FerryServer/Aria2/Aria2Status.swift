@@ -24,11 +24,11 @@ enum Aria2Status {
     }
 
     /// The status object; `keys` keeps only those named (all when empty), as aria2 does.
-    static func object(_ transfer: Transfer, place: Place, keys: [String] = []) -> [String: Any] {
+    static func object(_ transfer: Transfer, gid: String, place: Place, keys: [String] = []) -> [String: Any] {
         let total = transfer.totalBytes ?? 0
         let done = transfer.state == .completed ? max(transfer.bytesReceived, total) : transfer.bytesReceived
         var object: [String: Any] = [
-            "gid": Aria2GID.gid(transfer.id),
+            "gid": gid,
             "status": status(transfer.state),
             "totalLength": String(total),
             "completedLength": String(done),
