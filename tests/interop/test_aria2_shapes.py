@@ -91,3 +91,38 @@ def test_a_batch_and_a_multicall_answer_alike(ferry, aria2c):
     (status, ours), (their_status, theirs) = answers
     assert status == their_status == 200
     assert ours[1]["error"] == theirs[1]["error"] and ours[2]["result"][1] == theirs[2]["result"][1]
+
+
+def test_positions_options_and_chosen_gids_answer_alike(ferry, aria2c):
+    """changePosition on the same waiting list gives the same places; changeOption and the `gid`
+    option give the same results and errors."""
+    _, rpc, _ = ferry
+    clients = [rpc, aria2c]
+    lists = []
+    for client in clients:
+        gids = [client.call("aria2.addUri", [f"{UNREACHABLE}?{n}"], {"pause": "true", "out": f"f{n}.bin"}) for n in range(4)]
+        lists.append(gids)
+
+    def order(client, gids):
+        waiting = [d["gid"] for d in client.call("aria2.tellWaiting", 0, 100, ["gid"])]
+        return [gids.index(gid) for gid in waiting if gid in gids]
+
+    for index, pos, how in [(3, 0, "POS_SET"), (0, 1, "POS_CUR"), (1, -1, "POS_END"), (2, -10, "POS_CUR"), (3, 10, "POS_SET")]:
+        answers = [client.call("aria2.changePosition", gids[index], pos, how) for client, gids in zip(clients, lists)]
+        assert answers[0] == answers[1], (index, pos, how, answers)
+        assert order(rpc, lists[0]) == order(aria2c, lists[1]), (index, pos, how)
+    errors = [client.send("aria2.changePosition", gids[0], 0, "POS_NOWHERE")["error"] for client, gids in zip(clients, lists)]
+    assert errors[0] == errors[1], errors
+
+    changed = [client.call("aria2.changeOption", gids[0], {"max-download-limit": "100K"}) for client, gids in zip(clients, lists)]
+    assert changed == ["OK", "OK"]
+    limits = [client.call("aria2.getOption", gids[0]).get("max-download-limit") for client, gids in zip(clients, lists)]
+    assert all(limit is not None for limit in limits), limits
+    bad = [client.send("aria2.changeOption", gids[0], {"max-connection-per-server": "99"})["error"] for client, gids in zip(clients, lists)]
+    assert bad[0]["code"] == bad[1]["code"] == 1, bad
+
+    chosen = "2089b05ecca3d829"
+    assert [client.call("aria2.addUri", [UNREACHABLE], {"pause": "true", "gid": chosen}) for client in clients] == [chosen, chosen]
+    assert [client.call("aria2.tellStatus", chosen, ["gid"]) for client in clients] == [{"gid": chosen}] * 2
+    taken = [client.send("aria2.addUri", [UNREACHABLE], {"pause": "true", "gid": chosen})["error"] for client in clients]
+    assert taken[0]["code"] == taken[1]["code"] == 1, taken

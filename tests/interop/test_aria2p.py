@@ -55,6 +55,20 @@ def test_aria2p_drives_ferry(ferry, files, tmp_path):
     # Removed and its result cleaned, as aria2p asks: gone from the lists.
     wait_for(lambda: running.gid not in {d.gid for d in api.get_downloads()}, message="the removal")
 
+    # The waiting list reordered as aria2p does it, and a download's limit changed.
+    queued = [api.add_uris([f"{slow}?{n}"], options={"pause": "true"}) for n in range(3)]
+    waiting = lambda: [d.gid for d in api.get_downloads() if d.is_paused or d.is_waiting]
+    assert waiting() == [d.gid for d in queued]
+    assert api.move_to_top(queued[2]) == 0  # its place now
+    assert waiting() == [queued[2].gid, queued[0].gid, queued[1].gid]
+    assert api.move_down(queued[2]) == 1
+    assert waiting() == [queued[0].gid, queued[2].gid, queued[1].gid]
+    assert api.move_to_bottom(queued[0]) == 2
+    assert waiting() == [queued[2].gid, queued[1].gid, queued[0].gid]
+    assert api.set_options({"max-download-limit": "64K"}, [queued[1]]) == [True]
+    assert api.get_options([queued[1]])[0].get("max-download-limit") == "65536"
+    assert api.remove(queued) == [True, True, True]
+
     # A wrong secret: aria2's error, and nothing added.
     wrong = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=port, secret="not-the-secret"))
     with pytest.raises(aria2p.ClientException, match="Unauthorized"):

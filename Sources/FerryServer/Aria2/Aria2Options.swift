@@ -53,9 +53,10 @@ struct Aria2Options {
             let rate = try Self.rate(value, option: "max-download-limit")
             if rate > 0 { transfer.bytesPerSecond = rate }
         }
-        let split = try text("split").map { try Self.count($0, option: "split") }
-        let perServer = try text("max-connection-per-server").map { try Self.count($0, option: "max-connection-per-server") }
-        // Connections for the download: split as aria2 -s says it, else -x's number.
+        // Connections for the download: split as aria2 -s says it (any number, as aria2 takes;
+        // Ferry opens at most 16), else -x's number (16 at most, as in aria2).
+        let split = try text("split").map { min(16, try Self.count($0, option: "split", upTo: .max)) }
+        let perServer = try text("max-connection-per-server").map { try Self.count($0, option: "max-connection-per-server", upTo: 16) }
         transfer.connections = split ?? perServer
         transferOptions = transfer.isEmpty ? nil : transfer
     }
@@ -88,8 +89,8 @@ struct Aria2Options {
         return number * unit
     }
 
-    static func count(_ text: String, option: String) throws -> Int {
-        guard let number = Int(text), (1...16).contains(number) else {
+    static func count(_ text: String, option: String, upTo limit: Int) throws -> Int {
+        guard let number = Int(text), (1...limit).contains(number) else {
             throw Aria2RPC.Failure.aria2("We encountered a problem while processing the option '--\(option)'.")
         }
         return number
