@@ -41,4 +41,29 @@ import Testing
             try await http.shutdown()
         }
     }
+
+    /// `ferry aria2 enable` is a daemon setting: the next `ferry serve` answers the RPC without
+    /// the flag; `disable` turns it off again.
+    @Test func theRPCIsADaemonSetting() async throws {
+        try await CommandRunner.withHome { home in
+            func ferry(_ arguments: String...) async throws -> CommandRunner.Output {
+                try await CommandRunner.ferry(arguments, home: home)
+            }
+            func status() async throws -> [String: Any] {
+                try JSONSerialization.jsonObject(with: Data(try await ferry("aria2", "status", "--json").stdout.utf8)) as? [String: Any] ?? [:]
+            }
+            #expect(try await status()["enabled"] as? Bool == false)
+            #expect(try await ferry("aria2", "enable", "--port", "70000").stderr.contains("--port must be between 0 and 65535"))
+            let enabled = try await ferry("aria2", "enable", "--port", "0")
+            #expect(enabled.status == 0 && enabled.stdout.contains("next start"), "\(enabled)")
+            let on = try await status()
+            #expect(on["enabled"] as? Bool == true && on["port"] as? Int == 0 && on["url"] == nil)
+            #expect(try await ferry("serve", "--detach", "--port", "0").status == 0)
+            let url = try #require(try await status()["url"] as? String)
+            #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/jsonrpc"))
+            #expect(try await ferry("aria2", "status").stdout.contains("The running daemon answers at \(url)"))
+            #expect(try await ferry("aria2", "disable").status == 0)
+            #expect(try await status()["enabled"] as? Bool == false)
+        }
+    }
 }

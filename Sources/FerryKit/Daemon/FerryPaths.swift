@@ -41,6 +41,8 @@ public struct FerryPaths: Sendable, Hashable {
     public var token: URL { state.appendingPathComponent("token") }
     /// The aria2 RPC's secret (`token:SECRET`), mode 0600.
     public var aria2Secret: URL { state.appendingPathComponent("aria2-secret") }
+    /// The daemon setting `ferry aria2 enable` writes: the aria2 RPC's port, on at every start.
+    public var aria2Setting: URL { state.appendingPathComponent("aria2-rpc") }
     /// The running daemon's address and pid (``DaemonInfo``).
     public var daemonInfo: URL { state.appendingPathComponent("daemon.json") }
     /// Held (flock) by the running daemon, so two daemons never share a journal.

@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The certificate's private key (PEM).", valueName: "file"))
     var syncKey: String?
 
-    @Flag(name: .long, help: "Answer aria2's JSON-RPC on loopback (see above).")
+    @Flag(name: .long, help: "Answer aria2's JSON-RPC on loopback (see above; `ferry aria2 enable` turns it on for every start).")
     var aria2Rpc = false
 
     @Option(name: .long, help: ArgumentHelp("The aria2 RPC's port (default 6800, as aria2's; 0: a free one).", valueName: "port"))
@@ -148,7 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks
         configuration.sync = syncListener
-        if aria2Rpc { configuration.aria2 = Aria2Listener(port: aria2Port ?? Aria2Listener.defaultPort) }
+        if let port = aria2Rpc ? aria2Port ?? Aria2Listener.defaultPort : Aria2Setting.port(paths) { configuration.aria2 = Aria2Listener(port: port) }
         if !proxies.isEmpty { logger.info("proxies from the environment", metadata: ["proxy.environment": "\(proxies)"]) }
         let httpClient = TransferEngine.makeHTTPClient()
         let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {
