@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "FerryFeeds", targets: ["FerryFeeds"]),
         .library(name: "FerryListening", targets: ["FerryListening"]),
         .library(name: "FerryServer", targets: ["FerryServer"]),
+        .library(name: "FerryCluster", targets: ["FerryCluster"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -50,6 +51,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -92,6 +94,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Several daemons on one queue: the journal in PostgreSQL (leases, fencing, one event
+        // sequence woken by LISTEN/NOTIFY).
+        .target(
+            name: "FerryCluster",
+            dependencies: [
+                "FerryCore",
+                "FerryKit",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .systemLibrary(name: "CMalloc"),
@@ -166,6 +179,10 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        .testTarget(
+            name: "FerryClusterTests",
+            dependencies: ["FerryCluster", "FerryCore", "FerryTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "FerryKitTests",

@@ -247,7 +247,9 @@ import Testing
                     #expect(try await h.wait(a.id, for: .completed).sha256 == files[0].sha256)
                     #expect(try await h.wait(b.id, for: .completed).sha256 == files[1].sha256)
                     // Counted by Ferry: the origin may still see a closed connection's last piece.
-                    #expect(h.engine.worker.hosts.peak("127.0.0.1") == 3)
+                    // A transfer's first connection is always allowed (none starves), so the
+                    // second one's may come while the first fills the cap: 3, or 4 then.
+                    #expect((3...4).contains(h.engine.worker.hosts.peak("127.0.0.1")))
                     #expect(origin.peakConcurrency >= 3)
                 }
             }

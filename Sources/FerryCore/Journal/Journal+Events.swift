@@ -9,7 +9,7 @@ extension Journal {
     }
 
     /// The session's events after `seq` (every session's when `session` is nil), oldest first.
-    public func events(session: String?, after seq: Int64, limit: Int = 1000) async throws -> [TransferEvent] {
+    public func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
         try await writer.read { db in
             let rows = try Row.fetchAll(
                 db,

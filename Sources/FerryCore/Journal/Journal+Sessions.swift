@@ -3,9 +3,6 @@ import Foundation
 import GRDB
 
 extension Journal {
-    /// The name under which daemon-wide options are stored (not a valid session name).
-    static let daemonOptionsKey = "*"
-
     /// A session's configuration (empty when never set).
     public func sessionOptions(_ session: String) async throws -> TransferOptions {
         try await writer.read { db in
@@ -33,16 +30,6 @@ extension Journal {
             )
             return updated
         }
-    }
-
-    /// The daemon-wide options (bandwidth for all transfers together, concurrency).
-    public func daemonOptions() async throws -> TransferOptions {
-        try await sessionOptions(Self.daemonOptionsKey)
-    }
-
-    @discardableResult
-    public func updateDaemonOptions(_ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
-        try await updateSessionOptions(Self.daemonOptionsKey, change)
     }
 
     /// Every session with options, by name.

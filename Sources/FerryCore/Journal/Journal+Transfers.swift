@@ -3,18 +3,8 @@ import Foundation
 import GRDB
 
 extension Journal {
-    /// States in which a transfer of the same URL counts as "already asked for".
-    static let reusableStates: [TransferState] = [.queued, .running, .paused, .waiting, .completed]
-
-    /// Journals a new transfer with its `created` event, unless `reuseExisting` and the session
-    /// already has the same URL queued, running, paused, retrying or completed.
-    /// - Returns: the record and, when one was created, its event.
-    public func createTransfer(_ new: TransferRecord, reuseExisting: Bool) async throws -> (record: TransferRecord, event: TransferEvent?) {
-        try await createTransfers([new], reuseExisting: reuseExisting)[0]
-    }
-
-    /// ``createTransfer(_:reuseExisting:)`` for many, in one transaction: a queue of half a
-    /// million goes in 10,000 at a time, not one transaction each.
+    /// ``TransferJournal/createTransfers(_:reuseExisting:)``: a queue of half a million goes in
+    /// 10,000 at a time, not one transaction each.
     public func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
         try await writer.write { db in
             try drafts.map { new in
@@ -44,13 +34,7 @@ extension Journal {
         try await writer.read { db in try TransferRecord.fetchOne(db, id: id) }
     }
 
-    /// Transfers in creation order, optionally of one session and some states.
-    /// - Parameters:
-    ///   - after: only ids past this one in the order asked for (a page's cursor).
-    ///   - newestFirst: by id descending.
-    public func transfers(
-        session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil, after: Int64? = nil, newestFirst: Bool = false
-    ) async throws -> [TransferRecord] {
+    public func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
         try await writer.read { db in
             var request = TransferRecord.order(newestFirst ? Column("id").desc : Column("id")).filter(Column("hidden") == false)
             if let session { request = request.filter(Column("session") == session) }
@@ -72,9 +56,6 @@ extension Journal {
         }
     }
 
-    /// Reads, changes and writes one transfer in a single transaction, with the event the change
-    /// produced (if any). `body` may throw to refuse the change; nothing is written then.
-    /// - Returns: the record as written, what `body` returned, and the event with its `seq`.
     @discardableResult
     public func update<Result: Sendable>(
         id: Int64,
@@ -91,17 +72,6 @@ extension Journal {
             let event = try draft.map { try insert($0, db) }
             return (record, result, event)
         }
-    }
-
-    /// ``update(id:_:)`` for changes that return nothing but an event.
-    @discardableResult
-    public func update(
-        id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
-    ) async throws -> (record: TransferRecord, event: TransferEvent?) {
-        let (record, _, event) = try await update(id: id) { (record: inout TransferRecord) -> (Bool, TransferEvent?) in
-            (true, try body(&record))
-        }
-        return (record, event)
     }
 
     /// Forgets every completed and cancelled transfer of `session`, or of all, with a `removed`

@@ -6,8 +6,9 @@ import Synchronization
 /// The crash-safe record of every transfer and every event, in SQLite (WAL).
 ///
 /// All writes are single transactions, so the journal is consistent whatever moment the process
-/// dies at. A future PostgreSQL journal would offer the same methods.
-public struct Journal: Sendable {
+/// dies at. ``TransferJournal`` is what it shares with the PostgreSQL journal; the rest (a
+/// podcast's tables, the boot id) is the embedded daemon's.
+public struct Journal: TransferJournal {
     package let writer: any DatabaseWriter
     let committed = CommittedEvents()
 

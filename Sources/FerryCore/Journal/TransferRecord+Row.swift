@@ -22,9 +22,9 @@ extension TransferRecord {
     private static let selectByID = selectColumns + " FROM transfer WHERE id = ?"
 
     /// A session's newest transfer of a URL in a state that counts as already asked for
-    /// (``Journal/reusableStates``): its id; arguments: session, URL.
+    /// (``TransferJournalKeys/reusableStates``): its id; arguments: session, URL.
     static let selectReusable = "SELECT id FROM transfer WHERE session = ? AND url = ? AND NOT hidden AND state IN ("
-        + Journal.reusableStates.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ") ORDER BY id DESC LIMIT 1"
+        + TransferJournalKeys.reusableStates.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ") ORDER BY id DESC LIMIT 1"
 
     /// One transfer by id, through a statement SQLite compiles once per connection: preparing
     /// it anew for every read was a tenth of the daemon's time on many small downloads.

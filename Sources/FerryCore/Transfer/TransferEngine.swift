@@ -429,7 +429,7 @@ public actor TransferEngine: Service {
         for (key, options) in all {
             guard let schedule = options.schedule else { continue }
             let state = schedule.state(at: now)
-            bandwidth.update(session: key == Journal.daemonOptionsKey ? nil : key, bytesPerSecond: state.bytesPerSecond, scheduled: true)
+            bandwidth.update(session: key == TransferJournalKeys.daemonOptions ? nil : key, bytesPerSecond: state.bytesPerSecond, scheduled: true)
             if let until = state.until { next = min(next ?? until, until) }
         }
         let limits = Self.limits(all, maxConcurrent: configuration.maxConcurrent, now: now)
@@ -462,8 +462,8 @@ public actor TransferEngine: Service {
     /// The daemon's and the sessions' `maxConcurrent`, and those a schedule holds now.
     static func limits(_ options: [String: TransferOptions], maxConcurrent: Int, now: Date) -> TransferControl.Limits {
         TransferControl.Limits(
-            daemon: options[Journal.daemonOptionsKey]?.maxConcurrent ?? maxConcurrent,
-            sessions: options.filter { $0.key != Journal.daemonOptionsKey }.compactMapValues(\.maxConcurrent),
+            daemon: options[TransferJournalKeys.daemonOptions]?.maxConcurrent ?? maxConcurrent,
+            sessions: options.filter { $0.key != TransferJournalKeys.daemonOptions }.compactMapValues(\.maxConcurrent),
             // The daemon's key ("*") is the control's for every session.
             paused: Set(options.filter { $0.value.schedule?.state(at: now).paused == true }.keys)
         )

@@ -1,0 +1,408 @@
+import FerryCore
+import FerryKit
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// ``TransferJournal`` in PostgreSQL, which several daemons share (`FERRY_DATABASE_URL`).
+///
+/// Each method is one transaction. A change to a transfer reads its row `FOR UPDATE`, so two
+/// members never interleave on one transfer. Transactions that journal events take one advisory
+/// lock first: sequence numbers are then committed in order, and a reader that has seen `seq`
+/// has seen every event before it, whichever member wrote it. Each commit with events sends a
+/// NOTIFY; every member LISTENs and hands the new events, its own and the others', to its
+/// ``onCommit(_:)`` handlers in `seq` order.
+public final class PostgresJournal: TransferJournal {
+    public static let channel = "ferry_events"
+
+    let client: PostgresClient
+    let logger: Logger
+    private let running: Task<Void, Never>
+    private let handlers = Mutex<[@Sendable (TransferEvent) -> Void]>([])
+    private let listener = Mutex<Task<Void, Never>?>(nil)
+    /// The last `seq` handed to the handlers.
+    private let delivered = Mutex<Int64>(0)
+
+    /// Connects to `url` (`postgres://user:password@host:port/database`) and brings its schema
+    /// up to date.
+    public static func connect(to url: String, logger: Logger = Logger(label: "ferry.journal")) async throws -> PostgresJournal {
+        let journal = PostgresJournal(client: PostgresClient(configuration: try configuration(url)), logger: logger)
+        do {
+            try await PostgresSchema.migrate(journal.client, logger: logger)
+            // Handlers get the events journaled from now on.
+            let last = try await journal.lastEventSeq()
+            journal.delivered.withLock { $0 = last }
+        } catch {
+            journal.close()
+            throw FerryError(.internalError, "Cannot open the journal at \(redacted(url)): \(String(reflecting: error))")
+        }
+        return journal
+    }
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        running = Task { await client.run() }
+    }
+
+    /// Stops the connections (and the LISTEN).
+    public func close() {
+        listener.withLock { $0?.cancel() }
+        running.cancel()
+    }
+
+    deinit { close() }
+
+    /// The client configuration of a `postgres://` URL.
+    static func configuration(_ text: String) throws -> PostgresClient.Configuration {
+        guard let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme ?? ""), let host = url.host, !host.isEmpty else {
+            throw FerryError.invalidRequest("A database URL is postgres://user[:password]@host[:port]/database; got '\(redacted(text))'.")
+        }
+        let database = String(url.path.drop { $0 == "/" })
+        var configuration = PostgresClient.Configuration(
+            host: host, port: url.port ?? 5432, username: url.user ?? "postgres", password: url.password,
+            database: database.isEmpty ? nil : database, tls: .disable
+        )
+        configuration.options.maximumConnections = 16
+        return configuration
+    }
+
+    /// The URL without its password, for messages.
+    static func redacted(_ text: String) -> String {
+        guard var url = URLComponents(string: text), url.password != nil else { return text }
+        url.password = "***"
+        return url.string ?? "postgres://…"
+    }
+
+    // MARK: Transfers
+
+    public func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
+        try await write(events: true) { connection in
+            var results: [(record: TransferRecord, event: TransferEvent?)] = []
+            for draft in drafts {
+                if reuseExisting, let existing = try await self.reusable(draft, connection) {
+                    results.append((existing, nil))
+                    continue
+                }
+                var record = draft
+                record.id = try await self.one(Int64.self, PostgresQuery(unsafeSQL: TransferRecord.postgresInsert, binds: record.postgresBindings), connection)
+                let event = try await self.insert(
+                    TransferEvent(kind: .created, transferId: record.transferId, session: record.session, date: record.createdAt), connection
+                )
+                results.append((record, event))
+            }
+            return results
+        }
+    }
+
+    private func reusable(_ draft: TransferRecord, _ connection: PostgresConnection) async throws -> TransferRecord? {
+        let states = TransferJournalKeys.reusableStates.map(\.rawValue)
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: TransferRecord.postgresSelect + #" WHERE "session" = $1 AND url = $2 AND NOT hidden AND state = ANY($3) ORDER BY id DESC LIMIT 1"#,
+                binds: Self.binds(draft.session, draft.url, states)
+            ),
+            logger: logger
+        )
+        for try await row in rows { return try TransferRecord(postgres: row) }
+        return nil
+    }
+
+    public func transfer(id: Int64) async throws -> TransferRecord? {
+        try await client.withConnection { connection in
+            try await self.record(id, connection, lock: false)
+        }
+    }
+
+    public func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
+        var conditions = ["NOT hidden"]
+        var binds = PostgresBindings()
+        if let session {
+            binds.append(session)
+            conditions.append(#""session" = $\#(binds.count)"#)
+        }
+        if let states {
+            binds.append(states.map(\.rawValue).sorted())
+            conditions.append("state = ANY($\(binds.count))")
+        }
+        if let after {
+            binds.append(after)
+            conditions.append("id \(newestFirst ? "<" : ">") $\(binds.count)")
+        }
+        var sql = TransferRecord.postgresSelect + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY id" + (newestFirst ? " DESC" : "")
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        return try await records(PostgresQuery(unsafeSQL: sql, binds: binds))
+    }
+
+    public func counts() async throws -> [TransferState: Int] {
+        var counts: [TransferState: Int] = [:]
+        let rows = try await client.query("SELECT state, COUNT(*) FROM transfer WHERE NOT hidden GROUP BY state", logger: logger)
+        for try await (state, count) in rows.decode((String, Int64).self) {
+            if let state = TransferState(rawValue: state) { counts[state] = Int(count) }
+        }
+        return counts
+    }
+
+    public func update<Result: Sendable>(
+        id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
+    ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
+        try await write(events: true) { connection in
+            guard var record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }
+            let before = record
+            let (result, draft) = try body(&record)
+            if record != before {
+                record.updatedAt = Date()
+                var binds = record.postgresBindings
+                binds.append(id)
+                try await connection.query(PostgresQuery(unsafeSQL: TransferRecord.postgresUpdate, binds: binds), logger: self.logger)
+            }
+            let event = try await draft.asyncMap { try await self.insert($0, connection) }
+            return (record, result, event)
+        }
+    }
+
+    public func removeFinished(session: String?) async throws -> [Int64] {
+        try await write(events: true) { connection in
+            var binds = PostgresBindings()
+            binds.append([TransferState.completed.rawValue, TransferState.cancelled.rawValue])
+            var sql = #"SELECT id, "session" FROM transfer WHERE state = ANY($1) AND NOT hidden"#
+            if let session {
+                binds.append(session)
+                sql += #" AND "session" = $2"#
+            }
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql + " ORDER BY id FOR UPDATE", binds: binds), logger: self.logger)
+            var removed: [(Int64, String)] = []
+            for try await row in rows.decode((Int64, String).self) { removed.append(row) }
+            for (id, session) in removed {
+                try await connection.query("DELETE FROM transfer WHERE id = \(id)", logger: self.logger)
+                _ = try await self.insert(TransferEvent(kind: .removed, transferId: id, session: session), connection)
+            }
+            return removed.map(\.0)
+        }
+    }
+
+    public func removeTransfer(id: Int64) async throws -> TransferEvent {
+        try await write(events: true) { connection in
+            guard let record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }
+            try await connection.query("DELETE FROM transfer WHERE id = \(id)", logger: self.logger)
+            return try await self.insert(TransferEvent(kind: .removed, transferId: id, session: record.session), connection)
+        }
+    }
+
+    // MARK: Events
+
+    public func append(_ event: TransferEvent) async throws -> TransferEvent {
+        try await write(events: true) { connection in try await self.insert(event, connection) }
+    }
+
+    public func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
+        let rows = try await client.query(
+            #"SELECT seq, payload FROM event WHERE (\#(session)::text IS NULL OR "session" = \#(session)) AND seq > \#(seq) ORDER BY seq LIMIT \#(Int64(limit))"#,
+            logger: logger
+        )
+        var events: [TransferEvent] = []
+        for try await (seq, payload) in rows.decode((Int64, String).self) {
+            var event = try Self.decoder.decode(TransferEvent.self, from: Data(payload.utf8))
+            event.seq = seq
+            events.append(event)
+        }
+        return events
+    }
+
+    public func lastEventSeq() async throws -> Int64 {
+        let rows = try await client.query("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM event_seq_seq", logger: logger)
+        for try await seq in rows.decode(Int64.self) { return seq }
+        return 0
+    }
+
+    public func acknowledgedSeq(session: String) async throws -> Int64 {
+        let rows = try await client.query(#"SELECT "acknowledgedSeq" FROM session WHERE name = \#(session)"#, logger: logger)
+        for try await seq in rows.decode(Int64.self) { return seq }
+        return 0
+    }
+
+    public func acknowledge(session: String, through seq: Int64) async throws {
+        try await write(events: false) { connection in
+            try await connection.query(
+                #"""
+                INSERT INTO session (name, "acknowledgedSeq") VALUES (\#(session), \#(seq))
+                ON CONFLICT (name) DO UPDATE SET "acknowledgedSeq" = GREATEST(session."acknowledgedSeq", excluded."acknowledgedSeq")
+                """#,
+                logger: self.logger
+            )
+            try await connection.query(#"DELETE FROM event WHERE "session" = \#(session) AND seq <= \#(seq)"#, logger: self.logger)
+        }
+    }
+
+    /// Journals `event` in the caller's transaction (which holds the events lock) → it with its `seq`.
+    private func insert(_ event: TransferEvent, _ connection: PostgresConnection) async throws -> TransferEvent {
+        var stored = event
+        stored.seq = nil
+        let payload = String(decoding: try Self.encoder.encode(stored), as: UTF8.self)
+        stored.seq = try await one(
+            Int64.self,
+            #"""
+            INSERT INTO event ("session", "transferId", kind, payload, "createdAt")
+            VALUES (\#(event.session), \#(event.transferId), \#(event.kind.rawValue), \#(payload), \#(event.date)) RETURNING seq
+            """#,
+            connection
+        )
+        return stored
+    }
+
+    // MARK: Sessions
+
+    public func sessionOptions(_ session: String) async throws -> TransferOptions {
+        let rows = try await client.query("SELECT options FROM session WHERE name = \(session)", logger: logger)
+        for try await text in rows.decode(String?.self) {
+            return try text.map { try Self.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } ?? TransferOptions()
+        }
+        return TransferOptions()
+    }
+
+    @discardableResult
+    public func updateSessionOptions(_ session: String, _ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
+        try await write(events: false) { connection in
+            // The row first, so that two members changing options take turns on it.
+            try await connection.query(#"INSERT INTO session (name, "acknowledgedSeq") VALUES (\#(session), 0) ON CONFLICT (name) DO NOTHING"#, logger: self.logger)
+            let rows = try await connection.query("SELECT options FROM session WHERE name = \(session) FOR UPDATE", logger: self.logger)
+            var current = TransferOptions()
+            for try await text in rows.decode(String?.self) {
+                if let text { current = try Self.decoder.decode(TransferOptions.self, from: Data(text.utf8)) }
+            }
+            let updated = try change(current)
+            let json = updated.isEmpty ? nil : String(decoding: try Self.encoder.encode(updated), as: UTF8.self)
+            try await connection.query("UPDATE session SET options = \(json) WHERE name = \(session)", logger: self.logger)
+            return updated
+        }
+    }
+
+    public func allSessionOptions() async throws -> [String: TransferOptions] {
+        var result: [String: TransferOptions] = [:]
+        let rows = try await client.query("SELECT name, options FROM session WHERE options IS NOT NULL", logger: logger)
+        for try await (name, text) in rows.decode((String, String).self) {
+            result[name] = try Self.decoder.decode(TransferOptions.self, from: Data(text.utf8))
+        }
+        return result
+    }
+
+    // MARK: Committed events
+
+    public func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
+        handlers.withLock { $0.append(handler) }
+        listener.withLock { listener in
+            guard listener == nil else { return }
+            listener = Task { await self.listen() }
+        }
+    }
+
+    /// LISTENs for commits with events and hands the new ones over, in `seq` order; a lost
+    /// connection is opened again (what was missed meanwhile is read then). Events are also
+    /// looked for every second, should a notification be lost.
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.channel) { notifications in
+                        await self.deliver()
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            group.addTask {
+                                for try await _ in notifications { await self.deliver() }
+                            }
+                            group.addTask {
+                                while !Task.isCancelled {
+                                    try await Task.sleep(for: .seconds(1))
+                                    await self.deliver()
+                                }
+                            }
+                            try await group.next()
+                            group.cancelAll()
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("journal LISTEN lost; again in a second", metadata: ["error": "\(String(reflecting: error))"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Reads and hands over the events past the last one delivered.
+    private func deliver() async {
+        let after = delivered.withLock { $0 }
+        guard let events = try? await events(session: nil, after: after, limit: 10_000), let last = events.last?.seq else { return }
+        // Only one delivery at a time moves the mark; a concurrent one that read the same
+        // events hands over none of them twice.
+        let fresh = delivered.withLock { mark -> [TransferEvent] in
+            let fresh = events.filter { ($0.seq ?? 0) > mark }
+            mark = max(mark, last)
+            return fresh
+        }
+        let handlers = handlers.withLock { $0 }
+        for event in fresh { for handler in handlers { handler(event) } }
+    }
+
+    // MARK: Plumbing
+
+    static let encoder = FerryJSON.encoder()
+    static let decoder = FerryJSON.decoder()
+
+    /// A transaction; with `events`, one that may journal events: it takes the events lock first
+    /// and notifies the listeners when it commits.
+    private func write<Result: Sendable>(events: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.withTransaction(logger: self.logger) { connection in
+                    if events {
+                        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.events.rawValue))", logger: self.logger)
+                    }
+                    let result = try await body(connection)
+                    if events { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: self.logger) }
+                    return result
+                }
+            }
+        } catch let error as PostgresTransactionError {
+            // What the body refused with (rolled back), as the SQLite journal throws it.
+            if let refused = error.closureError { throw refused }
+            throw error
+        }
+    }
+
+    private func record(_ id: Int64, _ connection: PostgresConnection, lock: Bool) async throws -> TransferRecord? {
+        var binds = PostgresBindings()
+        binds.append(id)
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: TransferRecord.postgresSelect + " WHERE id = $1" + (lock ? " FOR UPDATE" : ""), binds: binds), logger: logger
+        )
+        for try await row in rows { return try TransferRecord(postgres: row) }
+        return nil
+    }
+
+    private func records(_ query: PostgresQuery) async throws -> [TransferRecord] {
+        var records: [TransferRecord] = []
+        for try await row in try await client.query(query, logger: logger) { records.append(try TransferRecord(postgres: row)) }
+        return records
+    }
+
+    private func one<Value: PostgresDecodable>(_: Value.Type, _ query: PostgresQuery, _ connection: PostgresConnection) async throws -> Value {
+        for try await value in try await connection.query(query, logger: logger).decode(Value.self) { return value }
+        throw FerryError(.internalError, "The journal returned no row for: \(query.sql.prefix(80))")
+    }
+
+    private static func binds(_ session: String, _ url: String, _ states: [String]) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(session)
+        binds.append(url)
+        binds.append(states)
+        return binds
+    }
+}
+
+extension Optional {
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

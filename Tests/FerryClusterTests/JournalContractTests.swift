@@ -1,0 +1,225 @@
+import FerryCluster
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FerryCore
+
+/// The journal's contract, run against both journals: SQLite (a file) and PostgreSQL (a
+/// database of the test server's own; the PostgreSQL runs are left out, with
+/// `PostgresServerTests` saying why, where PostgreSQL is not installed).
+@Suite struct JournalContractTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+
+        static var available: [Kind] { PostgresServer.isAvailable ? allCases : [.sqlite] }
+    }
+
+    /// `body` with a fresh, empty journal of `kind`.
+    static func withJournal(_ kind: Kind, _ body: (any TransferJournal) async throws -> Void) async throws {
+        switch kind {
+        case .sqlite:
+            try await withTemporaryDirectory { folder in
+                try await body(try Journal.open(at: folder.appendingPathComponent("journal.sqlite")))
+            }
+        case .postgres:
+            let journal = try await PostgresJournal.connect(to: try PostgresServer.database())
+            defer { journal.close() }
+            try await body(journal)
+        }
+    }
+
+    private func draft(_ url: String = "http://127.0.0.1/a", session: String = "s") -> TransferRecord {
+        TransferRecord(session: session, url: url, folder: "Downloads")
+    }
+
+    /// Live listeners get every journaled event in `seq` order, however many writers race
+    /// (an event stream skips numbers it has passed, so an overtaken event would be lost).
+    @Test(arguments: Kind.available) func committedEventsArriveInSequenceOrder(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            let seen = Mutex<[Int64]>([])
+            journal.onCommit { event in seen.withLock { $0.append(event.seq ?? -1) } }
+            let (record, _) = try await journal.createTransfer(draft(), reuseExisting: false)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<16 {
+                    group.addTask {
+                        for n in 0..<25 {
+                            if n % 2 == 0 {
+                                _ = try await journal.append(TransferEvent(kind: .progress, transferId: record.transferId, session: "s"))
+                            } else {
+                                try await journal.update(id: record.transferId) { record in
+                                    record.durableBytes = Int64(writer * 100 + n)
+                                    return record.event(.progress)
+                                }
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // PostgreSQL's listeners hear of commits a moment later.
+            try await eventually("every event") { seen.withLock { $0.count } >= 1 + 16 * 25 }
+            #expect(seen.withLock { $0 } == Array(1...Int64(1 + 16 * 25)))
+        }
+    }
+
+    @Test(arguments: Kind.available) func createJournalsACreatedEventAndReusesTheSameURL(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            let (first, event) = try await journal.createTransfer(draft(), reuseExisting: true)
+            #expect(first.transferId == 1)
+            #expect(event?.kind == .created)
+            #expect(event?.seq == 1)
+            let (again, none) = try await journal.createTransfer(draft(), reuseExisting: true)
+            #expect(again.transferId == first.transferId)
+            #expect(none == nil)
+            let (forced, _) = try await journal.createTransfer(draft(), reuseExisting: false)
+            #expect(forced.transferId == 2)
+            // A cancelled transfer does not count as "already asked for".
+            for id: Int64 in [1, 2] {
+                try await journal.update(id: id) { record in
+                    record.state = .cancelled
+                    return nil
+                }
+            }
+            let (fresh, _) = try await journal.createTransfer(draft(), reuseExisting: true)
+            #expect(fresh.transferId == 3)
+            // Many at once: one transaction, ids in order.
+            let many = try await journal.createTransfers((0..<50).map { draft("http://127.0.0.1/\($0)") }, reuseExisting: true)
+            #expect(many.map(\.record.transferId) == Array(4...53))
+            #expect(many.allSatisfy { $0.event?.kind == .created })
+        }
+    }
+
+    @Test(arguments: Kind.available) func aThrowingUpdateWritesNothing(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            let id = try await journal.createTransfer(draft(), reuseExisting: false).record.transferId
+            await #expect(throws: FerryError.self) {
+                try await journal.update(id: id) { record in
+                    record.state = .paused
+                    record.durableBytes = 99
+                    throw FerryError.invalidState("no")
+                }
+            }
+            let record = try await journal.transfer(id: id)
+            #expect(record?.state == .queued)
+            #expect(record?.durableBytes == 0)
+            #expect(try await journal.events(session: "s", after: 0).count == 1)
+            await #expect(throws: FerryError.self) { try await journal.update(id: 999) { _ in nil } }
+            #expect(try await journal.transfer(id: 999) == nil)
+        }
+    }
+
+    @Test(arguments: Kind.available) func eventsArePerSessionInOrderAndPrunedByAcknowledgement(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            let a = try await journal.createTransfer(draft(session: "a"), reuseExisting: false).record
+            let b = try await journal.createTransfer(draft(session: "b"), reuseExisting: false).record
+            for kind in [TransferEvent.Kind.started, .progress, .completed] {
+                _ = try await journal.append(a.event(kind))
+                _ = try await journal.append(b.event(kind))
+            }
+            let eventsA = try await journal.events(session: "a", after: 0)
+            #expect(eventsA.map(\.kind) == [.created, .started, .progress, .completed])
+            #expect(eventsA.allSatisfy { $0.session == "a" && $0.transferId == a.transferId })
+            #expect(eventsA.map { $0.seq! } == [1, 3, 5, 7])
+            #expect(try await journal.events(session: "a", after: 3).map { $0.seq! } == [5, 7])
+            #expect(try await journal.events(session: nil, after: 6).map { $0.seq! } == [7, 8])
+
+            try await journal.acknowledge(session: "a", through: 5)
+            #expect(try await journal.acknowledgedSeq(session: "a") == 5)
+            #expect(try await journal.events(session: "a", after: 0).map { $0.seq! } == [7])
+            // Other sessions keep theirs; acknowledging never goes backwards.
+            #expect(try await journal.events(session: "b", after: 0).count == 4)
+            try await journal.acknowledge(session: "a", through: 2)
+            #expect(try await journal.acknowledgedSeq(session: "a") == 5)
+            // Sequence numbers are never reused after pruning.
+            try await journal.acknowledge(session: "a", through: 8)
+            try await journal.acknowledge(session: "b", through: 8)
+            #expect(try await journal.lastEventSeq() == 8)
+            let next = try await journal.append(a.event(.paused))
+            #expect(next.seq == 9)
+        }
+    }
+
+    /// Every column comes back as written (dates to the millisecond, as SQLite keeps them).
+    @Test(arguments: Kind.available) func everyColumnRoundTrips(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            var full = TransferRecord(session: "s", url: "http://127.0.0.1/full", folder: "Music", suggestedName: "a", preferredName: "b", taskDescription: "c")
+            let date = Date(timeIntervalSince1970: 1_764_000_000.123)
+            full.nameHint = "d"; full.fileName = "e"; full.durableBytes = 1 << 40; full.totalBytes = 1 << 41; full.validator = "\"etag\""
+            full.sha256 = "ab"; full.errorCode = "http"; full.errorMessage = "é ✓"; full.attempts = 3; full.failures = 2; full.retryAt = date
+            full.keepsPartFile = true; full.createdAt = date; full.updatedAt = date; full.completedAt = date; full.kind = .upload
+            full.method = "PUT"; full.sourcePath = "/tmp/x"; full.sourceIdentity = "1:2"; full.formField = "file"; full.uploadProtocol = .tus
+            full.uploadURL = "http://127.0.0.1/u"; full.responseStatus = 201; full.responseHeaders = "{}"; full.responseBody = "ok"
+            full.options = #"{"bytesPerSecond":5}"#; full.startAfter = date; full.waitReason = "network"; full.waitingSince = date
+            full.waitsForNetwork = true; full.segments = "[]"; full.mirrors = "[]"; full.directory = "/srv"; full.outputName = "o"
+            full.overwrite = true; full.checksum = "sha-256=ab"; full.serverDigest = "sha-256=:x:"; full.verifiedBy = "server"
+            full.priority = -10; full.queueRank = -3; full.hidden = false
+            let id = try await journal.createTransfer(full, reuseExisting: false).record.transferId
+            var back = try #require(try await journal.transfer(id: id))
+            full.id = id
+            // Dates as SQLite keeps them: to the millisecond.
+            for path in [\TransferRecord.createdAt, \.updatedAt] { back[keyPath: path] = Self.milliseconds(back[keyPath: path]) }
+            for path in [\TransferRecord.retryAt, \.completedAt, \.startAfter, \.waitingSince] { back[keyPath: path] = back[keyPath: path].map(Self.milliseconds) }
+            #expect(back == full)
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+
+    @Test(arguments: Kind.available) func listsCountsAndRemovals(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            for n in 1...6 { _ = try await journal.createTransfer(draft("http://127.0.0.1/\(n)", session: n <= 3 ? "a" : "b"), reuseExisting: false) }
+            for (id, state) in [(Int64(1), TransferState.completed), (2, .cancelled), (4, .completed), (5, .running)] {
+                try await journal.update(id: id) { record in
+                    record.state = state
+                    return nil
+                }
+            }
+            #expect(try await journal.transfers().map(\.transferId) == [1, 2, 3, 4, 5, 6])
+            #expect(try await journal.transfers(session: "a").map(\.transferId) == [1, 2, 3])
+            #expect(try await journal.transfers(states: [.queued, .running]).map(\.transferId) == [3, 5, 6])
+            #expect(try await journal.transfers(limit: 2, after: 2).map(\.transferId) == [3, 4])
+            #expect(try await journal.transfers(limit: 2, after: 5, newestFirst: true).map(\.transferId) == [4, 3])
+            #expect(try await journal.counts() == [.completed: 2, .cancelled: 1, .queued: 2, .running: 1])
+
+            #expect(try await journal.removeFinished(session: "a") == [1, 2])
+            #expect(try await journal.transfers().map(\.transferId) == [3, 4, 5, 6])
+            let removed = try await journal.removeTransfer(id: 6)
+            #expect(removed.kind == .removed && removed.transferId == 6 && removed.session == "b")
+            #expect(try await journal.removeFinished(session: nil) == [4])
+            #expect(try await journal.transfers().map(\.transferId) == [3, 5])
+            await #expect(throws: FerryError.self) { try await journal.removeTransfer(id: 6) }
+            #expect(try await journal.events(session: "a", after: 0).filter { $0.kind == .removed }.map(\.transferId) == [1, 2])
+        }
+    }
+
+    @Test(arguments: Kind.available) func sessionAndDaemonOptions(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            #expect(try await journal.sessionOptions("s") == TransferOptions())
+            #expect(try await journal.allSessionOptions().isEmpty)
+            try await journal.updateSessionOptions("s") { _ in TransferOptions(maxConcurrent: 2, bytesPerSecond: 1000) }
+            try await journal.updateDaemonOptions { _ in TransferOptions(maxConcurrent: 8) }
+            #expect(try await journal.sessionOptions("s").bytesPerSecond == 1000)
+            #expect(try await journal.daemonOptions().maxConcurrent == 8)
+            let all = try await journal.allSessionOptions()
+            #expect(Set(all.keys) == ["s", TransferJournalKeys.daemonOptions])
+            // A refused change changes nothing; options back to none leave no row behind.
+            await #expect(throws: FerryError.self) {
+                try await journal.updateSessionOptions("s") { _ in throw FerryError.invalidRequest("no") }
+            }
+            #expect(try await journal.sessionOptions("s").maxConcurrent == 2)
+            try await journal.updateSessionOptions("s") { _ in TransferOptions() }
+            #expect(try await journal.allSessionOptions().keys.sorted() == [TransferJournalKeys.daemonOptions])
+            // Options and acknowledgements share the session's row without undoing each other.
+            try await journal.acknowledge(session: "t", through: 0)
+            try await journal.updateSessionOptions("t") { _ in TransferOptions(maxRetries: 1) }
+            #expect(try await journal.acknowledgedSeq(session: "t") == 0)
+            #expect(try await journal.sessionOptions("t").maxRetries == 1)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import FerryTestSupport
+import Testing
+
+/// The test PostgreSQL itself: it starts, and each test gets a database of its own.
+@Suite(.enabled(if: PostgresServer.isAvailable, "\(PostgresServer.unavailableReason ?? "")"))
+struct PostgresServerTests {
+    @Test func twoDatabasesAreTwo() throws {
+        let a = try PostgresServer.database()
+        let b = try PostgresServer.database()
+        #expect(a != b)
+        let server = try PostgresServer.start()
+        try server.psql(a, "CREATE TABLE t (x int); INSERT INTO t VALUES (1)")
+        #expect(try server.psql(a, "SELECT count(*) FROM t").trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(throws: (any Error).self) { try server.psql(b, "SELECT count(*) FROM t") }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+
+/// A throwaway PostgreSQL server for tests: Debian's `postgresql` binaries, a cluster made by
+/// `initdb` in a temporary folder, listening on a free loopback port, trusting local
+/// connections. One per test process, started on first use; each test takes a database of its
+/// own (``database()``). PostgreSQL refuses to run as root: as root it runs as the `postgres`
+/// user. It stops, and its folder goes, when the test process ends (a watcher polls the process
+/// that started it).
+public final class PostgresServer: Sendable {
+    public let port: Int
+    public let folder: URL
+
+    /// Why there is none here (no binaries, no user to run them as), or nil.
+    public static var unavailableReason: String? {
+        if binaries == nil { return "PostgreSQL is not installed (Debian's postgresql package: initdb and postgres)" }
+        if getuid() == 0, (try? run("/usr/bin/id", ["-u", "postgres"]).status) != 0 { return "running as root, and there is no postgres user to run PostgreSQL as" }
+        return nil
+    }
+
+    public static var isAvailable: Bool { unavailableReason == nil }
+
+    private static let shared = Mutex<Result<PostgresServer, any Error>?>(nil)
+
+    /// The process's server, started on first use.
+    public static func start() throws -> PostgresServer {
+        try shared.withLock { shared in
+            if let shared { return try shared.get() }
+            let result = Result { try PostgresServer() }
+            shared = result
+            return try result.get()
+        }
+    }
+
+    private static let counter = Atomic<Int>(0)
+
+    /// A new, empty database on the process's server: its URL
+    /// (`postgres://postgres@127.0.0.1:PORT/NAME`).
+    public static func database() throws -> String {
+        let server = try start()
+        let name = "ferry_test_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+        let created = try run(server.bin("psql"), ["-h", "127.0.0.1", "-p", String(server.port), "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        guard created.status == 0 else { throw TestFailure("CREATE DATABASE failed: \(created.output)") }
+        return "postgres://postgres@127.0.0.1:\(server.port)/\(name)"
+    }
+
+    /// Runs SQL on a database of the server (as the superuser) → psql's output.
+    @discardableResult
+    public func psql(_ url: String, _ sql: String) throws -> String {
+        let name = url.split(separator: "/").last.map(String.init) ?? "postgres"
+        let result = try Self.run(bin("psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", name, "-qAt", "-c", sql])
+        guard result.status == 0 else { throw TestFailure("psql failed: \(result.output)") }
+        return result.output
+    }
+
+    private static let binaries: URL? = {
+        var candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        candidates += versions.sorted().reversed().map { URL(fileURLWithPath: "/usr/lib/postgresql/\($0)/bin") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) && FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("postgres").path) }
+    }()
+
+    func bin(_ name: String) -> String {
+        let folder = Self.binaries!
+        let own = folder.appendingPathComponent(name).path
+        return FileManager.default.isExecutableFile(atPath: own) ? own : "/usr/bin/\(name)"
+    }
+
+    private init() throws {
+        if let reason = Self.unavailableReason { throw TestFailure(reason) }
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ferry-postgres-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let asRoot = getuid() == 0
+        if asRoot { _ = try Self.run("/bin/chown", ["postgres:postgres", folder.path]) }
+        port = try unusedLoopbackPort()
+        let data = folder.appendingPathComponent("data").path
+        func asServerUser(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+            asRoot ? try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments) : try Self.run(program, arguments)
+        }
+        let initdb = try asServerUser(bin("initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+        guard initdb.status == 0 else { throw TestFailure("initdb failed: \(initdb.output)") }
+        // Started through a shell that stops it when this process is gone.
+        let postgres = [
+            bin("postgres"), "-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(folder.path)",
+            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+        ].map { "'\($0)'" }.joined(separator: " ")
+        // The server's pid from its pid file: a restart (pg_ctl) makes another process.
+        let watcher = "\(postgres) >'\(folder.path)/log' 2>&1 & while [ -d /proc/\(getpid()) ]; do sleep 1; done; kill -INT $(head -1 '\(data)/postmaster.pid'); sleep 3; rm -rf '\(folder.path)'"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: asRoot ? "/usr/sbin/runuser" : "/bin/sh")
+        process.arguments = asRoot ? ["-u", "postgres", "--", "/bin/sh", "-c", watcher] : ["-c", watcher]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if try Self.run(bin("pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"]).status == 0 { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let log = (try? String(contentsOf: folder.appendingPathComponent("log"), encoding: .utf8)) ?? ""
+        throw TestFailure("PostgreSQL did not start within 30 s: \(log.suffix(2000))")
+    }
+
+    /// Stops and starts the server again (same port, same data), as a restart mid-run does.
+    public func restart() throws {
+        let data = folder.appendingPathComponent("data").path
+        let args = ["-D", data, "-m", "fast", "-w", "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(folder.path) -c fsync=off", "-l", folder.appendingPathComponent("log2").path, "restart"]
+        let result = getuid() == 0 ? try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", bin("pg_ctl")] + args) : try Self.run(bin("pg_ctl"), args)
+        guard result.status == 0 else { throw TestFailure("pg_ctl restart failed: \(result.output)") }
+    }
+
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
