@@ -147,8 +147,21 @@ public final class PostgresJournal: TransferJournal {
     public func update<Result: Sendable>(
         id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
+        try await update(id: id, fence: nil, body)
+    }
+
+    /// ``update(id:_:)``; with a `fence`, refused (`lease_lost`) unless the transfer's is still it.
+    func update<Result: Sendable>(
+        id: Int64, fence: Int64?, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
+    ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
         try await write(events: true) { connection in
             guard var record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }
+            if let fence {
+                let current = try await self.one(Int64.self, "SELECT fence FROM transfer WHERE id = \(id)", connection)
+                guard current == fence else {
+                    throw FerryError(.leaseLost, "Transfer \(id) was taken by another member (fence \(current), this member held \(fence)): its write is refused.")
+                }
+            }
             let before = record
             let (result, draft) = try body(&record)
             if record != before {
@@ -351,7 +364,7 @@ public final class PostgresJournal: TransferJournal {
 
     /// A transaction; with `events`, one that may journal events: it takes the events lock first
     /// and notifies the listeners when it commits.
-    private func write<Result: Sendable>(events: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    func write<Result: Sendable>(events: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
             return try await client.withConnection { connection in
                 try await connection.withTransaction(logger: self.logger) { connection in

@@ -51,7 +51,19 @@ enum PostgresSchema {
                 #"CREATE INDEX event_session_seq ON event ("session", seq)"#,
                 #"CREATE TABLE session (name TEXT PRIMARY KEY, "acknowledgedSeq" BIGINT NOT NULL DEFAULT 0, options TEXT)"#,
             ]
-        )
+        ),
+        Migration(
+            version: 2, name: "members and leases",
+            statements: [
+                """
+                CREATE TABLE member (
+                    id TEXT PRIMARY KEY, address TEXT, "startedAt" TIMESTAMPTZ NOT NULL, "heartbeatAt" TIMESTAMPTZ NOT NULL
+                )
+                """,
+                #"ALTER TABLE transfer ADD COLUMN "owner" TEXT, ADD COLUMN "leaseExpires" TIMESTAMPTZ, ADD COLUMN fence BIGINT NOT NULL DEFAULT 0"#,
+                #"CREATE INDEX transfer_queue ON transfer (state, priority DESC, (COALESCE("queueRank", id)), id)"#,
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

@@ -40,6 +40,9 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The resume data is sound, but the daemon no longer has the transfer or its part
         /// file: start the download again (HTTP 410).
         public static let resumeDataStale = Code(rawValue: "resume_data_stale")
+        /// In a cluster: another member took the transfer (this member's lease on it expired, and
+        /// its fencing number is stale); this member's write was refused (HTTP 409).
+        public static let leaseLost = Code(rawValue: "lease_lost")
         /// An unexpected failure inside the daemon (HTTP 500).
         public static let internalError = Code(rawValue: "internal")
         // Transfers

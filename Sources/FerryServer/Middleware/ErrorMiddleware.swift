@@ -39,7 +39,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .unauthorized: .unauthorized
         case .forbiddenHost, .forbiddenOrigin, .forbidden: .forbidden
         case .notFound: .notFound
-        case .invalidState, .cancelled: .conflict
+        case .invalidState, .cancelled, .leaseLost: .conflict
         case .resumeDataStale: .gone
         // The URL the caller gave does not lead to a feed Ferry can read: the request cannot be
         // carried out as made (a 5xx would blame the daemon).

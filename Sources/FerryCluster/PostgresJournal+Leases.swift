@@ -1,0 +1,146 @@
+import FerryCore
+import FerryKit
+import Foundation
+import PostgresNIO
+
+/// Members and leases: the cluster's queue. A member claims queued transfers with
+/// `FOR UPDATE SKIP LOCKED` (no two members wait on, or take, the same row), each claim
+/// raising the transfer's fencing number; it renews its leases while it works. A lease that
+/// expires (its member died or was cut off) lets another member claim the transfer, with a
+/// higher fence: the old member's later writes carry the old fence and are refused. Expiry is
+/// the database's clock, so members' clocks do not matter.
+extension PostgresJournal {
+    /// A daemon working on the shared queue.
+    public struct Member: Sendable, Hashable, Codable {
+        public var id: String
+        /// Where its API answers (for `ferry cluster status`).
+        public var address: String?
+        public var startedAt: Date
+        public var heartbeatAt: Date
+
+        public init(id: String, address: String?, startedAt: Date = Date(), heartbeatAt: Date = Date()) {
+            self.id = id
+            self.address = address
+            self.startedAt = startedAt
+            self.heartbeatAt = heartbeatAt
+        }
+    }
+
+    /// A member's hold on a transfer: valid while the transfer's fence is still `fence`.
+    public struct Lease: Sendable, Hashable {
+        public var transferId: Int64
+        public var member: String
+        public var fence: Int64
+        /// As the database's clock had it when granted or renewed.
+        public var expires: Date
+    }
+
+    /// Records that `member` is alive (now, by the database's clock).
+    public func heartbeat(_ member: Member) async throws {
+        try await client.query(
+            #"""
+            INSERT INTO member (id, address, "startedAt", "heartbeatAt") VALUES (\#(member.id), \#(member.address), \#(member.startedAt), now())
+            ON CONFLICT (id) DO UPDATE SET address = excluded.address, "heartbeatAt" = now()
+            """#,
+            logger: logger
+        )
+    }
+
+    /// Every member that ever beat, newest heartbeat first.
+    public func members() async throws -> [Member] {
+        var members: [Member] = []
+        let rows = try await client.query(#"SELECT id, address, "startedAt", "heartbeatAt" FROM member ORDER BY "heartbeatAt" DESC, id"#, logger: logger)
+        for try await (id, address, started, beat) in rows.decode((String, String?, Date, Date).self) {
+            members.append(Member(id: id, address: address, startedAt: started, heartbeatAt: beat))
+        }
+        return members
+    }
+
+    /// Claims up to `limit` transfers for `member`, in queue order (priority, then rank): queued
+    /// ones nobody holds, and running or queued ones whose lease expired (their member is gone).
+    /// Each claim raises the transfer's fence. Rows another member is claiming at this moment
+    /// are skipped, not waited for.
+    public func claim(for member: String, limit: Int, lease: Duration) async throws -> [(record: TransferRecord, lease: Lease)] {
+        guard limit > 0 else { return [] }
+        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        return try await write(events: false) { connection in
+            let rows = try await connection.query(
+                #"""
+                WITH chosen AS (
+                    SELECT id FROM transfer
+                    WHERE NOT hidden AND (
+                        (state = 'queued' AND ("owner" IS NULL OR "leaseExpires" < now()))
+                        OR (state = 'running' AND "leaseExpires" < now())
+                    )
+                    ORDER BY priority DESC, COALESCE("queueRank", id), id
+                    LIMIT \#(Int64(limit))
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE transfer SET "owner" = \#(member), "leaseExpires" = now() + make_interval(secs => \#(seconds)), fence = fence + 1
+                FROM chosen WHERE transfer.id = chosen.id
+                RETURNING transfer.id, fence, "leaseExpires"
+                """#,
+                logger: self.logger
+            )
+            var granted: [Int64: Lease] = [:]
+            for try await (id, fence, expires) in rows.decode((Int64, Int64, Date).self) {
+                granted[id] = Lease(transferId: id, member: member, fence: fence, expires: expires)
+            }
+            guard !granted.isEmpty else { return [] }
+            var binds = PostgresBindings()
+            binds.append(Array(granted.keys))
+            let records = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: TransferRecord.postgresSelect + #" WHERE id = ANY($1) ORDER BY priority DESC, COALESCE("queueRank", id), id"#, binds: binds
+                ),
+                logger: self.logger
+            )
+            var claimed: [(record: TransferRecord, lease: Lease)] = []
+            for try await row in records {
+                let record = try TransferRecord(postgres: row)
+                claimed.append((record, granted[record.transferId]!))
+            }
+            return claimed
+        }
+    }
+
+    /// Extends the leases still held (the same member and fence) by `lease` from now.
+    /// - Returns: those renewed; a lease missing from them was lost.
+    public func renew(_ leases: [Lease], lease: Duration) async throws -> [Lease] {
+        guard !leases.isEmpty else { return [] }
+        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        var renewed: [Lease] = []
+        for (member, held) in Dictionary(grouping: leases, by: \.member) {
+            let rows = try await client.query(
+                #"""
+                UPDATE transfer SET "leaseExpires" = now() + make_interval(secs => \#(seconds))
+                WHERE (id, fence) IN (SELECT * FROM unnest(\#(held.map(\.transferId))::bigint[], \#(held.map(\.fence))::bigint[]))
+                  AND "owner" = \#(member) AND "leaseExpires" >= now()
+                RETURNING id, fence, "leaseExpires"
+                """#,
+                logger: logger
+            )
+            for try await (id, fence, expires) in rows.decode((Int64, Int64, Date).self) {
+                renewed.append(Lease(transferId: id, member: member, fence: fence, expires: expires))
+            }
+        }
+        return renewed.sorted { $0.transferId < $1.transferId }
+    }
+
+    /// Gives a transfer back to the queue (a member stopping, or done with it); nothing when
+    /// the lease was lost already.
+    public func release(_ lease: Lease) async throws {
+        try await client.query(
+            #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL WHERE id = \#(lease.transferId) AND fence = \#(lease.fence)"#,
+            logger: logger
+        )
+    }
+
+    /// ``update(id:_:)`` under a lease: refused with `lease_lost`, nothing written, when
+    /// another member has claimed the transfer since (its fence moved on).
+    public func update<Result: Sendable>(
+        id: Int64, under lease: Lease, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
+    ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
+        try await update(id: id, fence: lease.fence, body)
+    }
+}

@@ -1,0 +1,135 @@
+import FerryCluster
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FerryCore
+
+/// The cluster's queue in a real PostgreSQL, with several members (each its own journal, its
+/// own connections) claiming at once: every transfer taken by exactly one, in queue order;
+/// an expired lease taken over with a higher fence, the old holder's writes refused.
+@Suite(.enabled(if: PostgresServer.isAvailable, "\(PostgresServer.unavailableReason ?? "")"))
+struct LeaseTests {
+    static func withMembers(_ count: Int, _ body: ([PostgresJournal]) async throws -> Void) async throws {
+        let url = try PostgresServer.database()
+        var members: [PostgresJournal] = []
+        for _ in 0..<count { members.append(try await PostgresJournal.connect(to: url)) }
+        defer { for member in members { member.close() } }
+        try await body(members)
+    }
+
+    static func queue(_ journal: PostgresJournal, _ count: Int) async throws {
+        let drafts = (0..<count).map { TransferRecord(session: "s", url: "http://127.0.0.1/\($0)", folder: "Downloads") }
+        _ = try await journal.createTransfers(drafts, reuseExisting: false)
+    }
+
+    @Test func threeMembersClaimThreeHundredTransfersEachOnce() async throws {
+        try await Self.withMembers(3) { members in
+            try await Self.queue(members[0], 300)
+            // One batch each to begin with, then all at once until the queue is empty.
+            var firsts: [[Int64]] = []
+            for (n, member) in members.enumerated() {
+                firsts.append(try await member.claim(for: "m\(n)", limit: 7, lease: .seconds(30)).map(\.record.transferId))
+            }
+            #expect(firsts == [Array(1...7), Array(8...14), Array(15...21)])
+            let claims = try await withThrowingTaskGroup(of: (String, [Int64]).self) { group in
+                for (n, member) in members.enumerated() {
+                    group.addTask { [firsts] in
+                        var mine = firsts[n]
+                        while true {
+                            let batch = try await member.claim(for: "m\(n)", limit: 7, lease: .seconds(30))
+                            if batch.isEmpty { break }
+                            mine += batch.map(\.record.transferId)
+                        }
+                        return ("m\(n)", mine)
+                    }
+                }
+                var all: [String: [Int64]] = [:]
+                for try await (member, ids) in group { all[member] = ids }
+                return all
+            }
+            let taken = claims.values.flatMap { $0 }
+            #expect(taken.count == 300 && Set(taken) == Set(1...300))
+            // Each member's claims came in queue order.
+            #expect(claims.values.allSatisfy { $0 == $0.sorted() })
+            // Nothing is left to claim while the leases hold.
+            #expect(try await members[1].claim(for: "m1", limit: 10, lease: .seconds(30)).isEmpty)
+        }
+    }
+
+    @Test func claimsFollowPriorityAndRank() async throws {
+        try await Self.withMembers(1) { members in
+            let journal = members[0]
+            try await Self.queue(journal, 5)
+            try await journal.update(id: 4) { record in
+                record.priority = 10
+                return nil
+            }
+            try await journal.update(id: 2) { record in
+                record.queueRank = 99
+                return nil
+            }
+            let order = try await journal.claim(for: "m", limit: 10, lease: .seconds(30)).map(\.record.transferId)
+            #expect(order == [4, 1, 3, 5, 2])
+        }
+    }
+
+    @Test func anExpiredLeaseIsTakenOverAndTheOldHoldersWritesAreRefused() async throws {
+        try await Self.withMembers(2) { members in
+            let (a, b) = (members[0], members[1])
+            try await Self.queue(a, 1)
+            let first = try #require(try await a.claim(for: "a", limit: 1, lease: .milliseconds(300)).first)
+            try await a.update(id: 1, under: first.lease) { record in
+                record.state = .running
+                record.durableBytes = 100
+                return ((), nil)
+            }
+            // While it holds, nobody else takes it; renewed, it holds longer.
+            #expect(try await b.claim(for: "b", limit: 1, lease: .seconds(30)).isEmpty)
+            #expect(try await a.renew([first.lease], lease: .milliseconds(300)).map(\.fence) == [first.lease.fence])
+            // a goes quiet past its lease: b takes the running transfer over, with a higher fence.
+            try await Task.sleep(for: .milliseconds(700))
+            let taken = try #require(try await b.claim(for: "b", limit: 1, lease: .seconds(30)).first)
+            #expect(taken.record.transferId == 1 && taken.record.durableBytes == 100)
+            #expect(taken.lease.fence > first.lease.fence)
+            // a comes back: its write is refused and nothing changes; its renewal finds nothing.
+            let late = await #expect(throws: FerryError.self) {
+                try await a.update(id: 1, under: first.lease) { record in
+                    record.durableBytes = 5
+                    return ((), nil)
+                }
+            }
+            #expect(late?.code == .leaseLost)
+            #expect(try await a.renew([first.lease], lease: .seconds(30)).isEmpty)
+            #expect(try await b.transfer(id: 1)?.durableBytes == 100)
+            try await b.update(id: 1, under: taken.lease) { record in
+                record.durableBytes = 200
+                return ((), nil)
+            }
+            #expect(try await a.transfer(id: 1)?.durableBytes == 200)
+            // Released, it is queued work again for whoever claims next (a, with a new fence).
+            try await b.release(taken.lease)
+            try await b.update(id: 1) { record in
+                record.state = .queued
+                return nil
+            }
+            let again = try #require(try await a.claim(for: "a", limit: 1, lease: .seconds(30)).first)
+            #expect(again.lease.fence > taken.lease.fence)
+        }
+    }
+
+    @Test func membersBeatAndAreListed() async throws {
+        try await Self.withMembers(2) { members in
+            try await members[0].heartbeat(.init(id: "alpha", address: "http://10.0.0.1:8757"))
+            try await members[1].heartbeat(.init(id: "beta", address: nil))
+            try await Task.sleep(for: .milliseconds(20))
+            try await members[0].heartbeat(.init(id: "alpha", address: "http://10.0.0.1:8757"))
+            let listed = try await members[1].members()
+            #expect(listed.map(\.id) == ["alpha", "beta"])
+            #expect(listed[0].address == "http://10.0.0.1:8757" && listed[1].address == nil)
+            #expect(listed[0].heartbeatAt > listed[1].heartbeatAt)
+        }
+    }
+}
