@@ -182,7 +182,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryClusterTests",
-            dependencies: ["FerryCluster", "FerryCore", "FerryTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: [
+                "FerryCluster", "FerryCore", "FerryTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FerryKitTests",

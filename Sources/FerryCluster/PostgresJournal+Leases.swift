@@ -37,23 +37,27 @@ extension PostgresJournal {
 
     /// Records that `member` is alive (now, by the database's clock).
     public func heartbeat(_ member: Member) async throws {
-        try await client.query(
+        _ = try await read { connection in
+            try await connection.query(
             #"""
             INSERT INTO member (id, address, "startedAt", "heartbeatAt") VALUES (\#(member.id), \#(member.address), \#(member.startedAt), now())
             ON CONFLICT (id) DO UPDATE SET address = excluded.address, "heartbeatAt" = now()
             """#,
-            logger: logger
-        )
+                logger: self.logger
+            )
+        }
     }
 
     /// Every member that ever beat, newest heartbeat first.
     public func members() async throws -> [Member] {
-        var members: [Member] = []
-        let rows = try await client.query(#"SELECT id, address, "startedAt", "heartbeatAt" FROM member ORDER BY "heartbeatAt" DESC, id"#, logger: logger)
-        for try await (id, address, started, beat) in rows.decode((String, String?, Date, Date).self) {
-            members.append(Member(id: id, address: address, startedAt: started, heartbeatAt: beat))
+        try await read { connection in
+            var members: [Member] = []
+            let rows = try await connection.query(#"SELECT id, address, "startedAt", "heartbeatAt" FROM member ORDER BY "heartbeatAt" DESC, id"#, logger: self.logger)
+            for try await (id, address, started, beat) in rows.decode((String, String?, Date, Date).self) {
+                members.append(Member(id: id, address: address, startedAt: started, heartbeatAt: beat))
+            }
+            return members
         }
-        return members
     }
 
     /// Claims up to `limit` transfers for `member`, in queue order (priority, then rank): queued
@@ -111,17 +115,21 @@ extension PostgresJournal {
         let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
         var renewed: [Lease] = []
         for (member, held) in Dictionary(grouping: leases, by: \.member) {
-            let rows = try await client.query(
+            renewed += try await write(events: false) { connection in
+                var renewed: [Lease] = []
+                let rows = try await connection.query(
                 #"""
                 UPDATE transfer SET "leaseExpires" = now() + make_interval(secs => \#(seconds))
                 WHERE (id, fence) IN (SELECT * FROM unnest(\#(held.map(\.transferId))::bigint[], \#(held.map(\.fence))::bigint[]))
                   AND "owner" = \#(member) AND "leaseExpires" >= now()
                 RETURNING id, fence, "leaseExpires"
                 """#,
-                logger: logger
-            )
-            for try await (id, fence, expires) in rows.decode((Int64, Int64, Date).self) {
-                renewed.append(Lease(transferId: id, member: member, fence: fence, expires: expires))
+                    logger: self.logger
+                )
+                for try await (id, fence, expires) in rows.decode((Int64, Int64, Date).self) {
+                    renewed.append(Lease(transferId: id, member: member, fence: fence, expires: expires))
+                }
+                return renewed
             }
         }
         return renewed.sorted { $0.transferId < $1.transferId }
@@ -130,10 +138,12 @@ extension PostgresJournal {
     /// Gives a transfer back to the queue (a member stopping, or done with it); nothing when
     /// the lease was lost already.
     public func release(_ lease: Lease) async throws {
-        try await client.query(
-            #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL WHERE id = \#(lease.transferId) AND fence = \#(lease.fence)"#,
-            logger: logger
-        )
+        try await write(events: false) { connection in
+            _ = try await connection.query(
+                #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL WHERE id = \#(lease.transferId) AND fence = \#(lease.fence)"#,
+                logger: self.logger
+            )
+        }
     }
 
     /// ``update(id:_:)`` under a lease: refused with `lease_lost`, nothing written, when

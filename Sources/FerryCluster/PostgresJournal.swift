@@ -27,7 +27,11 @@ public final class PostgresJournal: TransferJournal {
     /// Connects to `url` (`postgres://user:password@host:port/database`) and brings its schema
     /// up to date.
     public static func connect(to url: String, logger: Logger = Logger(label: "ferry.journal")) async throws -> PostgresJournal {
-        let journal = PostgresJournal(client: PostgresClient(configuration: try configuration(url)), logger: logger)
+        // The pool's own log: its errors only (a server that is down is reported by the calls
+        // that wait for it, not by each attempt to connect).
+        var background = logger
+        background.logLevel = .error
+        let journal = PostgresJournal(client: PostgresClient(configuration: try configuration(url), backgroundLogger: background), logger: logger)
         do {
             try await PostgresSchema.migrate(journal.client, logger: logger)
             // Handlers get the events journaled from now on.
@@ -110,9 +114,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     public func transfer(id: Int64) async throws -> TransferRecord? {
-        try await client.withConnection { connection in
-            try await self.record(id, connection, lock: false)
-        }
+        try await read { connection in try await self.record(id, connection, lock: false) }
     }
 
     public func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
@@ -136,12 +138,14 @@ public final class PostgresJournal: TransferJournal {
     }
 
     public func counts() async throws -> [TransferState: Int] {
-        var counts: [TransferState: Int] = [:]
-        let rows = try await client.query("SELECT state, COUNT(*) FROM transfer WHERE NOT hidden GROUP BY state", logger: logger)
-        for try await (state, count) in rows.decode((String, Int64).self) {
-            if let state = TransferState(rawValue: state) { counts[state] = Int(count) }
+        try await read { connection in
+            var counts: [TransferState: Int] = [:]
+            let rows = try await connection.query("SELECT state, COUNT(*) FROM transfer WHERE NOT hidden GROUP BY state", logger: self.logger)
+            for try await (state, count) in rows.decode((String, Int64).self) {
+                if let state = TransferState(rawValue: state) { counts[state] = Int(count) }
+            }
+            return counts
         }
-        return counts
     }
 
     public func update<Result: Sendable>(
@@ -210,29 +214,34 @@ public final class PostgresJournal: TransferJournal {
     }
 
     public func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
-        let rows = try await client.query(
-            #"SELECT seq, payload FROM event WHERE (\#(session)::text IS NULL OR "session" = \#(session)) AND seq > \#(seq) ORDER BY seq LIMIT \#(Int64(limit))"#,
-            logger: logger
-        )
-        var events: [TransferEvent] = []
-        for try await (seq, payload) in rows.decode((Int64, String).self) {
-            var event = try Self.decoder.decode(TransferEvent.self, from: Data(payload.utf8))
-            event.seq = seq
-            events.append(event)
+        try await read { connection in
+            let rows = try await connection.query(
+                #"SELECT seq, payload FROM event WHERE (\#(session)::text IS NULL OR "session" = \#(session)) AND seq > \#(seq) ORDER BY seq LIMIT \#(Int64(limit))"#,
+                logger: self.logger
+            )
+            var events: [TransferEvent] = []
+            for try await (seq, payload) in rows.decode((Int64, String).self) {
+                var event = try Self.decoder.decode(TransferEvent.self, from: Data(payload.utf8))
+                event.seq = seq
+                events.append(event)
+            }
+            return events
         }
-        return events
     }
 
     public func lastEventSeq() async throws -> Int64 {
-        let rows = try await client.query("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM event_seq_seq", logger: logger)
-        for try await seq in rows.decode(Int64.self) { return seq }
-        return 0
+        try await read { connection in
+            try await self.one(Int64.self, "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM event_seq_seq", connection)
+        }
     }
 
     public func acknowledgedSeq(session: String) async throws -> Int64 {
-        let rows = try await client.query(#"SELECT "acknowledgedSeq" FROM session WHERE name = \#(session)"#, logger: logger)
-        for try await seq in rows.decode(Int64.self) { return seq }
-        return 0
+        try await read { connection in
+            for try await seq in try await connection.query(#"SELECT "acknowledgedSeq" FROM session WHERE name = \#(session)"#, logger: self.logger).decode(Int64.self) {
+                return seq
+            }
+            return 0
+        }
     }
 
     public func acknowledge(session: String, through seq: Int64) async throws {
@@ -267,11 +276,12 @@ public final class PostgresJournal: TransferJournal {
     // MARK: Sessions
 
     public func sessionOptions(_ session: String) async throws -> TransferOptions {
-        let rows = try await client.query("SELECT options FROM session WHERE name = \(session)", logger: logger)
-        for try await text in rows.decode(String?.self) {
-            return try text.map { try Self.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } ?? TransferOptions()
+        try await read { connection in
+            for try await text in try await connection.query("SELECT options FROM session WHERE name = \(session)", logger: self.logger).decode(String?.self) {
+                return try text.map { try Self.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } ?? TransferOptions()
+            }
+            return TransferOptions()
         }
-        return TransferOptions()
     }
 
     @discardableResult
@@ -292,12 +302,14 @@ public final class PostgresJournal: TransferJournal {
     }
 
     public func allSessionOptions() async throws -> [String: TransferOptions] {
-        var result: [String: TransferOptions] = [:]
-        let rows = try await client.query("SELECT name, options FROM session WHERE options IS NOT NULL", logger: logger)
-        for try await (name, text) in rows.decode((String, String).self) {
-            result[name] = try Self.decoder.decode(TransferOptions.self, from: Data(text.utf8))
+        try await read { connection in
+            var result: [String: TransferOptions] = [:]
+            let rows = try await connection.query("SELECT name, options FROM session WHERE options IS NOT NULL", logger: self.logger)
+            for try await (name, text) in rows.decode((String, String).self) {
+                result[name] = try Self.decoder.decode(TransferOptions.self, from: Data(text.utf8))
+            }
+            return result
         }
-        return result
     }
 
     // MARK: Committed events
@@ -365,6 +377,49 @@ public final class PostgresJournal: TransferJournal {
     /// A transaction; with `events`, one that may journal events: it takes the events lock first
     /// and notifies the listeners when it commits.
     func write<Result: Sendable>(events: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await retrying { try await self.transaction(events: events, body) }
+    }
+
+    /// A read on one connection, waiting out a lost server as ``retrying(_:)`` does.
+    func read<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await retrying { try await self.client.withConnection { connection in try await body(connection) } }
+    }
+
+    /// How long a member waits for a lost server (a restart, a failover) before an operation fails.
+    static let patience: Duration = .seconds(60)
+
+    /// `body`, again while the server cannot be reached (every half second, for ``patience``):
+    /// a member waits for PostgreSQL and carries on. A transaction cut off this way was rolled
+    /// back by the server; only one whose COMMIT was sent as the connection died could run
+    /// twice.
+    func retrying<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+        let deadline = ContinuousClock.now + Self.patience
+        while true {
+            do {
+                return try await body()
+            } catch where Self.isConnectionLoss(error) && ContinuousClock.now < deadline && !Task.isCancelled {
+                logger.warning("journal unreachable; trying again", metadata: ["error": "\(String(reflecting: error))"])
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    /// The server went away or is not accepting connections yet (SQLSTATE classes 08 and 57).
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError {
+            return [transaction.beginError, transaction.closureError, transaction.commitError].contains { $0.map(isConnectionLoss) ?? false }
+        }
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown: return true
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || state.hasPrefix("57")
+        default: return false
+        }
+    }
+
+    private func transaction<Result: Sendable>(events: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
             return try await client.withConnection { connection in
                 try await connection.withTransaction(logger: self.logger) { connection in
@@ -378,7 +433,7 @@ public final class PostgresJournal: TransferJournal {
             }
         } catch let error as PostgresTransactionError {
             // What the body refused with (rolled back), as the SQLite journal throws it.
-            if let refused = error.closureError { throw refused }
+            if let refused = error.closureError, !Self.isConnectionLoss(refused) { throw refused }
             throw error
         }
     }
@@ -394,9 +449,11 @@ public final class PostgresJournal: TransferJournal {
     }
 
     private func records(_ query: PostgresQuery) async throws -> [TransferRecord] {
-        var records: [TransferRecord] = []
-        for try await row in try await client.query(query, logger: logger) { records.append(try TransferRecord(postgres: row)) }
-        return records
+        try await read { connection in
+            var records: [TransferRecord] = []
+            for try await row in try await connection.query(query, logger: self.logger) { records.append(try TransferRecord(postgres: row)) }
+            return records
+        }
     }
 
     private func one<Value: PostgresDecodable>(_: Value.Type, _ query: PostgresQuery, _ connection: PostgresConnection) async throws -> Value {

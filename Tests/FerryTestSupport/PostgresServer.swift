@@ -1,3 +1,4 @@
+import FerryKit
 import Foundation
 import Synchronization
 
@@ -37,11 +38,26 @@ public final class PostgresServer: Sendable {
     /// A new, empty database on the process's server: its URL
     /// (`postgres://postgres@127.0.0.1:PORT/NAME`).
     public static func database() throws -> String {
-        let server = try start()
-        let name = "ferry_test_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
-        let created = try run(server.bin("psql"), ["-h", "127.0.0.1", "-p", String(server.port), "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        try start().database()
+    }
+
+    /// A server of the caller's own (to restart without disturbing other tests); it stops when
+    /// the process ends, or with ``stop()``.
+    public static func dedicated() throws -> PostgresServer {
+        try PostgresServer()
+    }
+
+    /// A new, empty database on this server: its URL.
+    public func database() throws -> String {
+        let name = "ferry_test_\(getpid())_\(Self.counter.add(1, ordering: .relaxed).newValue)"
+        let created = try Self.run(bin("psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
         guard created.status == 0 else { throw TestFailure("CREATE DATABASE failed: \(created.output)") }
-        return "postgres://postgres@127.0.0.1:\(server.port)/\(name)"
+        return "postgres://postgres@127.0.0.1:\(port)/\(name)"
+    }
+
+    /// Stops the server now (`pg_ctl stop -m fast`).
+    public func stop() throws {
+        _ = try pgctl(["stop", "-m", "fast", "-w"])
     }
 
     /// Runs SQL on a database of the server (as the superuser) → psql's output.
@@ -103,17 +119,45 @@ public final class PostgresServer: Sendable {
 
     /// Stops and starts the server again (same port, same data), as a restart mid-run does.
     public func restart() throws {
-        let data = folder.appendingPathComponent("data").path
-        let args = ["-D", data, "-m", "fast", "-w", "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(folder.path) -c fsync=off", "-l", folder.appendingPathComponent("log2").path, "restart"]
-        let result = getuid() == 0 ? try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", bin("pg_ctl")] + args) : try Self.run(bin("pg_ctl"), args)
-        guard result.status == 0 else { throw TestFailure("pg_ctl restart failed: \(result.output)") }
+        _ = try pgctl([
+            "restart", "-m", "fast", "-w", "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(folder.path) -c fsync=off",
+            "-l", folder.appendingPathComponent("log2").path,
+        ])
+    }
+
+    /// Starts the server again after ``stop()`` (same port, same data).
+    public func restartStopped() throws {
+        _ = try pgctl([
+            "start", "-w", "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(folder.path) -c fsync=off",
+            "-l", folder.appendingPathComponent("log2").path,
+        ])
+    }
+
+    /// `pg_ctl`, its output in a file: a server it starts keeps a pipe open (no end of file).
+    private func pgctl(_ arguments: [String]) throws -> String {
+        let args = ["-D", folder.appendingPathComponent("data").path] + arguments
+        let output = folder.appendingPathComponent("pg_ctl.out")
+        let result = getuid() == 0
+            ? try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", bin("pg_ctl")] + args, outputFile: output)
+            : try Self.run(bin("pg_ctl"), args, outputFile: output)
+        guard result.status == 0 else { throw TestFailure("pg_ctl \(arguments[0]) failed: \(result.output)") }
+        return result.output
     }
 
     @discardableResult
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func run(_ program: String, _ arguments: [String], outputFile: URL? = nil) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
+        if let outputFile {
+            // posix_spawn and waitpid: Foundation's Process can miss the exit of a child whose
+            // own child (the server pg_ctl starts) lives on.
+            FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+            let pid = try ChildProcess.spawn(program, arguments: arguments, output: .appendToFile(outputFile.path))
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return ((status >> 8) & 0xff, (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
