@@ -7,9 +7,9 @@ import Hummingbird
 ///
 /// A browser extension's origin (`chrome-extension://ID`) is let through to the API (`/v1/…`)
 /// only, any method, and marked in the context: there only the paired extension's token answers
-/// for it (``TokenAuthMiddleware``), or a pairing code (`POST /v1/extension/pair`). An extension
-/// with host permissions is not held back by CORS and gets the web app's SameSite cookie, so
-/// reads from it are judged too, not only changes.
+/// for it (``TokenAuthMiddleware``), or a pairing code (`POST /v1/extension/pair`). Chromium
+/// sends an extension's Origin with POST, PUT, PATCH and DELETE (all the API's changes), not with
+/// GET: an extension's reads look like any other client's and are judged by their credential.
 struct LoopbackGuardMiddleware: RouterMiddleware {
     typealias Context = FerryRequestContext
 
