@@ -2,8 +2,11 @@
 // downloads when the options say so, and falling back to the browser when Ferry cannot take one.
 
 import { FerryNeedsPairing, FerryUnreachable, download } from "./lib/ferry.js";
-import { cookieHeader, referrerFor, takeOverDecision } from "./lib/rules.js";
+import { cookieHeader, cookiesToSend, referrerFor, takeOverDecision } from "./lib/rules.js";
 import { loadSettings, saveSettings } from "./lib/settings.js";
+
+// The token stays out of reach of content scripts (and of a compromised page's renderer).
+chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch((error) => console.warn("Ferry: storage access level", error));
 
 const MENU = { link: "ferry-link", image: "ferry-image", audio: "ferry-audio", video: "ferry-video" };
 
@@ -24,7 +27,7 @@ chrome.runtime.onStartup.addListener(refreshBadge);
 /// header as a secret: `<redacted>` in its API, events and logs, sent only to `url`'s origin.
 export async function browserHeaders(url, page) {
   const headers = { "User-Agent": navigator.userAgent };
-  const cookies = await chrome.cookies.getAll({ url });
+  const cookies = cookiesToSend(await chrome.cookies.getAll({ url }), url, page);
   if (cookies.length) headers.Cookie = cookieHeader(cookies);
   const referrer = page ? referrerFor(url, page) : null;
   if (referrer) headers.Referer = referrer;

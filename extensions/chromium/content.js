@@ -4,7 +4,8 @@
 "use strict";
 (() => {
   const report = (event) => {
-    if (!(event.altKey || event.shiftKey || event.ctrlKey || event.metaKey)) return;
+    // Only the user's own clicks: a page's synthetic ones do not decide where its downloads go.
+    if (!event.isTrusted || !(event.altKey || event.shiftKey || event.ctrlKey || event.metaKey)) return;
     const link = event.target instanceof Element ? event.target.closest("a[href], area[href]") : null;
     try {
       chrome.runtime.sendMessage({

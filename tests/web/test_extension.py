@@ -335,6 +335,7 @@ def test_the_take_over_rules_and_request_headers(extension):
         const on = {token: 't', needsPairing: false, takeOver: {enabled: true, minSizeMB: 1, types: 'zip iso video/*', bypassSites: 'example.org', modifier: 'alt'}};
         const item = (over) => ({id: 1, url: 'https://files.example.com/a.zip', filename: '', mime: 'application/zip', totalBytes: 5e6, referrer: 'https://example.com/', ...over});
         const d = (i, s = on, extra = {}) => r.takeOverDecision(i, s, {own: 'me', ...extra}).reason;
+        const jar = [{name: 'lax', value: '1', sameSite: 'lax'}, {name: 'strict', value: '2', sameSite: 'strict'}, {name: 'none', value: '3', sameSite: 'no_restriction'}];
         return {
             take: d(item()),
             off: d(item(), {...on, takeOver: {...on.takeOver, enabled: false}}),
@@ -348,6 +349,10 @@ def test_the_take_over_rules_and_request_headers(extension):
             blob: d(item({url: 'blob:https://example.com/1'})),
             key: d(item(), on, {bypassed: true}),
             cookie: r.cookieHeader([{name: 'a', value: '1', path: '/'}, {name: 'b', value: '2', path: '/files/'}]),
+            strictSameSite: r.cookiesToSend(jar, 'https://files.example.com/a.zip', 'https://www.example.com/page').map(c => c.name),
+            strictCrossSite: r.cookiesToSend(jar, 'https://files.example.com/a.zip', 'https://evil.example.net/').map(c => c.name),
+            strictHttp: r.cookiesToSend(jar, 'https://files.example.com/a.zip', 'http://www.example.com/').map(c => c.name),
+            strictTyped: r.cookiesToSend(jar, 'https://files.example.com/a.zip', '').map(c => c.name),
             sameOrigin: r.referrerFor('https://example.com/f.zip', 'https://user:pw@example.com/page?q=1#frag'),
             crossOrigin: r.referrerFor('https://cdn.example.net/f.zip', 'https://example.com/page?q=1'),
             downgrade: r.referrerFor('http://example.com/f.zip', 'https://example.com/page'),
@@ -358,5 +363,6 @@ def test_the_take_over_rules_and_request_headers(extension):
         "take": "take", "off": "take-over is off", "unpaired": "not paired", "own": "the extension's own download",
         "small": "smaller than the minimum size", "unknownSize": "take", "type": "not a listed type", "videoMime": "take",
         "site": "a site on the bypass list", "blob": "not an http(s) URL", "key": "the bypass key was held",
-        "cookie": "b=2; a=1", "sameOrigin": "https://example.com/page?q=1", "crossOrigin": "https://example.com/", "downgrade": None,
+        "cookie": "b=2; a=1", "strictSameSite": ["lax", "strict", "none"], "strictCrossSite": ["lax", "none"], "strictHttp": ["lax", "none"],
+        "strictTyped": ["lax", "strict", "none"], "sameOrigin": "https://example.com/page?q=1", "crossOrigin": "https://example.com/", "downgrade": None,
     }, results

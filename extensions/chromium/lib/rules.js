@@ -10,6 +10,32 @@ export function cookieHeader(cookies) {
     .join("; ");
 }
 
+/// The cookies the browser would send to `target` for a navigation started from `initiator` (a
+/// page URL; none: typed or opened by the user): all of them on the same site, and without the
+/// SameSite=Strict ones from another site (scheme and the host's last two labels stand in for
+/// the registrable domain: no public suffix list here, so a.example.co.uk and b.example.co.uk
+/// count as one site and keep their Strict cookies).
+export function cookiesToSend(cookies, target, initiator) {
+  if (!initiator || sameSite(target, initiator)) return cookies;
+  return cookies.filter((c) => c.sameSite !== "strict");
+}
+
+export function sameSite(a, b) {
+  let x, y;
+  try {
+    x = new URL(a);
+    y = new URL(b);
+  } catch {
+    return false;
+  }
+  const site = (url) => {
+    const host = url.hostname.toLowerCase();
+    if (/^[\d.]+$/.test(host) || host.startsWith("[")) return host;
+    return host.split(".").slice(-2).join(".");
+  };
+  return x.protocol === y.protocol && site(x) === site(y);
+}
+
 /// The Referer the browser sends from `page` to `target` under its default policy,
 /// strict-origin-when-cross-origin: the whole page URL (without fragment or credentials) to the
 /// same origin, its origin elsewhere, nothing from https to http. Null when there is none.
