@@ -49,7 +49,7 @@ export async function onMenuClicked(info, tab) {
   const page = info.frameUrl || info.pageUrl || tab?.url;
   try {
     const transfer = await download(url, { headers: await browserHeaders(url, page) });
-    return note("ferry", `Ferry downloads ${shorten(url)} (transfer ${transfer.id}).`, transfer);
+    return note("ferry", accepted(transfer, url), transfer);
   } catch (error) {
     await browserDownload(url);
     return note(outcomeOf(error), `${error.message} The browser downloaded ${shorten(url)} itself.`);
@@ -103,7 +103,7 @@ export async function onBrowserDownload(item) {
     const transfer = await download(url, { headers: await browserHeaders(url, item.referrer), filename: name || undefined });
     await chrome.downloads.cancel(item.id);
     await chrome.downloads.erase({ id: item.id }).catch(() => {});
-    await note("ferry", `Ferry took over ${shorten(url)} (transfer ${transfer.id}).`, transfer);
+    await note("ferry", accepted(transfer, url), transfer);
     return false;
   } catch (error) {
     await note(outcomeOf(error), `${error.message} The browser downloads ${shorten(url)} itself.`);
@@ -158,6 +158,12 @@ async function refreshBadge(outcome) {
 chrome.storage.onChanged.addListener((changes) => {
   if ("token" in changes || "needsPairing" in changes) refreshBadge();
 });
+
+/// Ferry answers a URL it already has (in the session) with that transfer, not a new one.
+function accepted(transfer, url) {
+  if (transfer.state === "completed") return `Ferry already has ${shorten(url)} (transfer ${transfer.id}): ${transfer.path ?? ""}`;
+  return `Ferry downloads ${shorten(url)} (transfer ${transfer.id}).`;
+}
 
 function shorten(url) {
   return url.length > 80 ? `${url.slice(0, 77)}…` : url;

@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from conftest import CHROMIUM
 from helpers import wait_until
@@ -82,31 +82,29 @@ class ExtensionBrowser:
 
 
 @pytest.fixture
-def extension(tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}")
+def extension(tmp_path, playwright):
     profile = tmp_path / "profile"
     downloads = tmp_path / "browser-downloads"
     (profile / "Default").mkdir(parents=True)
     downloads.mkdir()
     (profile / "Default" / "Preferences").write_text(json.dumps({"download": {"default_directory": str(downloads), "prompt_for_download": False, "directory_upgrade": True}}))
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=False,  # --headless=new below: extensions need the new headless mode
-            args=[
-                "--headless=new",
-                "--no-sandbox",
-                f"--disable-extensions-except={EXTENSION}",
-                f"--load-extension={EXTENSION}",
-                "--disable-features=DisableLoadExtensionCommandLineSwitch",
-            ],
-        )
-        try:
-            yield ExtensionBrowser(context, downloads)
-        finally:
-            context.close()
+    context = playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=CHROMIUM,
+        headless=False,  # --headless=new below: extensions need the new headless mode
+        args=[
+            "--headless=new",
+            "--no-sandbox",
+            f"--disable-extensions-except={EXTENSION}",
+            f"--load-extension={EXTENSION}",
+            # Chromium 137+ ignores --load-extension unless this is off.
+            "--disable-features=DisableLoadExtensionCommandLineSwitch",
+        ],
+    )
+    try:
+        yield ExtensionBrowser(context, downloads)
+    finally:
+        context.close()
 
 
 def ferry_requests(origin: CookieOrigin, name: str) -> list[dict]:

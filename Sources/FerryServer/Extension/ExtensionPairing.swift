@@ -112,9 +112,10 @@ final class ExtensionPairing: Sendable {
         guard fd >= 0 else { throw FerryError(.fileSystem, "Could not create \(temporary.path): \(String(cString: strerror(errno))).") }
         let bytes = Array(try FerryJSON.encoder().encode(record)) + [0x0A]
         let written = write(fd, bytes, bytes.count) == bytes.count && fsync(fd) == 0
-        let failure = String(cString: strerror(errno))
+        var failure = written ? nil : String(cString: strerror(errno))
         close(fd)
-        guard written, rename(temporary.path, file.path) == 0 else {
+        if failure == nil, rename(temporary.path, file.path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
             unlink(temporary.path)
             throw FerryError(.fileSystem, "Could not write \(file.path): \(failure).")
         }
