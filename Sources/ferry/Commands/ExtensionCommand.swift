@@ -19,7 +19,7 @@ struct ExtensionCommand: AsyncParsableCommand {
 
             Examples:
               ferry extension pair                 a code for the options page
-              ferry extension status --json        whether one is paired, since when, from where
+              ferry extension status --json        the pairing (since when, from where)
               ferry extension revoke               the extension must pair again
             """,
         subcommands: [ExtensionPairCommand.self, ExtensionStatusCommand.self, ExtensionRevokeCommand.self]
