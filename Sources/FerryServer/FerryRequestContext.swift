@@ -8,14 +8,19 @@ public struct FerryRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// How the request was let in (``TokenAuthMiddleware``): what it may do depends on it.
     public var credential: Credential?
+    /// The request's Origin when a browser extension sent it (``LoopbackGuardMiddleware``):
+    /// only the paired extension's token may answer for it (``TokenAuthMiddleware``).
+    public var extensionOrigin: String?
     /// The peer's IP address (the sync listener slows down failed logins per address).
     public let remoteAddress: String?
 
     /// The API token may do everything; the web app's login may not set hooks (commands run by
-    /// the daemon, data sent elsewhere).
+    /// the daemon, data sent elsewhere); the browser extension's token may only create and read
+    /// transfers (``ExtensionAccess``).
     public enum Credential: Sendable {
         case token
         case webSession
+        case browserExtension
     }
 
     public init(source: ApplicationRequestContextSource) {

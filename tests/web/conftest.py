@@ -192,13 +192,20 @@ def unmount(path: Path):
 
 
 @pytest.fixture(scope="session")
-def browser() -> Browser:
+def playwright():
+    """One Playwright for the whole run (its sync API allows one at a time): the shared browser
+    and the extension's own Chromium profiles (test_extension.py) start from it."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install chromium (tests/web/run does it as root)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless=new", "--no-sandbox"])
-        yield browser
-        browser.close()
+    with sync_playwright() as instance:
+        yield instance
+
+
+@pytest.fixture(scope="session")
+def browser(playwright) -> Browser:
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless=new", "--no-sandbox"])
+    yield browser
+    browser.close()
 
 
 class AppPages:

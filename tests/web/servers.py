@@ -291,6 +291,89 @@ class FileServer:
         self.httpd.server_close()
 
 
+class CookieOrigin:
+    """A site that hands out a login cookie with its page and serves its files only to requests
+    that carry it (403 otherwise), logging every request's cookie, user agent, referrer and
+    whether a browser sent it (Sec-Fetch-Mode): the browser extension's tests check at the origin
+    what Ferry sent. Paths: `/page` (sets `sid`, HttpOnly, and links to the files), `/files/NAME`."""
+
+    COOKIE = "sid"
+
+    def __init__(self):
+        self.secret = "s3cr3t-" + hashlib.sha256(os.urandom(16)).hexdigest()[:16]
+        self.files: dict[str, bytes] = {}
+        self.log: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(_Quiet):
+            def do_GET(self):
+                server.handle(self)
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, name="cookie-origin", daemon=True).start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def add(self, name: str, data: bytes) -> str:
+        with self.lock:
+            self.files[name] = data
+        return f"{self.base}/files/{name}"
+
+    def requests_for(self, name: str) -> list[dict]:
+        with self.lock:
+            return [entry for entry in self.log if entry["path"] == f"/files/{name}"]
+
+    def page_html(self) -> bytes:
+        links = "".join(
+            f'<p><a id="dl-{n.split(".")[0]}" href="/files/{n}" download>{n}</a> <a id="link-{n.split(".")[0]}" href="/files/{n}">{n} (link)</a></p>'
+            for n in sorted(self.files)
+        )
+        return f"<!doctype html><title>Files</title><h1>Members' files</h1>{links}".encode()
+
+    def handle(self, h: http.server.BaseHTTPRequestHandler):
+        path = urllib.parse.urlsplit(h.path).path
+        cookies = h.headers.get("Cookie") or ""
+        entry = {
+            "path": path,
+            "cookie": cookies,
+            "user_agent": h.headers.get("User-Agent"),
+            "referer": h.headers.get("Referer"),
+            "browser": h.headers.get("Sec-Fetch-Mode") is not None,
+        }
+        with self.lock:
+            self.log.append(entry)
+            data = self.files.get(path.removeprefix("/files/")) if path.startswith("/files/") else None
+        if path == "/page":
+            body = self.page_html()
+            h.send_response(200)
+            h.send_header("Content-Type", "text/html; charset=utf-8")
+            h.send_header("Set-Cookie", f"{self.COOKIE}={self.secret}; Path=/; HttpOnly; SameSite=Lax")
+        elif data is None:
+            body = b"not found\n"
+            h.send_response(404)
+        elif f"{self.COOKIE}={self.secret}" not in [c.strip() for c in cookies.split(";")]:
+            body = b"members only: log in first\n"
+            h.send_response(403)
+        else:
+            body = data
+            h.send_response(200)
+            h.send_header("Content-Type", "application/zip")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        try:
+            h.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser's own download, cancelled when Ferry took it over
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 # MARK: Catalog server
 
 

@@ -4,6 +4,12 @@ import Hummingbird
 
 /// Refuses requests whose Host is not a loopback name (DNS rebinding: a web page on
 /// evil.example resolving to 127.0.0.1), and state-changing requests from a foreign Origin.
+///
+/// A browser extension's origin (`chrome-extension://ID`) is let through to the API (`/v1/…`)
+/// only, any method, and marked in the context: there only the paired extension's token answers
+/// for it (``TokenAuthMiddleware``), or a pairing code (`POST /v1/extension/pair`). Chromium
+/// sends an extension's Origin with POST, PUT, PATCH and DELETE (all the API's changes), not with
+/// GET: an extension's reads look like any other client's and are judged by their credential.
 struct LoopbackGuardMiddleware: RouterMiddleware {
     typealias Context = FerryRequestContext
 
@@ -12,6 +18,14 @@ struct LoopbackGuardMiddleware: RouterMiddleware {
             throw FerryError(
                 .forbiddenHost, "The Host header must name this machine (localhost, 127.0.0.1 or [::1]); got '\(request.head.authority ?? "")'."
             )
+        }
+        if let origin = request.headers[.origin], ExtensionAccess.isExtensionOrigin(origin) {
+            guard request.uri.path.hasPrefix("/v1/") else {
+                throw FerryError(.forbiddenOrigin, "A browser extension ('\(origin)') may only call the API (/v1/…), with its own token.")
+            }
+            var context = context
+            context.extensionOrigin = origin
+            return try await next(request, context)
         }
         if request.method != .get, request.method != .head, let origin = request.headers[.origin] {
             guard origin != "null", let host = Self.host(ofOrigin: origin), Self.isLoopback(authority: host) else {

@@ -65,6 +65,7 @@ struct TransferRoutes {
 
     private func create(_ request: Request, _ context: FerryRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(CreateTransfersRequest.self, context: context)
+        if context.credential == .browserExtension { try ExtensionAccess.checkCreate(body) }
         let session = body.session ?? "cli"
         try TransferEngine.validateSession(session)
         // Read before creating: a client that listens after this number misses nothing.
