@@ -31,6 +31,9 @@ import Testing
                         sql: "INSERT INTO event (session, transferId, kind, payload, createdAt) VALUES ('s', 1, 'retrying', ?, ?)",
                         arguments: [payload, updated])
                 }
+                // Closed before the journal opens the file in WAL mode: a connection still open
+                // in the old mode made that open fail with a disk I/O error once, under load.
+                try queue.close()
             }
             let journal = try Journal.open(at: path)
             let waiting = try #require(try await journal.transfer(id: 1))
