@@ -26,7 +26,7 @@ import Testing
                 try await body(try Journal.open(at: folder.appendingPathComponent("journal.sqlite")))
             }
         case .postgres:
-            let journal = try await PostgresJournal.connect(to: try PostgresServer.database())
+            let journal = try await PostgresJournal.connect(to: try await PostgresServer.newDatabase())
             defer { journal.close() }
             try await body(journal)
         }

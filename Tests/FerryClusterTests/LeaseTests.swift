@@ -13,7 +13,7 @@ import Testing
 @Suite(.enabled(if: PostgresServer.isAvailable, "\(PostgresServer.unavailableReason ?? "")"))
 struct LeaseTests {
     static func withMembers(_ count: Int, _ body: ([PostgresJournal]) async throws -> Void) async throws {
-        let url = try PostgresServer.database()
+        let url = try await PostgresServer.newDatabase()
         var members: [PostgresJournal] = []
         for _ in 0..<count { members.append(try await PostgresJournal.connect(to: url)) }
         defer { for member in members { member.close() } }
@@ -79,14 +79,16 @@ struct LeaseTests {
     /// The lease's end is moved into the past in the database rather than waited for: the
     /// database's clock is the one leases follow, and a wait would race a loaded machine.
     @Test func anExpiredLeaseIsTakenOverAndTheOldHoldersWritesAreRefused() async throws {
-        let url = try PostgresServer.database()
+        let url = try await PostgresServer.newDatabase()
         let (a, b) = (try await PostgresJournal.connect(to: url), try await PostgresJournal.connect(to: url))
         defer {
             a.close()
             b.close()
         }
-        func expire(_ id: Int64) throws {
-            try PostgresServer.start().psql(url, #"UPDATE transfer SET "leaseExpires" = now() - interval '1 second' WHERE id = \#(id)"#)
+        func expire(_ id: Int64) async throws {
+            _ = try await PostgresServer.offPool {
+                try PostgresServer.start().psql(url, #"UPDATE transfer SET "leaseExpires" = now() - interval '1 second' WHERE id = \#(id)"#)
+            }
         }
         try await Self.queue(a, 1)
         let first = try #require(try await a.claim(for: "a", limit: 1, lease: .seconds(30)).first)
@@ -100,7 +102,7 @@ struct LeaseTests {
         let renewed = try await a.renew([first.lease], lease: .seconds(30))
         #expect(renewed.map(\.fence) == [first.lease.fence] && renewed[0].expires >= first.lease.expires)
         // a goes quiet past its lease: b takes the running transfer over, with a higher fence.
-        try expire(1)
+        try await expire(1)
         let taken = try #require(try await b.claim(for: "b", limit: 1, lease: .seconds(30)).first)
         #expect(taken.record.transferId == 1 && taken.record.durableBytes == 100)
         #expect(taken.lease.fence > first.lease.fence)

@@ -13,9 +13,10 @@ import Testing
 @Suite(.enabled(if: PostgresServer.isAvailable, "\(PostgresServer.unavailableReason ?? "")"))
 struct PostgresRestartTests {
     @Test func aMemberWaitsForARestartedServerAndCarriesOn() async throws {
-        let server = try PostgresServer.dedicated()
+        let server = try await PostgresServer.offPool { try PostgresServer.dedicated() }
         defer { try? server.stop() }
-        let journal = try await PostgresJournal.connect(to: try server.database())
+        let url = try await PostgresServer.offPool { try server.database() }
+        let journal = try await PostgresJournal.connect(to: url)
         defer { journal.close() }
         let seen = Mutex<[Int64]>([])
         journal.onCommit { event in seen.withLock { $0.append(event.seq ?? -1) } }
@@ -23,10 +24,10 @@ struct PostgresRestartTests {
         try await eventually("the first event") { seen.withLock { $0 } == [1] }
 
         // Stopped, then started again a little later, while the member keeps writing.
-        try server.stop()
+        _ = try await PostgresServer.offPool { try server.stop() }
         let restart = Task.detached {
             try await Task.sleep(for: .seconds(2))
-            try server.restartStopped()
+            _ = try await PostgresServer.offPool { try server.restartStopped() }
         }
         for n in 2...4 {
             try await journal.update(id: first.record.transferId) { record in

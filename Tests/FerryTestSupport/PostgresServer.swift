@@ -41,6 +41,20 @@ public final class PostgresServer: Sendable {
         try start().database()
     }
 
+    /// ``database()`` from async code: the work (a lock, child processes waited for) happens on
+    /// a thread of its own, never blocking a thread Swift's concurrency needs. Several tests
+    /// blocking those threads at once stalled a whole parallel run.
+    public static func newDatabase() async throws -> String {
+        try await offPool { try database() }
+    }
+
+    /// `body` on a thread of its own.
+    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// A server of the caller's own (to restart without disturbing other tests); it stops when
     /// the process ends, or with ``stop()``.
     public static func dedicated() throws -> PostgresServer {
