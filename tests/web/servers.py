@@ -153,6 +153,19 @@ class _Quiet(http.server.BaseHTTPRequestHandler):
             super().log_message(*args)
 
 
+def _serve_gets(server, name: str) -> http.server.ThreadingHTTPServer:
+    """A loopback HTTP server on a free port whose GETs go to `server.handle(request)`, running."""
+
+    class Handler(_Quiet):
+        def do_GET(self):
+            server.handle(self)
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, name=name, daemon=True).start()
+    return httpd
+
+
 class FileServer:
     """Bytes by path, with ETag / Last-Modified / Range / If-Range and an optional speed limit."""
 
@@ -304,15 +317,7 @@ class CookieOrigin:
         self.files: dict[str, bytes] = {}
         self.log: list[dict] = []
         self.lock = threading.Lock()
-        server = self
-
-        class Handler(_Quiet):
-            def do_GET(self):
-                server.handle(self)
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, name="cookie-origin", daemon=True).start()
+        self.httpd = _serve_gets(self, "cookie-origin")
 
     @property
     def base(self) -> str:
@@ -414,16 +419,7 @@ class CatalogServer:
         hostile["feedUrl"] = self.files.url("/feeds/xss.xml")
         self._rewrite(hostile, 2)
         self.podcasts = [radio, sistak, hostile]
-
-        server = self
-
-        class Handler(_Quiet):
-            def do_GET(self):
-                server.handle(self)
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, name="catalog-server", daemon=True).start()
+        self.httpd = _serve_gets(self, "catalog-server")
 
     def _rewrite(self, item: dict, index: int):
         """Every URL Apple gave points at the loopback file server instead."""

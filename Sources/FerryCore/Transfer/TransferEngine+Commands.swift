@@ -199,20 +199,18 @@ extension TransferEngine {
         return QueuePlacement.sorted(records.map(QueuePlacement.Place.init)).compactMap { places[$0.id] }
     }
 
-    /// Puts a waiting transfer at `index` of ``waitingOrder(kind:)`` (the head is 0; beyond
+    /// Puts a waiting transfer at a place of ``waitingOrder(kind:)`` (the head is 0; beyond
     /// either end, that end), moving those ahead of it as needed.
-    /// - Returns: its place now.
-    public func place(_ id: Int64, at index: Int, kind: TransferKind? = nil) async throws -> Int {
+    /// - Parameter place: the place asked for, from the transfer's place now and the order's length.
+    /// - Returns: its place now; `nil` when it is not waiting its turn.
+    public func place(_ id: Int64, kind: TransferKind? = nil, at place: (_ current: Int, _ count: Int) throws -> Int) async throws -> Int? {
         let order = try await waitingOrder(kind: kind)
-        guard order.contains(where: { $0.transferId == id }) else {
-            _ = try await transfer(id)  // Not found, or:
-            throw FerryError.invalidState("Transfer \(id) is not waiting its turn: it has no place in the queue.")
-        }
-        let places = order.map(QueuePlacement.Place.init)
-        for change in QueuePlacement.moves(places, moving: id, to: index) {
+        guard let current = order.firstIndex(where: { $0.transferId == id }) else { return nil }
+        let index = min(max(0, try place(current, order.count)), order.count - 1)
+        for change in QueuePlacement.moves(order.map(QueuePlacement.Place.init), moving: id, to: index) {
             _ = try await command(.place(change.id, priority: change.priority, rank: change.rank), change.id)
         }
-        return min(max(0, index), order.count - 1)
+        return index
     }
 
     /// Pauses every queued, running and waiting transfer (of `session`, else of every session).

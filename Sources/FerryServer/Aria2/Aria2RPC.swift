@@ -217,18 +217,13 @@ struct Aria2RPC: Sendable {
     private func changePosition(_ arguments: inout Arguments) async throws -> Int {
         let (id, gid) = try await find(try arguments.gid())
         let offset = try arguments.integer("pos")
-        let order = try await engine.waitingOrder(kind: .download)
-        guard let current = order.firstIndex(where: { $0.transferId == id }) else {
-            throw Failure.aria2("GID#\(gid) not found in the waiting queue.")
+        let how = arguments.next() as? String
+        guard ["POS_SET", "POS_CUR", "POS_END"].contains(how) else { throw Failure.aria2("Illegal argument.") }
+        let placed = try await engine.place(id, kind: .download) { current, count in
+            how == "POS_SET" ? offset : how == "POS_CUR" ? current + offset : count - 1 + offset
         }
-        let target: Int
-        switch arguments.next() as? String {
-        case "POS_SET": target = offset
-        case "POS_CUR": target = current + offset
-        case "POS_END": target = order.count - 1 + offset
-        default: throw Failure.aria2("Illegal argument.")
-        }
-        return try await engine.place(id, at: target, kind: .download)
+        guard let placed else { throw Failure.aria2("GID#\(gid) not found in the waiting queue.") }
+        return placed
     }
 
     private func addUri(_ arguments: inout Arguments) async throws -> String {

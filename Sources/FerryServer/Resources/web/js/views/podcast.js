@@ -325,9 +325,8 @@ export function mountPodcast(root, params, ctx) {
     const transferId = episodeTransfers.get(episode.id);
     episodeTransfers.delete(episode.id);
     if (transferId) store.remove(transferId);
+    // The row's episode is the detail's own object: updated in place, the list sees it too.
     Object.assign(episode, next);
-    const index = detail.episodes.findIndex((e) => e.id === episode.id);
-    if (index >= 0) detail.episodes[index] = episode;
     toast(tr("episode.fileDeleted", { title: episode.title || tr("episode.untitled") }), { kind: "success" });
     renderEpisodes();
     rows.get(episode.id)?.update(episode);
