@@ -135,6 +135,7 @@ let package = Package(
                 "FerryServer",
                 "FerryCore",
                 "FerryListening",
+                "FerryCluster",
                 "FerryKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

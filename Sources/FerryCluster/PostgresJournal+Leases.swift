@@ -41,7 +41,7 @@ extension PostgresJournal {
             try await connection.query(
             #"""
             INSERT INTO member (id, address, "startedAt", "heartbeatAt") VALUES (\#(member.id), \#(member.address), \#(member.startedAt), now())
-            ON CONFLICT (id) DO UPDATE SET address = excluded.address, "heartbeatAt" = now()
+            ON CONFLICT (id) DO UPDATE SET address = excluded.address, "startedAt" = excluded."startedAt", "heartbeatAt" = now()
             """#,
                 logger: self.logger
             )
@@ -60,27 +60,67 @@ extension PostgresJournal {
         }
     }
 
-    /// Claims up to `limit` transfers for `member`, in queue order (priority, then rank): queued
-    /// ones nobody holds, and running or queued ones whose lease expired (their member is gone).
-    /// Each claim raises the transfer's fence. Rows another member is claiming at this moment
-    /// are skipped, not waited for.
-    public func claim(for member: String, limit: Int, lease: Duration) async throws -> [(record: TransferRecord, lease: Lease)] {
-        guard limit > 0 else { return [] }
-        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
-        return try await write(events: false) { connection in
+    /// Every member that ever beat, newest heartbeat first, each with whether it beat within
+    /// `window` (by the database's clock).
+    public func members(aliveWithin window: Duration) async throws -> [(member: Member, alive: Bool)] {
+        try await read { connection in
+            var members: [(member: Member, alive: Bool)] = []
             let rows = try await connection.query(
                 #"""
-                WITH chosen AS (
+                SELECT id, address, "startedAt", "heartbeatAt", "heartbeatAt" >= now() - make_interval(secs => \#(window.seconds))
+                FROM member ORDER BY "heartbeatAt" DESC, id
+                """#,
+                logger: self.logger
+            )
+            for try await (id, address, started, beat, alive) in rows.decode((String, String?, Date, Date, Bool).self) {
+                members.append((Member(id: id, address: address, startedAt: started, heartbeatAt: beat), alive))
+            }
+            return members
+        }
+    }
+
+    /// Claims up to `limit` transfers for `member`, in queue order (priority, then rank): queued
+    /// ones nobody holds, and queued, running or waiting ones whose lease lapsed (their member
+    /// is gone). A session in `limits` gets only as many as leave it at most that many running
+    /// and queued across the cluster; one in `paused` gets none; `excluding` are not taken. Each
+    /// claim raises the transfer's fence. Claims take turns (a transaction lock), so limits
+    /// hold; rows a command is changing at that moment are skipped, not waited for.
+    public func claim(
+        for member: String, limit: Int, lease: Duration, limits: [String: Int] = [:], paused: Set<String> = [], excluding: Set<Int64> = []
+    ) async throws -> [(record: TransferRecord, lease: Lease)] {
+        guard limit > 0 else { return [] }
+        let names = limits.keys.sorted()
+        let caps = names.map { Int64(limits[$0]!) }
+        let claimable = #"""
+            NOT hidden AND state IN ('queued', 'running', 'waiting') AND ("owner" IS NULL OR "leaseExpires" < now())
+            AND ("startAfter" IS NULL OR state <> 'queued' OR "startAfter" <= now())
+            """#
+        let claimed = try await write(events: false) { connection -> [(record: TransferRecord, lease: Lease)] in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.claims.rawValue))", logger: self.logger)
+            let rows = try await connection.query(
+                #"""
+                WITH busy AS (
+                    SELECT "session", COUNT(*) AS n FROM transfer
+                    WHERE "owner" IS NOT NULL AND "leaseExpires" >= now() AND state IN ('queued', 'running') AND "session" = ANY(\#(names)::text[])
+                    GROUP BY "session"
+                ), room AS (
+                    SELECT c.id FROM (
+                        SELECT t.id, t."session", row_number() OVER (PARTITION BY t."session" ORDER BY t.priority DESC, COALESCE(t."queueRank", t.id), t.id) AS k
+                        FROM transfer t WHERE \#(unescaped: claimable) AND t."session" = ANY(\#(names)::text[])
+                    ) c
+                    JOIN unnest(\#(names)::text[], \#(caps)::bigint[]) AS l(name, cap) ON l.name = c."session"
+                    LEFT JOIN busy b ON b."session" = c."session"
+                    WHERE c.k <= l.cap - COALESCE(b.n, 0)
+                ), chosen AS (
                     SELECT id FROM transfer
-                    WHERE NOT hidden AND (
-                        (state = 'queued' AND ("owner" IS NULL OR "leaseExpires" < now()))
-                        OR (state = 'running' AND "leaseExpires" < now())
-                    )
+                    WHERE \#(unescaped: claimable)
+                      AND NOT ("session" = ANY(\#(paused.sorted())::text[])) AND NOT (id = ANY(\#(excluding.sorted())::bigint[]))
+                      AND (NOT ("session" = ANY(\#(names)::text[])) OR id IN (SELECT id FROM room))
                     ORDER BY priority DESC, COALESCE("queueRank", id), id
                     LIMIT \#(Int64(limit))
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE transfer SET "owner" = \#(member), "leaseExpires" = now() + make_interval(secs => \#(seconds)), fence = fence + 1
+                UPDATE transfer SET "owner" = \#(member), "leaseExpires" = now() + make_interval(secs => \#(lease.seconds)), fence = fence + 1
                 FROM chosen WHERE transfer.id = chosen.id
                 RETURNING transfer.id, fence, "leaseExpires"
                 """#,
@@ -106,13 +146,15 @@ extension PostgresJournal {
             }
             return claimed
         }
+        held.withLock { held in for (_, lease) in claimed { held[lease.transferId] = lease } }
+        return claimed
     }
 
     /// Extends the leases still held (the same member and fence) by `lease` from now.
     /// - Returns: those renewed; a lease missing from them was lost.
     public func renew(_ leases: [Lease], lease: Duration) async throws -> [Lease] {
         guard !leases.isEmpty else { return [] }
-        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let seconds = lease.seconds
         var renewed: [Lease] = []
         for (member, held) in Dictionary(grouping: leases, by: \.member) {
             renewed += try await write(events: false) { connection in
@@ -132,6 +174,7 @@ extension PostgresJournal {
                 return renewed
             }
         }
+        held.withLock { held in for lease in renewed where held[lease.transferId]?.fence == lease.fence { held[lease.transferId] = lease } }
         return renewed.sorted { $0.transferId < $1.transferId }
     }
 
@@ -144,6 +187,31 @@ extension PostgresJournal {
                 logger: self.logger
             )
         }
+        held.withLock { held in if held[lease.transferId]?.fence == lease.fence { held[lease.transferId] = nil } }
+    }
+
+    /// Gives back every transfer `member` holds, with their fences raised: at a member's start
+    /// (what its name held before a crash goes back at once, not when the leases lapse), and
+    /// at its stop.
+    public func releaseAll(of member: String) async throws {
+        try await write(events: false) { connection in
+            _ = try await connection.query(
+                #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL, fence = fence + 1 WHERE "owner" = \#(member)"#, logger: self.logger
+            )
+        }
+        held.withLock { held in held = held.filter { $0.value.member != member } }
+    }
+
+    /// The transfers each member holds (leases not lapsed), by member.
+    public func holdings() async throws -> [String: [Int64]] {
+        try await read { connection in
+            var holdings: [String: [Int64]] = [:]
+            let rows = try await connection.query(
+                #"SELECT "owner", id FROM transfer WHERE "owner" IS NOT NULL AND "leaseExpires" >= now() ORDER BY id"#, logger: self.logger
+            )
+            for try await (member, id) in rows.decode((String, Int64).self) { holdings[member, default: []].append(id) }
+            return holdings
+        }
     }
 
     /// ``update(id:_:)`` under a lease: refused with `lease_lost`, nothing written, when
@@ -153,4 +221,9 @@ extension PostgresJournal {
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
         try await update(id: id, fence: lease.fence, body)
     }
+}
+
+extension Duration {
+    /// In seconds, for PostgreSQL's intervals.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -23,6 +23,10 @@ public final class PostgresJournal: TransferJournal {
     private let listener = Mutex<Task<Void, Never>?>(nil)
     /// The last `seq` handed to the handlers.
     private let delivered = Mutex<Int64>(0)
+    /// The leases this journal's member holds or held, by transfer: every write to one of these
+    /// transfers carries its fence, so once another member has claimed it, this member's writes
+    /// are refused. A lost lease stays until released (its worker has let go).
+    let held = Mutex<[Int64: Lease]>([:])
 
     /// Connects to `url` (`postgres://user:password@host:port/database`) and brings its schema
     /// up to date.
@@ -73,7 +77,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     /// The URL without its password, for messages.
-    static func redacted(_ text: String) -> String {
+    public static func redacted(_ text: String) -> String {
         guard var url = URLComponents(string: text), url.password != nil else { return text }
         url.password = "***"
         return url.string ?? "postgres://…"
@@ -148,10 +152,13 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
+    /// A transfer this member holds is written under its lease (refused once another member has
+    /// taken it); any other is a command from here (pause, resume, cancel): when it changes the
+    /// transfer's state, the member that held it loses its lease, and stops.
     public func update<Result: Sendable>(
         id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
-        try await update(id: id, fence: nil, body)
+        try await update(id: id, fence: held.withLock { $0[id]?.fence }, body)
     }
 
     /// ``update(id:_:)``; with a `fence`, refused (`lease_lost`) unless the transfer's is still it.
@@ -173,6 +180,12 @@ public final class PostgresJournal: TransferJournal {
                 var binds = record.postgresBindings
                 binds.append(id)
                 try await connection.query(PostgresQuery(unsafeSQL: TransferRecord.postgresUpdate, binds: binds), logger: self.logger)
+            }
+            if fence == nil, record.state != before.state, before.member != nil {
+                try await connection.query(
+                    #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL, fence = fence + 1 WHERE id = \#(id)"#, logger: self.logger
+                )
+                record.member = nil
             }
             let event = try await draft.asyncMap { try await self.insert($0, connection) }
             return (record, result, event)

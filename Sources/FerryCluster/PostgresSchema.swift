@@ -17,6 +17,8 @@ enum PostgresSchema {
         /// Held by each transaction that journals events, so sequence numbers are committed
         /// in order: a reader that has seen `seq` has seen every event before it.
         case events = 0x4665_7272_7902
+        /// Held by each claim, so that claims take turns and sessions' limits hold.
+        case claims = 0x4665_7272_7903
     }
 
     static let migrations: [Migration] = [

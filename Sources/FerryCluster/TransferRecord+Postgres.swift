@@ -8,7 +8,8 @@ import PostgresNIO
 extension TransferRecord {
     /// Every column but `id`, quoted (the names are camelCase).
     static let postgresColumns = Columns.allCases.dropFirst().map { "\"\($0.rawValue)\"" }
-    static let postgresSelect = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + " FROM transfer"
+    /// Every column, then the lease's holder (``TransferRecord/member``).
+    static let postgresSelect = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ", \"owner\" FROM transfer"
     static let postgresInsert =
         "INSERT INTO transfer (\(postgresColumns.joined(separator: ", "))) VALUES (\((1...postgresColumns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING id"
     static let postgresUpdate =
@@ -32,8 +33,8 @@ extension TransferRecord {
     /// A row selected by ``postgresSelect``.
     init(postgres row: PostgresRow) throws {
         let cells = row.makeRandomAccess()
-        guard cells.count == Columns.allCases.count else {
-            throw FerryError(.internalError, "A transfer row has \(cells.count) columns, not the \(Columns.allCases.count) selected.")
+        guard cells.count == Columns.allCases.count + 1 else {
+            throw FerryError(.internalError, "A transfer row has \(cells.count) columns, not the \(Columns.allCases.count + 1) selected.")
         }
         var index = 0
         func next<Value: PostgresDecodable>(_: Value.Type = Value.self) throws -> Value {
@@ -101,5 +102,6 @@ extension TransferRecord {
         priority = try int()
         queueRank = try next()
         hidden = try next()
+        member = try next()
     }
 }

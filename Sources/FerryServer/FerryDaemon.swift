@@ -39,6 +39,9 @@ public struct DaemonConfiguration: Sendable {
     public var sync: SyncListener?
     /// aria2's JSON-RPC for its front ends (`ferry serve --aria2-rpc`); nil: off.
     public var aria2: Aria2Listener?
+    /// A cluster's shared journal and this member's claims (`ferry serve --database`); nil: the
+    /// state folder's SQLite journal, one machine.
+    public var cluster: SharedQueue?
 
     public init(paths: FerryPaths) {
         self.paths = paths
@@ -76,7 +79,8 @@ public func buildDaemon(
     let token = try DaemonToken.loadOrCreate(paths)
     let journal = try Journal.open(at: paths.journal)
     let engine = TransferEngine(
-        configuration: configuration.engine, journal: journal, library: Library(root: paths.library),
+        configuration: configuration.engine, journal: configuration.cluster?.journal ?? journal, local: journal,
+        leases: configuration.cluster?.leases, library: Library(root: paths.library),
         clients: HTTPClients(direct: httpClient, configuration: configuration.httpClientConfiguration, environment: configuration.proxies),
         clock: clock, logger: logger
     )
@@ -189,5 +193,16 @@ extension FerryDaemon {
                 onShutdown: whenStopping, logger: logger
             )
         ]
+    }
+}
+
+/// A cluster's queue as a daemon runs on it: the shared journal and this member's claims.
+public struct SharedQueue: Sendable {
+    public var journal: any TransferJournal
+    public var leases: any TransferLeases
+
+    public init(journal: any TransferJournal, leases: any TransferLeases) {
+        self.journal = journal
+        self.leases = leases
     }
 }

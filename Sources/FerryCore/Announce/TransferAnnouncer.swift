@@ -10,7 +10,7 @@ import Synchronization
 /// journal commits them and works beside the engine: whatever a hook does, the transfer stays
 /// as it is.
 public struct TransferAnnouncer: Service {
-    let journal: Journal
+    let journal: any TransferJournal
     let library: Library
     let clients: HTTPClients
     let hub: EventHub

@@ -107,6 +107,12 @@ public struct TransferControl: Sendable {
         case limits(Limits)
         /// Graceful shutdown: stop every worker and timer, start nothing more.
         case shutdown
+        /// In a cluster: transfers this member claimed from the shared queue. One its last
+        /// member left running goes back into the queue; one waiting gets its timer.
+        case claimed([(id: Int64, entry: Entry)])
+        /// In a cluster: the claim on a transfer is lost (another member took it, or a command
+        /// from another member changed it). Its worker or timer stops; nothing is journaled.
+        case lost(Int64)
     }
 
     public enum WorkerReport: Sendable {
@@ -156,9 +162,15 @@ public struct TransferControl: Sendable {
     private var queue = Queue()
     private var nextToken = 1
     private var scheduleTimer: Date?
+    /// In a cluster, the transfers this member has claimed: only these are queued and started;
+    /// others are known only while a command changes them. Nil on a single machine: every
+    /// transfer is this daemon's.
+    public private(set) var leased: Set<Int64>?
 
-    public init(limits: Limits) {
+    /// - Parameter shared: the queue is a cluster's: only claimed transfers run here.
+    public init(limits: Limits, shared: Bool = false) {
         self.limits = limits
+        leased = shared ? [] : nil
     }
 
     // MARK: - Reading
@@ -173,11 +185,24 @@ public struct TransferControl: Sendable {
     /// Transfers a worker holds: these use the slots.
     public var running: Int { entries.working.count }
 
+    /// Transfers waiting in the queue for a slot.
+    public var queued: Int { queue.ids.count }
+
+    /// This daemon may run the transfer: on a single machine any, in a cluster a claimed one.
+    public func runsHere(_ id: Int64) -> Bool { leased?.contains(id) ?? true }
+
     // MARK: - Loading
 
     /// Forgets a transfer that is finished and held by nothing (one a command read from the
     /// journal and left as it was).
     public mutating func tidy(_ id: Int64) { settle(id) }
+
+    /// In a cluster: forgets a transfer this member no longer works on (its claim given back,
+    /// or lost); nothing must hold it.
+    public mutating func release(_ id: Int64) {
+        forget(id)
+        leased?.remove(id)
+    }
 
     /// Takes in a transfer the journal has and the control does not know (at start, or when a
     /// command names a finished one). Nothing happens until an input names it.
@@ -345,6 +370,35 @@ public struct TransferControl: Sendable {
                 guard let entry = entries[id], entry.state == .running, !entry.finishing, limits.holds(entry.session) else { continue }
                 actions.append(.stopWorker(id))
             }
+            return actions + schedule(now: now)
+
+        case .claimed(let transfers):
+            var actions: [Action] = []
+            for (id, entry) in transfers {
+                forget(id)
+                leased?.insert(id)
+                adopt(id, entry)
+                switch entry.state {
+                case .running:
+                    actions += change(id, .interrupt, .queued(.interrupted))
+                case .waiting:
+                    let delay = Duration.seconds(max(0, entry.retryAt.map { $0.timeIntervalSince(now) } ?? 0))
+                    actions.append(armTimer(id, after: delay))
+                default:
+                    break
+                }
+            }
+            return actions + schedule(now: now)
+
+        case .lost(let id):
+            guard let entry = entries[id] else {
+                leased?.remove(id)
+                return []
+            }
+            var actions: [Action] = []
+            if entry.worker != nil { actions.append(.stopWorker(id)) }
+            if entry.timer != nil { actions.append(.cancelRetryTimer(id)) }
+            release(id)
             return actions + schedule(now: now)
 
         case .shutdown:
@@ -574,7 +628,7 @@ public struct TransferControl: Sendable {
 
     /// Inserts into the queue at its place.
     private mutating func enqueue(_ id: Int64) {
-        guard let session = entries[id]?.session else { return }
+        guard let session = entries[id]?.session, runsHere(id) else { return }
         let entries = entries  // Read while the queue changes.
         let key = Self.order(id, entries)
         queue.insert(id, session: session) { Self.order($0, entries) < key }
@@ -589,7 +643,8 @@ public struct TransferControl: Sendable {
     /// Finished transfers that nothing holds are forgotten (the journal has them).
     private mutating func settle(_ id: Int64) {
         guard let entry = entries[id], entry.worker == nil, entry.timer == nil else { return }
-        if entry.removed || entry.state == .completed || entry.state == .cancelled { forget(id) }
+        // In a cluster, one known only for a command is the shared queue's again.
+        if entry.removed || entry.state == .completed || entry.state == .cancelled || !runsHere(id) { forget(id) }
     }
 
     private mutating func forget(_ id: Int64) {

@@ -96,6 +96,8 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public var queueRank: Int64?
     /// Removed from the list, kept for a song or an episode that names it (its file is theirs).
     public var hidden = false
+    /// In a cluster: the member holding its lease (as read; the SQLite journal has none).
+    public var member: String?
 
     public init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,

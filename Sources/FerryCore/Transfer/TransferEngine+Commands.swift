@@ -51,7 +51,7 @@ extension TransferEngine {
                 records[index] = try await journal.createTransfer(drafts[index], reuseExisting: false).record
             }
         }
-        await input(.enqueued(records.map { ($0.transferId, TransferControl.Entry($0)) }))
+        await schedule(records)
         return records.map(model)
     }
 
@@ -125,7 +125,7 @@ extension TransferEngine {
         draft.transferOptions = request.options
         draft.startAfter = try await startAfter(session: session, own: request.options)
         let (record, _) = try await journal.createTransfer(draft, reuseExisting: false)
-        await input(.enqueued([(record.transferId, .init(record))]))
+        await schedule([record])
         return model(record)
     }
 

@@ -94,7 +94,13 @@ public actor TransferEngine: Service {
     }
 
     public nonisolated let configuration: Configuration
-    public nonisolated let journal: Journal
+    /// Transfers, their events and the sessions' settings: this machine's SQLite journal, or a
+    /// cluster's PostgreSQL one.
+    public nonisolated let journal: any TransferJournal
+    /// This machine's own journal: its boots, aria2 names, and the listening data.
+    public nonisolated let local: Journal
+    /// In a cluster, the shared queue's claims: only claimed transfers run here. Nil on one machine.
+    public nonisolated let leases: (any TransferLeases)?
     public nonisolated let library: Library
     public nonisolated let hub: EventHub
     nonisolated let store: TransferStore
@@ -123,6 +129,13 @@ public actor TransferEngine: Service {
     var commandsInFlight: [Int64: StopSignal] = [:]
     /// Transfers a worker or retry timer holds, readable without the actor.
     nonisolated let held = Mutex<Set<Int64>>([])
+    /// In a cluster: signalled when there may be work to claim (a transfer queued, a slot freed).
+    nonisolated let claimWake = Broadcast()
+    /// In a cluster: transfers whose claim was lost while a worker still held them; theirs is
+    /// given up once the worker has let go, and they are not claimed again before.
+    var lostWorkers: Set<Int64> = []
+    /// In a cluster: a claim is under way (one at a time).
+    var claiming = false
 
     /// A worker holding a transfer: `stop` asks it to let go, `released` fires once it has (the
     /// part file checkpointed and closed, its report applied).
@@ -136,7 +149,7 @@ public actor TransferEngine: Service {
     private nonisolated let jobs: AsyncStream<(Int64, Worker)>
     private nonisolated let jobsContinuation: AsyncStream<(Int64, Worker)>.Continuation
     /// Fired at graceful shutdown.
-    private nonisolated let shutdown = StopSignal()
+    nonisolated let shutdown = StopSignal()
 
     /// An engine whose requests all go out directly through `httpClient` unless a transfer's
     /// options name a proxy.
@@ -161,9 +174,27 @@ public actor TransferEngine: Service {
         hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(), network: NetworkChanges = NetworkChanges(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger
     ) {
+        self.init(
+            configuration: configuration, journal: journal, local: journal, leases: nil, library: library, clients: clients, hub: hub,
+            clock: clock, network: network, random: random, logger: logger
+        )
+    }
+
+    /// - Parameters:
+    ///   - journal: transfers, events and settings; in a cluster, the shared one.
+    ///   - local: this machine's own journal (the same as `journal` on one machine).
+    ///   - leases: in a cluster, the shared queue's claims.
+    public init(
+        configuration: Configuration = Configuration(), journal: any TransferJournal, local: Journal, leases: (any TransferLeases)?,
+        library: Library, clients: HTTPClients, hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(),
+        network: NetworkChanges = NetworkChanges(), random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        logger: Logger
+    ) {
         self.clients = clients
         self.configuration = configuration
         self.journal = journal
+        self.local = local
+        self.leases = leases
         self.library = library
         self.hub = hub
         self.clock = clock
@@ -174,7 +205,7 @@ public actor TransferEngine: Service {
         let store = TransferStore(journal: journal)
         self.store = store
         (jobs, jobsContinuation) = AsyncStream.makeStream(of: (Int64, Worker).self)
-        control = TransferControl(limits: .init(daemon: configuration.maxConcurrent))
+        control = TransferControl(limits: .init(daemon: configuration.maxConcurrent), shared: leases != nil)
         worker = TransferWorker(
             store: store, library: library,
             fetcher: HTTPFetcher(clients: clients, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
@@ -231,11 +262,16 @@ public actor TransferEngine: Service {
     // MARK: - Service
 
     public func run() async throws {
-        try await recover()
+        if leases == nil {
+            try await recover()
+        } else {
+            try await joinCluster()
+        }
         if let options = try? await journal.daemonOptions() { clients.setDaemonOptions(options) }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.publishProgress() }
             group.addTask { await self.followNetwork() }
+            if let leases { group.addTask { await self.workThroughSharedQueue(leases) } }
             await withGracefulShutdownHandler {
                 await self.startControl()
                 await self.applySchedules()
@@ -249,6 +285,7 @@ public actor TransferEngine: Service {
                 Task { await self.input(.shutdown) }
             }
         }
+        await leases?.releaseAll()
         hub.close()
         await clients.shutdownProxied()
         logger.info("transfer engine stopped")
@@ -279,6 +316,7 @@ public actor TransferEngine: Service {
         if workers[id] === holder { workers[id] = nil }
         updateHeld(id)
         holder.released.fire()
+        if leases != nil { await workerLetGo(id) }
     }
 
     private func mayFinish(_ id: Int64, _ token: Int) -> Bool {
@@ -350,6 +388,11 @@ public actor TransferEngine: Service {
                 do {
                     let record = try await store.write(change, to: id)
                     if id == commanded { written = record }
+                } catch let error as FerryError where error.code == .leaseLost {
+                    // Another member took the transfer: this one stops working on it.
+                    logger.warning("a transfer's claim was lost", metadata: ["transfer.id": "\(id)", "error": "\(error.message)"])
+                    await lose(id)
+                    if id == commanded { throw error }
                 } catch {
                     if id == commanded { throw error }
                     logger.error("cannot journal a transfer's change", metadata: ["transfer.id": "\(id)", "error": "\(error)"])
@@ -388,6 +431,9 @@ public actor TransferEngine: Service {
                 }
             }
             if let id = action.transferID { updateHeld(id) }
+        }
+        if leases != nil {
+            for id in Set(actions.compactMap(\.transferID)) { await giveBackIfDone(id) }
         }
         return written
     }
@@ -511,7 +557,7 @@ public actor TransferEngine: Service {
     /// checkpointed bytes, cutting every part file back to them before this boot is recorded.
     private func settlePartFileTails() async throws {
         let boot = configuration.bootID
-        let lastBoot = try await journal.lastBoot()
+        let lastBoot = try await local.lastBoot()
         let sameBoot = boot != nil && lastBoot == boot
         // Running ones too: they go back into the queue only when the engine runs.
         let unfinished: Set<TransferState> = [.queued, .running, .paused, .waiting, .failed, .cancelled]
@@ -546,7 +592,7 @@ public actor TransferEngine: Service {
                 }
             }
         }
-        if let boot { try await journal.recordBoot(boot) }
+        if let boot { try await local.recordBoot(boot) }
     }
 
     /// A transfer whose final name was journaled but which is not completed: the process died

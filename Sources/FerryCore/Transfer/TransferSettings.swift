@@ -32,7 +32,7 @@ struct TransferSettings: Sendable {
     }
 }
 
-extension Journal {
+extension TransferJournal {
     /// The daemon's and `record`'s session's options, and the transfer's own.
     func settings(for record: TransferRecord) async throws -> TransferSettings {
         TransferSettings(

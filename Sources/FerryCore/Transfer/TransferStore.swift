@@ -3,9 +3,9 @@ import Foundation
 
 /// The journal as engine and workers write to it: updates of one transfer's data (by workers)
 /// and the control's changes of state (``write(_:to:)``), each one transaction. Their events reach live listeners through
-/// ``Journal/onCommit(_:)``.
+/// ``TransferJournal/onCommit(_:)``.
 struct TransferStore: Sendable {
-    let journal: Journal
+    let journal: any TransferJournal
 
     @discardableResult
     func update<Result: Sendable>(
@@ -45,7 +45,8 @@ extension TransferRecord {
             verifiedBy: verifiedBy.map { $0.split(separator: ",").map(String.init) },
             priority: priority == 0 ? nil : TransferPriority(rank: priority),
             // The disk is the truth: a stat for each completed download listed.
-            fileMissing: path.map { access($0, F_OK) != 0 ? true : nil } ?? nil
+            fileMissing: path.map { access($0, F_OK) != 0 ? true : nil } ?? nil,
+            member: state.isFinal ? nil : member
         )
     }
 

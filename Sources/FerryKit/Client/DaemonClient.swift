@@ -196,6 +196,11 @@ public struct DaemonClient: Sendable {
         try await send(.GET, "/v1/status", timeout: timeout)
     }
 
+    /// The cluster this daemon is a member of (`invalid_state` when it runs on its own).
+    public func cluster() async throws -> ClusterStatus {
+        try await send(.GET, "/v1/cluster")
+    }
+
     /// Asks the daemon to checkpoint its transfers and exit.
     public func shutdown() async throws {
         let _: Empty = try await send(.POST, "/v1/shutdown")

@@ -76,6 +76,8 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     /// A completed download whose file is no longer at ``path`` (deleted or moved behind
     /// Ferry's back): "downloaded" means the file is there. Checked whenever it is listed.
     public var fileMissing: Bool?
+    /// In a cluster: the member (daemon) that holds the transfer, running it or about to.
+    public var member: String?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -88,7 +90,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil,
         connections: Int? = nil, ranges: [TransferRange]? = nil, mirrors: [TransferMirror]? = nil,
         directory: String? = nil, checksum: Checksum? = nil, verifiedBy: [String]? = nil, priority: TransferPriority? = nil,
-        fileMissing: Bool? = nil
+        fileMissing: Bool? = nil, member: String? = nil
     ) {
         self.id = id
         self.url = url
@@ -124,6 +126,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.verifiedBy = verifiedBy
         self.priority = priority
         self.fileMissing = fileMissing
+        self.member = member
     }
 
     /// Fraction done in 0...1, when the total is known (1 once completed, even without one).

@@ -8,7 +8,7 @@ import Foundation
 public struct CatalogLibrary: Sendable {
     public let catalog: CatalogClient
     let engine: TransferEngine
-    var journal: Journal { engine.journal }
+    var journal: Journal { engine.local }
 
     public init(catalog: CatalogClient, engine: TransferEngine) {
         self.catalog = catalog

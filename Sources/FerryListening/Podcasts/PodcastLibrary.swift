@@ -22,7 +22,7 @@ public struct PodcastLibrary: Sendable {
     /// For an episode's chapters and transcript, and its media streamed: smaller and sooner.
     let sidecars: FeedFetcher
     let logger: Logger
-    var journal: Journal { engine.journal }
+    var journal: Journal { engine.local }
     var library: Library { engine.library }
 
     public init(engine: TransferEngine, catalog: CatalogClient?, logger: Logger) {

@@ -232,7 +232,7 @@ struct Aria2RPC: Sendable {
         }
         let options = try Aria2Options(arguments.next() ?? [String: Any]())
         let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
-        if let gid = options.gid, try await engine.journal.aria2GIDTaken(gid) { throw Failure.aria2("GID \(gid) is not unique.") }
+        if let gid = options.gid, try await engine.local.aria2GIDTaken(gid) { throw Failure.aria2("GID \(gid) is not unique.") }
         // With a GID of its own, it is added paused and resumed once it has it, so that no
         // notification names it otherwise.
         let transfer = try await engine.enqueue(
@@ -244,7 +244,7 @@ struct Aria2RPC: Sendable {
         )[0]
         guard let gid = options.gid else { return Aria2GID.gid(transfer.id) }
         do {
-            try await engine.journal.setAria2GID(gid, for: transfer.id)
+            try await engine.local.setAria2GID(gid, for: transfer.id)
         } catch {
             try? await engine.remove(transfer.id, deleteFile: false)  // Taken meanwhile.
             throw Failure.aria2("GID \(gid) is not unique.")
@@ -255,14 +255,14 @@ struct Aria2RPC: Sendable {
 
     /// The transfer a GID names (a chosen one, or Ferry's own), with the GID to show.
     private func find(_ gid: String) async throws -> (id: Int64, gid: String) {
-        if let id = try await engine.journal.transferId(aria2GID: gid) { return (id, gid) }
+        if let id = try await engine.local.transferId(aria2GID: gid) { return (id, gid) }
         guard let id = Aria2GID.id(gid) else { throw Failure.aria2("GID \(gid) is not found") }
         return (id, await self.gid(id))
     }
 
     /// A transfer's GID: the one its client chose, or its id in hex.
     func gid(_ id: Int64) async -> String {
-        (try? await engine.journal.aria2GIDs(of: [id]))?[id] ?? Aria2GID.gid(id)
+        (try? await engine.local.aria2GIDs(of: [id]))?[id] ?? Aria2GID.gid(id)
     }
 
     /// A download's options as aria2 names them (the ones Ferry has).
@@ -323,7 +323,7 @@ struct Aria2RPC: Sendable {
     }
 
     private func describe(_ transfers: [Transfer], keys: [String]) async -> [[String: Any]] {
-        let chosen = (try? await engine.journal.aria2GIDs(of: transfers.map(\.id))) ?? [:]
+        let chosen = (try? await engine.local.aria2GIDs(of: transfers.map(\.id))) ?? [:]
         var objects: [[String: Any]] = []
         for transfer in transfers {
             objects.append(Aria2Status.object(transfer, gid: chosen[transfer.id] ?? Aria2GID.gid(transfer.id), place: await place(of: transfer), keys: keys))

@@ -26,6 +26,14 @@ struct DaemonRoutes {
             )
             return try jsonResponse(status)
         }
+        api.get("cluster") { _, _ in
+            guard let leases = engine.leases else {
+                throw FerryError(
+                    .invalidState, "This daemon is not in a cluster: it keeps its own SQLite journal. `ferry serve --database postgres://…` makes it a member of one."
+                )
+            }
+            return try jsonResponse(ClusterStatus(member: leases.member, members: try await leases.members()))
+        }
         api.post("shutdown") { _, _ in
             requestShutdown()
             return Response(status: .accepted)

@@ -97,7 +97,7 @@ struct EventRoutes {
         )
     }
 
-    private func replay(_ journal: Journal, session: String?, after: Int64, to writer: inout any ResponseBodyWriter) async throws -> Int64 {
+    private func replay(_ journal: any TransferJournal, session: String?, after: Int64, to writer: inout any ResponseBodyWriter) async throws -> Int64 {
         var last = after
         while true {
             let events = try await journal.events(session: session, after: last, limit: 500)

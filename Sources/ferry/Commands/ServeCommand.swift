@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCluster
 import FerryCore
 import FerryKit
 import FerryListening
@@ -42,6 +43,14 @@ struct ServeCommand: AsyncParsableCommand {
             --aria2-port says otherwise, so aria2's front ends and client libraries drive Ferry; \
             their secret is `ferry aria2 secret`'s.
               ferry serve --aria2-rpc
+
+            --database joins a cluster: daemons on several hosts given the same PostgreSQL \
+            database work through one queue, each claiming what it has slots for; a member that \
+            dies or is cut off loses its claims after --lease-seconds and the others take its \
+            transfers (from its bytes when the library is on storage they all mount). The \
+            password may come from the URL or PGPASSWORD. `ferry cluster status` lists the \
+            members. See docs/CLUSTER.md.
+              FERRY_DATABASE_URL=postgres://ferry@db.lan/ferry ferry serve --member host-a
             """
     )
 
@@ -78,6 +87,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The aria2 RPC's port (default 6800, as aria2's; 0: a free one).", valueName: "port"))
     var aria2Port: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Join a cluster: the queue is in this PostgreSQL database, shared with every daemon given it (default: FERRY_DATABASE_URL; none: this machine's SQLite journal).", valueName: "postgres://user@host/db"))
+    var database: String?
+
+    @Option(name: .long, help: ArgumentHelp("This daemon's name in the cluster (default: the host's name).", valueName: "name"))
+    var member: String?
+
+    @Option(name: .long, help: ArgumentHelp("How long a member's claim on a transfer lasts unless renewed: a dead member's transfers go to the others after it.", valueName: "seconds"))
+    var leaseSeconds = 10
+
     /// The port the user named (flag, then FERRY_PORT); nil for the default.
     var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
 
@@ -92,11 +110,33 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let aria2Port, !(0...65535).contains(aria2Port) { throw ValidationError("--aria2-port must be between 0 and 65535.") }
         if aria2Port != nil, !aria2Rpc { throw ValidationError("--aria2-port needs --aria2-rpc.") }
+        guard (2...600).contains(leaseSeconds) else { throw ValidationError("--lease-seconds must be between 2 and 600.") }
+        if let member, member.isEmpty || member.count > 64 || member.contains(where: { $0.isWhitespace }) {
+            throw ValidationError("--member must be 1 to 64 characters, without spaces.")
+        }
         if (syncCertificate == nil) != (syncKey == nil) { throw ValidationError("--sync-certificate and --sync-key go together.") }
         if syncCertificate != nil, syncListen == nil { throw ValidationError("--sync-certificate needs --sync-listen.") }
         for file in [syncCertificate, syncKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("Cannot read \(file).")
         }
+    }
+
+    /// The cluster's database: the flag, else FERRY_DATABASE_URL.
+    var databaseURL: String? {
+        database ?? ProcessInfo.processInfo.environment["FERRY_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Connects to the cluster's database (bringing its schema up to date) as this member.
+    func joinCluster(_ url: String, address: String, logger: Logger) async throws -> SharedQueue {
+        var url = url
+        if var parts = URLComponents(string: url), parts.password == nil, let password = ProcessInfo.processInfo.environment["PGPASSWORD"] {
+            parts.password = password
+            url = parts.string ?? url
+        }
+        let journal = try await PostgresJournal.connect(to: url, logger: logger)
+        let name = member ?? ProcessInfo.processInfo.hostName
+        logger.info("joining the cluster", metadata: ["member": "\(name)", "database": "\(PostgresJournal.redacted(url))"])
+        return SharedQueue(journal: journal, leases: PostgresLeases(journal: journal, member: name, address: address, leaseDuration: .seconds(leaseSeconds)))
     }
 
     /// The sync listener asked for, if any.
@@ -114,6 +154,9 @@ struct ServeCommand: AsyncParsableCommand {
             var arguments = ["serve", "--host", host, "--max-concurrent", String(maxConcurrent), "--log-level", logLevel.rawValue]
             if let port { arguments += ["--port", String(port)] }
             if noHooks { arguments.append("--no-hooks") }
+            if let database { arguments += ["--database", database] }
+            if let member { arguments += ["--member", member] }
+            arguments += ["--lease-seconds", String(leaseSeconds)]
             if aria2Rpc { arguments += ["--aria2-rpc", "--aria2-port", String(aria2Port ?? Aria2Listener.defaultPort)] }
             if let sync = syncListener {
                 arguments += ["--sync-listen", "[\(sync.host)]:\(sync.port)"]
@@ -150,6 +193,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.sync = syncListener
         if let port = aria2Rpc ? aria2Port ?? Aria2Listener.defaultPort : Aria2Setting.port(paths) { configuration.aria2 = Aria2Listener(port: port) }
         if !proxies.isEmpty { logger.info("proxies from the environment", metadata: ["proxy.environment": "\(proxies)"]) }
+        if let url = databaseURL {
+            configuration.cluster = try await joinCluster(url, address: "http://\(configuration.host):\(configuration.port)", logger: logger)
+        }
         let httpClient = TransferEngine.makeHTTPClient()
         let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {
             // The same path as a signal: the service group shuts down gracefully.

@@ -1,0 +1,144 @@
+import FerryKit
+import Foundation
+
+/// A cluster's member: several daemons share one queue in PostgreSQL (docs/CLUSTER.md). The
+/// control here knows only the transfers this member has claimed; it claims as many as it has
+/// free slots, renews its claims while it works, and gives back those it is done with. A claim
+/// lost (another member took the transfer, or a command from another member changed it) stops
+/// its worker without a further write: the journal refuses this member's writes to it anyway.
+extension TransferEngine {
+    /// New transfers (or ones asked for again) to run: here at once on one machine; in a
+    /// cluster, by whichever member claims them first.
+    func schedule(_ records: [TransferRecord]) async {
+        if leases != nil {
+            claimWake.signal()
+        } else {
+            await input(.enqueued(records.map { ($0.transferId, TransferControl.Entry($0)) }))
+        }
+    }
+
+    /// Instead of recovery on one machine: what this member's name held before (a crash, a
+    /// restart) goes back to the shared queue, and the member says it is alive.
+    func joinCluster() async throws {
+        guard let leases else { return }
+        try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
+        await leases.releaseAll()
+        try await leases.heartbeat()
+        control.limits = Self.limits(try await journal.allSessionOptions(), maxConcurrent: configuration.maxConcurrent, now: Date())
+        // Any committed change may free work to claim (a transfer queued or resumed, a slot).
+        journal.onCommit { [claimWake] event in
+            if event.kind != .progress { claimWake.signal() }
+        }
+        logger.info("joined the cluster", metadata: ["member": "\(leases.member)"])
+    }
+
+    /// Claims, renews and beats until shutdown: a claim when woken or every half second (a
+    /// lapsed lease is noticed so), renewal and heartbeat three times a lease.
+    nonisolated func workThroughSharedQueue(_ leases: any TransferLeases) async {
+        let renewEvery = leases.leaseDuration / 3
+        var lastRenewal = ContinuousClock.now
+        while !shutdown.isFired, !Task.isCancelled {
+            let seen = claimWake.generation
+            await claimWork(leases)
+            if ContinuousClock.now - lastRenewal >= renewEvery {
+                lastRenewal = .now
+                await renewClaims(leases)
+            }
+            let wake = claimWake
+            _ = try? await shutdown.race {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await wake.wait(after: seen) }
+                    group.addTask { try? await Task.sleep(for: .milliseconds(500)) }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    /// Claims as many transfers as this member has free slots (its `maxConcurrent`, less those
+    /// running and queued here), each session under its limit across the cluster.
+    private func claimWork(_ leases: any TransferLeases) async {
+        guard !claiming, !control.isShutDown, !control.limits.holds(TransferControl.Limits.everySession) else { return }
+        let free = control.limits.daemon - control.running - control.queued
+        guard free > 0 else { return }
+        claiming = true
+        defer { claiming = false }
+        let claimed: [TransferRecord]
+        do {
+            claimed = try await leases.claim(limit: free, limits: control.limits.sessions, paused: control.limits.paused, excluding: lostWorkers)
+        } catch {
+            logger.warning("cannot claim from the shared queue", metadata: ["error": "\(error)"])
+            return
+        }
+        guard !claimed.isEmpty else { return }
+        var taken: [(id: Int64, entry: TransferControl.Entry)] = []
+        for record in claimed { taken.append((record.transferId, .init(await takeOver(record, member: leases.member)))) }
+        logger.debug("claimed", metadata: ["transfers": "\(claimed.map(\.transferId))"])
+        await input(.claimed(taken))
+    }
+
+    /// A transfer another member had bytes of: they count if its part file is here (the
+    /// library on storage every member shares); otherwise it starts from zero, and says why.
+    private func takeOver(_ record: TransferRecord, member: String) async -> TransferRecord {
+        guard record.kind == .download, record.durableBytes > 0 || record.segments != nil else { return record }
+        var info = stat()
+        let length = stat(library.partURL(for: record).path, &info) == 0 ? Int64(info.st_size) : 0
+        // A segmented download's ranges lie anywhere in the file: only a missing file is doubted.
+        let shared = record.segments == nil ? length >= record.durableBytes : length > 0
+        guard !shared else { return record }
+        do {
+            return try await store.update(id: record.transferId) { record in
+                let had = record.durableBytes
+                record.durableBytes = 0
+                record.segments = nil
+                var event = record.event(.restarted)
+                event.reason = "\(member) took the transfer over without its part file (\(had) bytes on the member that ran it before): the library is not on storage every member shares, so it starts from zero."
+                return event
+            }
+        } catch {
+            logger.warning("cannot journal a hand-over", metadata: ["transfer.id": "\(record.transferId)", "error": "\(error)"])
+            return record
+        }
+    }
+
+    /// Renews every claim; those lost stop here.
+    private func renewClaims(_ leases: any TransferLeases) async {
+        do {
+            try await leases.heartbeat()
+            for id in try await leases.renew().sorted() {
+                logger.warning("a transfer's claim was lost", metadata: ["transfer.id": "\(id)"])
+                await lose(id)
+            }
+        } catch {
+            logger.warning("cannot renew claims", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Stops working on a transfer whose claim was lost, writing nothing more of it.
+    func lose(_ id: Int64) async {
+        guard let leases, control.runsHere(id) else { return }
+        let working = workers[id] != nil
+        if working { lostWorkers.insert(id) }
+        await input(.lost(id))
+        if !working { await leases.release(id) }
+    }
+
+    /// A worker let go: a lost claim is forgotten now; a slot is free.
+    func workerLetGo(_ id: Int64) async {
+        if lostWorkers.remove(id) != nil { await leases?.release(id) }
+        claimWake.signal()
+    }
+
+    /// A claimed transfer that left the queue here (paused, failed, finished, removed) goes
+    /// back to the shared queue once nothing holds it.
+    func giveBackIfDone(_ id: Int64) async {
+        guard let leases, control.leased?.contains(id) == true else { return }
+        if let entry = control.entry(id) {
+            if entry.worker != nil || entry.timer != nil { return }
+            if !entry.removed, [.queued, .running, .waiting].contains(entry.state) { return }
+        }
+        control.release(id)
+        await leases.release(id)
+    }
+}
