@@ -389,36 +389,78 @@ public final class PostgresJournal: TransferJournal {
 
     /// A transaction; with `events`, one that may journal events: it takes the events lock first
     /// and notifies the listeners when it commits.
-    func write<Result: Sendable>(events: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await retrying { try await self.transaction(events: events, body) }
+    func write<Result: Sendable>(
+        events: Bool, function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await retrying(function) { try await self.transaction(events: events, body) }
     }
 
     /// A read on one connection, waiting out a lost server as ``retrying(_:)`` does.
-    func read<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await retrying { try await self.client.withConnection { connection in try await body(connection) } }
+    func read<Result: Sendable>(function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await retrying(function) { try await self.client.withConnection { connection in try await body(connection) } }
     }
 
     /// How long a member waits for a lost server (a restart, a failover) before an operation fails.
     static let patience: Duration = .seconds(60)
 
+    /// How long one attempt may take before it is given up and made again. After a server
+    /// restart, postgres-nio's pool (1.33.2) was seen to leave a few calls waiting for a
+    /// connection for ever, while the server had no transaction open for them
+    /// (tests/lab/test_cluster.py, PostgreSQL restarted under three members).
+    static let attemptLimit: Duration = .seconds(15)
+
     /// `body`, again while the server cannot be reached (every half second, for ``patience``):
     /// a member waits for PostgreSQL and carries on. A transaction cut off this way was rolled
     /// back by the server; only one whose COMMIT was sent as the connection died could run
-    /// twice.
-    func retrying<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+    /// twice. An attempt that takes longer than ``attemptLimit`` is cancelled and counts as
+    /// a lost connection.
+    func retrying<Result: Sendable>(_ function: String = #function, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
         let deadline = ContinuousClock.now + Self.patience
         while true {
             do {
-                return try await body()
+                return try await Self.attempt(body)
             } catch where Self.isConnectionLoss(error) && ContinuousClock.now < deadline && !Task.isCancelled {
-                logger.warning("journal unreachable; trying again", metadata: ["error": "\(String(reflecting: error))"])
+                logger.warning("journal unreachable; trying again", metadata: ["call": "\(function)", "error": "\(String(reflecting: error))"])
                 try await Task.sleep(for: .milliseconds(500))
             }
         }
     }
 
+    /// An attempt that took longer than ``attemptLimit``.
+    struct AttemptTimedOut: Error {}
+
+    /// `body` on a task of its own, abandoned (cancelled, its result dropped) after ``attemptLimit``.
+    private static func attempt<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            let outcome = FirstOutcome(continuation)
+            let work = Task {
+                do { outcome.settle(.success(try await body())) } catch { outcome.settle(.failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: attemptLimit)
+                if outcome.settle(.failure(AttemptTimedOut())) { work.cancel() }
+            }
+        }
+    }
+
+    /// Resumes a continuation with the first result it is given.
+    private final class FirstOutcome<Value: Sendable>: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Value, any Error>?>
+
+        init(_ continuation: CheckedContinuation<Value, any Error>) { self.continuation = Mutex(continuation) }
+
+        /// - Returns: whether this was the first.
+        @discardableResult
+        func settle(_ result: Swift.Result<Value, any Error>) -> Bool {
+            guard let continuation = continuation.withLock({ $0.take() }) else { return false }
+            continuation.resume(with: result)
+            return true
+        }
+    }
+
     /// The server went away or is not accepting connections yet (SQLSTATE classes 08 and 57).
     static func isConnectionLoss(_ error: any Error) -> Bool {
+        if error is AttemptTimedOut { return true }
         if let transaction = error as? PostgresTransactionError {
             return [transaction.beginError, transaction.closureError, transaction.commitError].contains { $0.map(isConnectionLoss) ?? false }
         }

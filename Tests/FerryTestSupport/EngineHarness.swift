@@ -54,7 +54,7 @@ public struct EngineHarness: Sendable {
     public let engine: TransferEngine
     public let home: URL
     public var library: Library { engine.library }
-    public var journal: Journal { engine.journal }
+    public var journal: Journal { engine.local }
 
     public static func run<T: Sendable>(
         home: URL, configuration: TransferEngine.Configuration = .fast, clock: any Clock<Duration> = ContinuousClock(),

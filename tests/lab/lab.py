@@ -102,7 +102,7 @@ PROXY_USER = "ferry"
 PROXY_PASSWORD = "lab-secret"
 TINYPROXY_PORT = 8888
 DANTED_PORT = 1080
-NAME_PATTERN = re.compile(r"^fl(\d+)x(\d+)[cop]$")
+NAME_PATTERN = re.compile(r"^fl(\d+)x(\d+)(?:[cop]|m\d)$")  # m1, m2…: a cluster's members
 HOSTS_HEADER = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 # Nothing listens on the namespace's loopback port 53: a name missing from its hosts file fails at
 # once (ICMP port unreachable), and no DNS query goes anywhere.

@@ -139,7 +139,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
         case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges, mirrors
-        case directory, checksum, verifiedBy, priority, fileMissing
+        case directory, checksum, verifiedBy, priority, fileMissing, member
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -180,6 +180,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encodeIfPresent(verifiedBy, forKey: .verifiedBy)
         try c.encodeIfPresent(priority, forKey: .priority)
         try c.encodeIfPresent(fileMissing, forKey: .fileMissing)
+        try c.encodeIfPresent(member, forKey: .member)
     }
 
     /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
@@ -220,6 +221,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         verifiedBy = try c.decodeIfPresent([String].self, forKey: .verifiedBy)
         priority = try c.decodeIfPresent(TransferPriority.self, forKey: .priority)
         fileMissing = try c.decodeIfPresent(Bool.self, forKey: .fileMissing)
+        member = try c.decodeIfPresent(String.self, forKey: .member)
     }
 }
 

@@ -51,6 +51,7 @@ extension JSONWriter {
         key("folder"); string(t.folder)
         key("id"); integer(t.id)
         key("kind"); string(t.kind.rawValue)
+        if let value = t.member { key("member"); string(value) }
         if let value = t.method { key("method"); string(value) }
         if let value = t.mirrors { key("mirrors"); try encoded(value) }
         if let value = t.options { key("options"); try encoded(value) }
