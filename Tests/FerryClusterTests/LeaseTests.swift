@@ -143,4 +143,93 @@ struct LeaseTests {
             #expect(listed[0].heartbeatAt > listed[1].heartbeatAt)
         }
     }
+
+    @Test func aCommandFromAnotherMemberTakesTheClaimAway() async throws {
+        try await Self.withMembers(2) { members in
+            let (a, b) = (PostgresLeases(journal: members[0], member: "a", address: nil), members[1])
+            try await Self.queue(members[0], 1)
+            #expect(try await a.claim(limit: 1, limits: [:], paused: [], excluding: []).map(\.transferId) == [1])
+            try await members[0].update(id: 1) { record in
+                record.state = .running
+                return nil
+            }
+            // b pauses it: the pause is journaled, and a's claim is gone (its fence moved on).
+            try await b.update(id: 1) { record in
+                record.state = .paused
+                return nil
+            }
+            #expect(try await b.transfer(id: 1)?.member == nil)
+            let late = await #expect(throws: FerryError.self) {
+                try await members[0].update(id: 1) { record in
+                    record.durableBytes = 9
+                    return nil
+                }
+            }
+            #expect(late?.code == .leaseLost)
+            #expect(try await a.renew() == [1])
+            #expect(try await b.transfer(id: 1).map { ($0.state, $0.durableBytes) } ?? (.queued, -1) == (.paused, 0))
+            // A change that is not a command (its state stays) leaves the holder's claim alone.
+            try await b.update(id: 1) { record in
+                record.state = .queued
+                return nil
+            }
+            await a.release(1)
+            #expect(try await a.claim(limit: 1, limits: [:], paused: [], excluding: []).map(\.transferId) == [1])
+            try await b.update(id: 1) { record in
+                record.priority = 5
+                return nil
+            }
+            #expect(try await a.renew().isEmpty)
+            #expect(try await b.transfer(id: 1)?.member == "a")
+        }
+    }
+
+    @Test func claimsKeepEachSessionsLimitAcrossMembers() async throws {
+        try await Self.withMembers(2) { members in
+            let (a, b) = (PostgresLeases(journal: members[0], member: "a", address: nil), PostgresLeases(journal: members[1], member: "b", address: nil))
+            let drafts = (0..<10).map { TransferRecord(session: "s", url: "http://127.0.0.1/s\($0)", folder: "Downloads") }
+                + (0..<4).map { TransferRecord(session: "t", url: "http://127.0.0.1/t\($0)", folder: "Downloads") }
+                + (0..<2).map { TransferRecord(session: "u", url: "http://127.0.0.1/u\($0)", folder: "Downloads") }
+            _ = try await members[0].createTransfers(drafts, reuseExisting: false)
+            // "s" runs at most 3 at once in the whole cluster, "u" is held by its schedule.
+            let first = try await a.claim(limit: 5, limits: ["s": 3], paused: ["u"], excluding: [])
+            #expect(first.map(\.transferId) == [1, 2, 3, 11, 12])
+            let second = try await b.claim(limit: 10, limits: ["s": 3], paused: ["u"], excluding: [13])
+            #expect(second.map(\.transferId) == [14])
+            // One of "s" given back: one more of "s" may go.
+            try await members[0].update(id: 2) { record in
+                record.state = .completed
+                return nil
+            }
+            await a.release(2)
+            #expect(try await b.claim(limit: 10, limits: ["s": 3], paused: ["u"], excluding: []).map(\.transferId) == [4, 13])
+            let listed = try await b.members()
+            #expect(listed.isEmpty)  // Nobody has beaten yet.
+            try await a.heartbeat()
+            try await b.heartbeat()
+            let holdings = Dictionary(uniqueKeysWithValues: try await b.members().map { ($0.id, ($0.alive, $0.transfers)) })
+            #expect(holdings["a"]?.0 == true && holdings["a"]?.1 == [1, 3, 11, 12])
+            #expect(holdings["b"]?.1 == [4, 13, 14])
+        }
+    }
+
+    @Test func aMemberStartingAgainGivesBackWhatItsNameHeld() async throws {
+        try await Self.withMembers(2) { members in
+            let before = PostgresLeases(journal: members[0], member: "a", address: nil)
+            try await Self.queue(members[0], 3)
+            #expect(try await before.claim(limit: 3, limits: [:], paused: [], excluding: []).count == 3)
+            // The same name in a new process (its own journal): what it held is queued work again
+            // at once, and the old process's writes are refused.
+            let after = PostgresLeases(journal: members[1], member: "a", address: nil)
+            await after.releaseAll()
+            let refused = await #expect(throws: FerryError.self) {
+                try await members[0].update(id: 2) { record in
+                    record.durableBytes = 1
+                    return nil
+                }
+            }
+            #expect(refused?.code == .leaseLost)
+            #expect(try await after.claim(limit: 3, limits: [:], paused: [], excluding: []).map(\.transferId) == [1, 2, 3])
+        }
+    }
 }
