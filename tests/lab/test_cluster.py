@@ -7,6 +7,7 @@ once and right."""
 from __future__ import annotations
 
 import collections
+import json
 import time
 
 import pytest
@@ -93,7 +94,16 @@ def test_three_members_share_three_hundred_transfers(make_cluster):
     assert_one_member_at_a_time(cluster, names)
     # Every member knows the whole queue, and the cluster's members.
     assert len(cluster.transfers(3)) == 300
-    status = __import__("json").loads(cluster.cli(2, "cluster", "status", "--json").stdout)
+    # Member 3's event stream, replayed from the start, has every member's events in one
+    # sequence: a completion for each of the 300, whoever ran it.
+    token = (cluster.state(3) / "ferry" / "token").read_text().strip()
+    stream = cluster.run_in(cluster.members[2], ["curl", "-sN", "--max-time", "3", "-H", f"Authorization: Bearer {token}",
+                                                 "-H", "Last-Event-ID: 0", "http://127.0.0.1:7447/v1/events"], check=False).stdout
+    events = [json.loads(line[5:]) for line in stream.splitlines() if line.startswith("data:") and '"transferId"' in line]
+    assert sorted(e["transferId"] for e in events if e["kind"] == "completed") == sorted(ids)
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    status = json.loads(cluster.cli(2, "cluster", "status", "--json").stdout)
     assert status["member"] == "m2"
     assert sorted(m["id"] for m in status["members"] if m["alive"]) == ["m1", "m2", "m3"]
 

@@ -149,8 +149,15 @@ export function shortStatus(transfer) {
   }
 }
 
-/** The downloads view's line: "512 kB of 1.2 MB · 42.0% · 300 kB/s · 3 s left" while running. */
+/** The downloads view's line: "512 kB of 1.2 MB · 42.0% · 300 kB/s · 3 s left" while running;
+ * in a cluster, with the member that runs it ("· on host-a"). */
 export function longStatus(transfer) {
+  const line = progressLine(transfer);
+  const held = transfer.state === "running" || transfer.state === "waiting" || transfer.state === "queued";
+  return transfer.member && held ? `${line} · ${t("status.onMember", { member: transfer.member })}` : line;
+}
+
+function progressLine(transfer) {
   if (transfer.state !== "running" || (!transfer.bytesReceived && !(transfer.totalBytes > 0))) return shortStatus(transfer);
   const done = fraction(transfer);
   const parts = [done === null ? bytes(transfer.bytesReceived) : t("status.bytesOf", { received: bytes(transfer.bytesReceived), total: bytes(transfer.totalBytes) })];
