@@ -3,7 +3,7 @@ import Synchronization
 /// Connections open to each host across all transfers, so that segmented downloads together
 /// stay under a per-host cap (``TransferOptions/maxConnectionsPerHost``, 16 by default: aria2c's
 /// own maximum). A transfer's first connection always counts and is always allowed; the others
-/// only while the host is under its cap.
+/// only while the host is under its cap (in a cluster, this member's share of it).
 final class HostConnections: Sendable {
     static let defaultCap = 16
 
@@ -19,6 +19,17 @@ final class HostConnections: Sendable {
     }
 
     private let counts = Mutex(Counts())
+    /// Daemons sharing each host's cap: in a cluster, the members alive (each keeps to its
+    /// share of the cap, so the cap holds across the cluster); 1 on one machine.
+    private let sharers = Mutex(1)
+
+    /// In a cluster: how many members share each host's cap now.
+    func share(among members: Int) {
+        sharers.withLock { $0 = max(1, members) }
+    }
+
+    /// This daemon's part of `cap`: never less than one connection.
+    func part(of cap: Int) -> Int { max(1, cap / sharers.withLock { $0 }) }
 
     /// A transfer's first connection.
     func enter(_ host: String) {
@@ -27,7 +38,8 @@ final class HostConnections: Sendable {
 
     /// Another connection, if the host is under `cap`.
     func tryEnter(_ host: String, cap: Int) -> Bool {
-        counts.withLock { counts in
+        let cap = part(of: cap)
+        return counts.withLock { counts in
             guard counts.open[host, default: 0] < cap else { return false }
             counts.add(host)
             return true

@@ -102,10 +102,12 @@ extension TransferEngine {
         }
     }
 
-    /// Renews every claim; those lost stop here.
+    /// Renews every claim (those lost stop here), and takes this member's share of each host's
+    /// connection cap: the cap holds across the members alive.
     private func renewClaims(_ leases: any TransferLeases) async {
         do {
             try await leases.heartbeat()
+            hosts.share(among: try await leases.members().filter(\.alive).count)
             for id in try await leases.renew().sorted() {
                 logger.warning("a transfer's claim was lost", metadata: ["transfer.id": "\(id)"])
                 await lose(id)

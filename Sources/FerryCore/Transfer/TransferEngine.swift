@@ -106,6 +106,8 @@ public actor TransferEngine: Service {
     nonisolated let store: TransferStore
     nonisolated let progress = ProgressBoard()
     nonisolated let bandwidth = Bandwidth()
+    /// Connections open to each host, across transfers (a per-host cap).
+    nonisolated let hosts = HostConnections()
     nonisolated let worker: TransferWorker
     nonisolated let clock: any Clock<Duration>
     nonisolated let logger: Logger
@@ -209,7 +211,7 @@ public actor TransferEngine: Service {
         worker = TransferWorker(
             store: store, library: library,
             fetcher: HTTPFetcher(clients: clients, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
-            progress: progress, bandwidth: bandwidth, network: network, hosts: HostConnections(), configuration: configuration,
+            progress: progress, bandwidth: bandwidth, network: network, hosts: hosts, configuration: configuration,
             random: random, logger: logger
         )
     }
