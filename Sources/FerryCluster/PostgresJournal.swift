@@ -29,21 +29,37 @@ public final class PostgresJournal: TransferJournal {
     let held = Mutex<[Int64: Lease]>([:])
 
     /// Connects to `url` (`postgres://user:password@host:port/database`) and brings its schema
-    /// up to date.
-    public static func connect(to url: String, logger: Logger = Logger(label: "ferry.journal")) async throws -> PostgresJournal {
+    /// up to date, waiting up to `patience` for the server (one that is starting, say).
+    public static func connect(
+        to url: String, patience: Duration = .seconds(30), logger: Logger = Logger(label: "ferry.journal")
+    ) async throws -> PostgresJournal {
         // The pool's own log: its errors only (a server that is down is reported by the calls
         // that wait for it, not by each attempt to connect).
         var background = logger
         background.logLevel = .error
         let journal = PostgresJournal(client: PostgresClient(configuration: try configuration(url), backgroundLogger: background), logger: logger)
+        // postgres-nio's pool tries to connect for ever: a server that never answers is said so.
+        let waiting = Task {
+            try await Task.sleep(for: .seconds(2))
+            logger.warning("waiting for the database", metadata: ["database": "\(redacted(url))"])
+        }
+        defer { waiting.cancel() }
         do {
-            try await PostgresSchema.migrate(journal.client, logger: logger)
-            // Handlers get the events journaled from now on.
-            let last = try await journal.lastEventSeq()
-            journal.delivered.withLock { $0 = last }
+            try await attempt(limit: patience) {
+                try await PostgresSchema.migrate(journal.client, logger: logger)
+                // Handlers get the events journaled from now on.
+                let last = try await journal.lastEventSeq()
+                journal.delivered.withLock { $0 = last }
+            }
+        } catch is AttemptTimedOut {
+            journal.close()
+            throw FerryError(
+                .daemonStartFailed,
+                "Cannot reach the database at \(redacted(url)) within \(patience.components.seconds) s: is PostgreSQL running there, and does it accept this host (listen_addresses, pg_hba.conf)?"
+            )
         } catch {
             journal.close()
-            throw FerryError(.internalError, "Cannot open the journal at \(redacted(url)): \(String(reflecting: error))")
+            throw FerryError(.daemonStartFailed, "Cannot open the journal at \(redacted(url)): \(String(reflecting: error))")
         }
         return journal
     }
@@ -418,7 +434,7 @@ public final class PostgresJournal: TransferJournal {
         let deadline = ContinuousClock.now + Self.patience
         while true {
             do {
-                return try await Self.attempt(body)
+                return try await Self.attempt(limit: Self.attemptLimit, body)
             } catch where Self.isConnectionLoss(error) && ContinuousClock.now < deadline && !Task.isCancelled {
                 logger.warning("journal unreachable; trying again", metadata: ["call": "\(function)", "error": "\(String(reflecting: error))"])
                 try await Task.sleep(for: .milliseconds(500))
@@ -429,15 +445,15 @@ public final class PostgresJournal: TransferJournal {
     /// An attempt that took longer than ``attemptLimit``.
     struct AttemptTimedOut: Error {}
 
-    /// `body` on a task of its own, abandoned (cancelled, its result dropped) after ``attemptLimit``.
-    private static func attempt<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    /// `body` on a task of its own, abandoned (cancelled, its result dropped) after `limit`.
+    private static func attempt<Result: Sendable>(limit: Duration, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             let outcome = FirstOutcome(continuation)
             let work = Task {
                 do { outcome.settle(.success(try await body())) } catch { outcome.settle(.failure(error)) }
             }
             Task {
-                try? await Task.sleep(for: attemptLimit)
+                try? await Task.sleep(for: limit)
                 if outcome.settle(.failure(AttemptTimedOut())) { work.cancel() }
             }
         }
