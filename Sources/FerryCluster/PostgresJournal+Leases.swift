@@ -95,7 +95,7 @@ extension PostgresJournal {
             NOT hidden AND state IN ('queued', 'running', 'waiting') AND ("owner" IS NULL OR "leaseExpires" < now())
             AND ("startAfter" IS NULL OR state <> 'queued' OR "startAfter" <= now())
             """#
-        let claimed = try await write(events: false) { connection -> [(record: TransferRecord, lease: Lease)] in
+        let claimed = try await write { connection -> [(record: TransferRecord, lease: Lease)] in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.claims.rawValue))", logger: self.logger)
             let rows = try await connection.query(
                 #"""
@@ -157,7 +157,7 @@ extension PostgresJournal {
         let seconds = lease.seconds
         var renewed: [Lease] = []
         for (member, held) in Dictionary(grouping: leases, by: \.member) {
-            renewed += try await write(events: false) { connection in
+            renewed += try await write { connection in
                 var renewed: [Lease] = []
                 let rows = try await connection.query(
                 #"""
@@ -181,7 +181,7 @@ extension PostgresJournal {
     /// Gives a transfer back to the queue (a member stopping, or done with it); nothing when
     /// the lease was lost already.
     public func release(_ lease: Lease) async throws {
-        try await write(events: false) { connection in
+        try await write { connection in
             _ = try await connection.query(
                 #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL WHERE id = \#(lease.transferId) AND fence = \#(lease.fence)"#,
                 logger: self.logger
@@ -194,7 +194,7 @@ extension PostgresJournal {
     /// (what its name held before a crash goes back at once, not when the leases lapse), and
     /// at its stop.
     public func releaseAll(of member: String) async throws {
-        try await write(events: false) { connection in
+        try await write { connection in
             _ = try await connection.query(
                 #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL, fence = fence + 1 WHERE "owner" = \#(member)"#, logger: self.logger
             )

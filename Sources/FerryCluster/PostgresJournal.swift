@@ -8,10 +8,10 @@ import Synchronization
 /// ``TransferJournal`` in PostgreSQL, which several daemons share (`FERRY_DATABASE_URL`).
 ///
 /// Each method is one transaction. A change to a transfer reads its row `FOR UPDATE`, so two
-/// members never interleave on one transfer. Transactions that journal events take one advisory
-/// lock first: sequence numbers are then committed in order, and a reader that has seen `seq`
-/// has seen every event before it, whichever member wrote it. Each commit with events sends a
-/// NOTIFY; every member LISTENs and hands the new events, its own and the others', to its
+/// members never interleave on one transfer. A transaction takes one advisory lock with its
+/// first event, held to its commit: sequence numbers are then committed in order, and a reader
+/// that has seen `seq` has seen every event before it, whichever member wrote it. Each commit
+/// with events sends a NOTIFY; every member LISTENs and hands the new events, its own and the others', to its
 /// ``onCommit(_:)`` handlers in `seq` order.
 public final class PostgresJournal: TransferJournal {
     public static let channel = "ferry_events"
@@ -102,7 +102,7 @@ public final class PostgresJournal: TransferJournal {
     // MARK: Transfers
 
     public func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
-        try await write(events: true) { connection in
+        try await write { connection in
             var results: [(record: TransferRecord, event: TransferEvent?)] = []
             for draft in drafts {
                 if reuseExisting, let existing = try await self.reusable(draft, connection) {
@@ -181,10 +181,9 @@ public final class PostgresJournal: TransferJournal {
     func update<Result: Sendable>(
         id: Int64, fence: Int64?, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
-        try await write(events: true) { connection in
-            guard var record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }
+        try await write { connection in
+            guard var (record, current) = try await self.lockedRecord(id, connection) else { throw FerryError.notFound(transfer: id) }
             if let fence {
-                let current = try await self.one(Int64.self, "SELECT fence FROM transfer WHERE id = \(id)", connection)
                 guard current == fence else {
                     throw FerryError(.leaseLost, "Transfer \(id) was taken by another member (fence \(current), this member held \(fence)): its write is refused.")
                 }
@@ -209,7 +208,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     public func removeFinished(session: String?) async throws -> [Int64] {
-        try await write(events: true) { connection in
+        try await write { connection in
             var binds = PostgresBindings()
             binds.append([TransferState.completed.rawValue, TransferState.cancelled.rawValue])
             var sql = #"SELECT id, "session" FROM transfer WHERE state = ANY($1) AND NOT hidden"#
@@ -229,7 +228,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     public func removeTransfer(id: Int64) async throws -> TransferEvent {
-        try await write(events: true) { connection in
+        try await write { connection in
             guard let record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }
             try await connection.query("DELETE FROM transfer WHERE id = \(id)", logger: self.logger)
             return try await self.insert(TransferEvent(kind: .removed, transferId: id, session: record.session), connection)
@@ -239,7 +238,7 @@ public final class PostgresJournal: TransferJournal {
     // MARK: Events
 
     public func append(_ event: TransferEvent) async throws -> TransferEvent {
-        try await write(events: true) { connection in try await self.insert(event, connection) }
+        try await write { connection in try await self.insert(event, connection) }
     }
 
     public func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
@@ -274,7 +273,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     public func acknowledge(session: String, through seq: Int64) async throws {
-        try await write(events: false) { connection in
+        try await write { connection in
             try await connection.query(
                 #"""
                 INSERT INTO session (name, "acknowledgedSeq") VALUES (\#(session), \#(seq))
@@ -286,7 +285,10 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    /// Journals `event` in the caller's transaction (which holds the events lock) → it with its `seq`.
+    /// Journals `event` in the caller's transaction → it with its `seq`. One statement takes the
+    /// events lock (held to the commit: sequence numbers commit in order), queues the NOTIFY
+    /// (sent at the commit) and inserts: the lock is taken as late as it can be, and held for
+    /// two round trips, so members' transactions wait on each other as little as they can.
     private func insert(_ event: TransferEvent, _ connection: PostgresConnection) async throws -> TransferEvent {
         var stored = event
         stored.seq = nil
@@ -294,8 +296,11 @@ public final class PostgresJournal: TransferJournal {
         stored.seq = try await one(
             Int64.self,
             #"""
+            WITH locked AS (SELECT pg_advisory_xact_lock(\#(PostgresSchema.Lock.events.rawValue))),
+                 notified AS (SELECT pg_notify(\#(Self.channel), ''))
             INSERT INTO event ("session", "transferId", kind, payload, "createdAt")
-            VALUES (\#(event.session), \#(event.transferId), \#(event.kind.rawValue), \#(payload), \#(event.date)) RETURNING seq
+            SELECT \#(event.session), \#(event.transferId), \#(event.kind.rawValue), \#(payload), \#(event.date) FROM locked, notified
+            RETURNING seq
             """#,
             connection
         )
@@ -315,7 +320,7 @@ public final class PostgresJournal: TransferJournal {
 
     @discardableResult
     public func updateSessionOptions(_ session: String, _ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
-        try await write(events: false) { connection in
+        try await write { connection in
             // The row first, so that two members changing options take turns on it.
             try await connection.query(#"INSERT INTO session (name, "acknowledgedSeq") VALUES (\#(session), 0) ON CONFLICT (name) DO NOTHING"#, logger: self.logger)
             let rows = try await connection.query("SELECT options FROM session WHERE name = \(session) FOR UPDATE", logger: self.logger)
@@ -360,14 +365,20 @@ public final class PostgresJournal: TransferJournal {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.channel) { notifications in
                         await self.deliver()
+                        // A burst of notifications (one per commit) is one read: they wake the
+                        // reader, which reads whatever is new when it gets to it.
+                        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
                         try await withThrowingTaskGroup(of: Void.self) { group in
                             group.addTask {
-                                for try await _ in notifications { await self.deliver() }
+                                for try await _ in notifications { wake.yield() }
+                            }
+                            group.addTask {
+                                for await _ in wakes { await self.deliver() }
                             }
                             group.addTask {
                                 while !Task.isCancelled {
                                     try await Task.sleep(for: .seconds(1))
-                                    await self.deliver()
+                                    wake.yield()
                                 }
                             }
                             try await group.next()
@@ -403,12 +414,9 @@ public final class PostgresJournal: TransferJournal {
     static let encoder = FerryJSON.encoder()
     static let decoder = FerryJSON.decoder()
 
-    /// A transaction; with `events`, one that may journal events: it takes the events lock first
-    /// and notifies the listeners when it commits.
-    func write<Result: Sendable>(
-        events: Bool, function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
-    ) async throws -> Result {
-        try await retrying(function) { try await self.transaction(events: events, body) }
+    /// A transaction (its events, if any, take the events lock and notify as they are inserted).
+    func write<Result: Sendable>(function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await retrying(function) { try await self.transaction(body) }
     }
 
     /// A read on one connection, waiting out a lost server as ``retrying(_:)`` does.
@@ -490,23 +498,27 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    private func transaction<Result: Sendable>(events: Bool, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    private func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
             return try await client.withConnection { connection in
-                try await connection.withTransaction(logger: self.logger) { connection in
-                    if events {
-                        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.events.rawValue))", logger: self.logger)
-                    }
-                    let result = try await body(connection)
-                    if events { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: self.logger) }
-                    return result
-                }
+                try await connection.withTransaction(logger: self.logger) { connection in try await body(connection) }
             }
         } catch let error as PostgresTransactionError {
             // What the body refused with (rolled back), as the SQLite journal throws it.
             if let refused = error.closureError, !Self.isConnectionLoss(refused) { throw refused }
             throw error
         }
+    }
+
+    /// The transfer's row, locked for this transaction, with its fence.
+    private func lockedRecord(_ id: Int64, _ connection: PostgresConnection) async throws -> (TransferRecord, Int64)? {
+        var binds = PostgresBindings()
+        binds.append(id)
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: TransferRecord.postgresSelectWithFence + " WHERE id = $1 FOR UPDATE", binds: binds), logger: logger
+        )
+        for try await row in rows { return (try TransferRecord(postgres: row), try TransferRecord.fence(of: row)) }
+        return nil
     }
 
     private func record(_ id: Int64, _ connection: PostgresConnection, lock: Bool) async throws -> TransferRecord? {

@@ -10,6 +10,13 @@ extension TransferRecord {
     static let postgresColumns = Columns.allCases.dropFirst().map { "\"\($0.rawValue)\"" }
     /// Every column, then the lease's holder (``TransferRecord/member``).
     static let postgresSelect = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ", \"owner\" FROM transfer"
+    /// ``postgresSelect`` and the lease's fence (``fence(of:)``).
+    static let postgresSelectWithFence = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ", \"owner\", fence FROM transfer"
+
+    /// The fence of a row selected by ``postgresSelectWithFence``.
+    static func fence(of row: PostgresRow) throws -> Int64 {
+        try row.makeRandomAccess()[Columns.allCases.count + 1].decode(Int64.self)
+    }
     static let postgresInsert =
         "INSERT INTO transfer (\(postgresColumns.joined(separator: ", "))) VALUES (\((1...postgresColumns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING id"
     static let postgresUpdate =
@@ -33,7 +40,7 @@ extension TransferRecord {
     /// A row selected by ``postgresSelect``.
     init(postgres row: PostgresRow) throws {
         let cells = row.makeRandomAccess()
-        guard cells.count == Columns.allCases.count + 1 else {
+        guard cells.count >= Columns.allCases.count + 1 else {
             throw FerryError(.internalError, "A transfer row has \(cells.count) columns, not the \(Columns.allCases.count + 1) selected.")
         }
         var index = 0

@@ -51,8 +51,13 @@ def cluster(ctx):
     return results
 
 
+def fresh(folder):
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
+
+
 def throughput(ctx, www, names, members):
-    with ClusterLab(members=members, max_concurrent=16, www=www, workdir=ctx.work / f"cluster-{members}") as lab:
+    with ClusterLab(members=members, max_concurrent=16, www=www, workdir=fresh(ctx.work / f"cluster-{members}")) as lab:
         for k in range(1, members + 1):
             lab.start_member(k, "--log-level", "warning")
         listing = lab.workdir / "urls.txt"
@@ -84,7 +89,7 @@ def throughput(ctx, www, names, members):
 
 def handover(ctx):
     with ClusterLab(members=3, max_concurrent=2, server_extra="location /slow/ { limit_rate 1m; }",
-                    workdir=ctx.work / "cluster-handover") as lab:
+                    workdir=fresh(ctx.work / "cluster-handover")) as lab:
         for i in range(12):
             lab.add_file(f"slow/{i}.bin", 16 << 20, seed=i)
         for k in (1, 2, 3):

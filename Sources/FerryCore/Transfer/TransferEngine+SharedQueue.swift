@@ -40,6 +40,9 @@ extension TransferEngine {
         while !shutdown.isFired, !Task.isCancelled {
             let seen = claimWake.generation
             await claimWork(leases)
+            // A moment for the slots that free up together (transfers finishing at once) to be
+            // claimed for in one go.
+            try? await Task.sleep(for: .milliseconds(20))
             if ContinuousClock.now - lastRenewal >= renewEvery {
                 lastRenewal = .now
                 await renewClaims(leases)
