@@ -181,7 +181,7 @@ public final class PostgresJournal: TransferJournal {
     func update<Result: Sendable>(
         id: Int64, fence: Int64?, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
-        try await write { connection in
+        let written = try await write { connection in
             guard var (record, current) = try await self.lockedRecord(id, connection) else { throw FerryError.notFound(transfer: id) }
             if let fence {
                 guard current == fence else {
@@ -201,11 +201,23 @@ public final class PostgresJournal: TransferJournal {
                     #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL, fence = fence + 1 WHERE id = \#(id)"#, logger: self.logger
                 )
                 record.member = nil
+            } else if fence != nil, !Self.heldStates.contains(record.state) {
+                // Its holder is done with it (paused, failed, finished): given back in the same
+                // transaction, not one more.
+                try await connection.query(#"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL WHERE id = \#(id)"#, logger: self.logger)
+                record.member = nil
             }
             let event = try await draft.asyncMap { try await self.insert($0, connection) }
             return (record, result, event)
         }
+        if fence != nil, !Self.heldStates.contains(written.0.state) {
+            held.withLock { held in if held[id]?.fence == fence { held[id] = nil } }
+        }
+        return written
     }
+
+    /// States in which a member holds a transfer it claimed: it gives it back in any other.
+    static let heldStates: Set<TransferState> = [.queued, .running, .waiting]
 
     public func removeFinished(session: String?) async throws -> [Int64] {
         try await write { connection in

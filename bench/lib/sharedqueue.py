@@ -5,7 +5,10 @@ another; root only).
   throughput  --cluster-files small files (10,000 of 16 KiB) queued through member 1's CLI, run by
               1, 2 and 3 members (each `--max-concurrent 16`): the time from queueing to the last
               completion, files per second, transfers claimed and started per second (the
-              journal's `started` events, first to last), each member's share (nginx's log)
+              journal's `started` events, first to last), each member's share (nginx's log).
+              Twice: with the links as they are (every member, PostgreSQL and nginx on this
+              machine's cores: what coordination costs), and with each member's link shaped to
+              --cluster-rate (8mbit), as each host of a real cluster has a network of its own
   handover    3 members, 12 files of 16 MiB at 1 MiB/s each (nginx limit_rate); once member 1
               runs some with bytes on disk it is killed (SIGKILL): the time until every one of
               its transfers runs on another member (the database polled every 50 ms), with the
@@ -41,9 +44,11 @@ def cluster(ctx):
         (www / "small").mkdir(parents=True, exist_ok=True)
         for name in names:
             (www / name).write_bytes(os.urandom(16 << 10))
-    results = {"files": count, "file_size": 16 << 10, "throughput": {}, "handover": []}
+    results = {"files": count, "file_size": 16 << 10, "rate": ctx.cluster_rate, "throughput": {}, "shaped": {}, "handover": []}
     for members in (1, 2, 3):
         results["throughput"][members] = throughput(ctx, www, names, members)
+    for members in (1, 2, 3):
+        results["shaped"][members] = throughput(ctx, www, names, members, rate=ctx.cluster_rate)
     for run in range(ctx.runs or 3):
         results["handover"].append(handover(ctx))
         log(f"  cluster: hand-over run {run + 1}: {results['handover'][-1]['seconds']:.1f} s")
@@ -56,9 +61,11 @@ def fresh(folder):
     return folder
 
 
-def throughput(ctx, www, names, members):
+def throughput(ctx, www, names, members, rate=None):
     with ClusterLab(members=members, max_concurrent=16, www=www, workdir=fresh(ctx.work / f"cluster-{members}")) as lab:
         for k in range(1, members + 1):
+            if rate:
+                lab.shape_member(k, rate)
             lab.start_member(k, "--log-level", "warning")
         listing = lab.workdir / "urls.txt"
         listing.write_text("".join(lab.url(name) + "\n" for name in names))
@@ -82,7 +89,7 @@ def throughput(ctx, www, names, members):
             "started": started, "started_per_second": started / max(last - first, 1e-3), "not_completed": failed,
             "requests": sum(by_member.values()), "share": {f"m{k}": n for k, n in sorted(by_member.items())},
         }
-        log(f"  cluster: {members} member(s): {elapsed:.1f} s, {result['files_per_second']:.0f} files/s, "
+        log(f"  cluster: {members} member(s){', links ' + rate if rate else ''}: {elapsed:.1f} s, {result['files_per_second']:.0f} files/s, "
             f"{result['started_per_second']:.0f} started/s, shares {json.dumps(result['share'])}")
         return result
 
@@ -121,10 +128,12 @@ def markdown(result):
         "| members | all done | files/s | started/s | queueing took | requests | share | not completed |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for members, entry in sorted(result["throughput"].items(), key=lambda item: int(item[0])):
-        share = ", ".join(f"{k} {n}" for k, n in entry["share"].items())
-        lines.append(f"| {members} | {entry['seconds']:.1f} s | {entry['files_per_second']:.0f} | {entry['started_per_second']:.0f} | "
-                     f"{entry['queued_seconds']:.1f} s | {entry['requests']:,} | {share} | {entry['not_completed']} |")
+    for label, key in (("as they are", "throughput"), (f"each member's link {result['rate']}", "shaped")):
+        for members, entry in sorted(result[key].items(), key=lambda item: int(item[0])):
+            share = ", ".join(f"{k} {n}" for k, n in entry["share"].items())
+            lines.append(f"| {members} ({label}) | {entry['seconds']:.1f} s | {entry['files_per_second']:.0f} | "
+                         f"{entry['started_per_second']:.0f} | {entry['queued_seconds']:.1f} s | {entry['requests']:,} | {share} | "
+                         f"{entry['not_completed']} |")
     handover, _ = span(result["handover_summary"])
     lines += [
         "",

@@ -166,6 +166,12 @@ class ClusterLab(Lab):
 
     # MARK: Links
 
+    def shape_member(self, k: int, rate: str):
+        """Limits O's egress toward member k to `rate` (tc tbf, as lab.py's shape): the member's
+        own link, as each host of a real cluster has its own."""
+        self.origin_dev = f"{self.prefix}o{k}m"
+        self.shape(rate)
+
     def link_down(self, k: int):
         self.run_in(self.members[k - 1], ["ip", "link", "set", self.member_dev[k], "down"])
 
