@@ -83,8 +83,9 @@ extension PostgresJournal {
     /// ones nobody holds, and queued, running or waiting ones whose lease lapsed (their member
     /// is gone). A session in `limits` gets only as many as leave it at most that many running
     /// and queued across the cluster; one in `paused` gets none; `excluding` are not taken. Each
-    /// claim raises the transfer's fence. Claims take turns (a transaction lock), so limits
-    /// hold; rows a command is changing at that moment are skipped, not waited for.
+    /// claim raises the transfer's fence. Claims take turns (a transaction lock; a member finding
+    /// another claiming gets nothing this time), so limits hold; rows a command is changing at
+    /// that moment are skipped, not waited for.
     public func claim(
         for member: String, limit: Int, lease: Duration, limits: [String: Int] = [:], paused: Set<String> = [], excluding: Set<Int64> = []
     ) async throws -> [(record: TransferRecord, lease: Lease)] {
@@ -96,7 +97,8 @@ extension PostgresJournal {
             AND ("startAfter" IS NULL OR state <> 'queued' OR "startAfter" <= now())
             """#
         let claimed = try await write { connection -> [(record: TransferRecord, lease: Lease)] in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.claims.rawValue))", logger: self.logger)
+            // Another member is claiming: this one tries again at its next turn rather than wait.
+            guard try await self.one(Bool.self, "SELECT pg_try_advisory_xact_lock(\(PostgresSchema.Lock.claims.rawValue))", connection) else { return [] }
             let rows = try await connection.query(
                 #"""
                 WITH busy AS (

@@ -45,7 +45,7 @@ public final class PostgresJournal: TransferJournal {
         }
         defer { waiting.cancel() }
         do {
-            try await attempt(limit: patience) {
+            try await attempt(limit: patience) { _ in
                 try await PostgresSchema.migrate(journal.client, logger: logger)
                 // Handlers get the events journaled from now on.
                 let last = try await journal.lastEventSeq()
@@ -101,36 +101,93 @@ public final class PostgresJournal: TransferJournal {
 
     // MARK: Transfers
 
+    /// In batches: one lookup of the URLs already asked for per session, then rows and their
+    /// `created` events many to a statement (10,000 URLs queued one statement each took longer
+    /// than a client waits).
     public func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
         try await write { connection in
-            var results: [(record: TransferRecord, event: TransferEvent?)] = []
-            for draft in drafts {
-                if reuseExisting, let existing = try await self.reusable(draft, connection) {
-                    results.append((existing, nil))
-                    continue
+            var results = [(record: TransferRecord, event: TransferEvent?)?](repeating: nil, count: drafts.count)
+            var fresh: [Int] = []
+            if reuseExisting {
+                var existing: [String: [String: TransferRecord]] = [:]
+                for (session, urls) in Dictionary(grouping: drafts, by: \.session).mapValues({ Set($0.map(\.url)) }) {
+                    existing[session] = try await self.reusable(session: session, urls: Array(urls), connection)
                 }
-                var record = draft
-                record.id = try await self.one(Int64.self, PostgresQuery(unsafeSQL: TransferRecord.postgresInsert, binds: record.postgresBindings), connection)
-                let event = try await self.insert(
-                    TransferEvent(kind: .created, transferId: record.transferId, session: record.session, date: record.createdAt), connection
-                )
-                results.append((record, event))
+                // The same URL twice in one batch: the second is the first's.
+                var first: [String: [String: Int]] = [:]
+                for (index, draft) in drafts.enumerated() {
+                    if let record = existing[draft.session]?[draft.url] {
+                        results[index] = (record, nil)
+                    } else if first[draft.session]?[draft.url] == nil {
+                        first[draft.session, default: [:]][draft.url] = index
+                        fresh.append(index)
+                    }
+                }
+                for (index, draft) in drafts.enumerated() where results[index] == nil && !fresh.contains(index) {
+                    results[index] = (results[first[draft.session]![draft.url]!] ?? nil).map { ($0.record, nil) }
+                }
+            } else {
+                fresh = Array(drafts.indices)
             }
-            return results
+            for start in stride(from: 0, to: fresh.count, by: Self.rowsPerInsert) {
+                let batch = Array(fresh[start..<min(start + Self.rowsPerInsert, fresh.count)])
+                var records = batch.map { drafts[$0] }
+                for (record, id) in zip(records.indices, try await self.insertRows(records, connection)) { records[record].id = id }
+                let events = try await self.insert(
+                    records.map { TransferEvent(kind: .created, transferId: $0.transferId, session: $0.session, date: $0.createdAt) }, connection
+                )
+                for (offset, index) in batch.enumerated() { results[index] = (records[offset], events[offset]) }
+            }
+            // Duplicates of a URL inserted just now.
+            if reuseExisting {
+                var inserted: [String: [String: TransferRecord]] = [:]
+                for index in fresh { inserted[drafts[index].session, default: [:]][drafts[index].url] = results[index]!.record }
+                for (index, draft) in drafts.enumerated() where results[index] == nil {
+                    results[index] = (inserted[draft.session]![draft.url]!, nil)
+                }
+            }
+            return results.map { $0! }
         }
     }
 
-    private func reusable(_ draft: TransferRecord, _ connection: PostgresConnection) async throws -> TransferRecord? {
-        let states = TransferJournalKeys.reusableStates.map(\.rawValue)
+    /// Rows inserted at once: PostgreSQL takes at most 65,535 parameters a statement.
+    static let rowsPerInsert = 1000
+
+    /// Inserts `records` in one statement. - Returns: their ids, in order (a sequence gives them
+    /// in the order the rows go in).
+    private func insertRows(_ records: [TransferRecord], _ connection: PostgresConnection) async throws -> [Int64] {
+        let columns = TransferRecord.postgresColumns.count
+        var binds = PostgresBindings(capacity: records.count * columns)
+        var rows: [String] = []
+        for (n, record) in records.enumerated() {
+            record.appendPostgresBindings(to: &binds)
+            rows.append("(" + (1...columns).map { "$\(n * columns + $0)" }.joined(separator: ", ") + ")")
+        }
+        let sql = "INSERT INTO transfer (\(TransferRecord.postgresColumns.joined(separator: ", "))) VALUES " + rows.joined(separator: ", ") + " RETURNING id"
+        var ids: [Int64] = []
+        for try await id in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode(Int64.self) { ids.append(id) }
+        return ids.sorted()
+    }
+
+    /// The session's newest transfer of each of `urls` that counts as already asked for.
+    private func reusable(session: String, urls: [String], _ connection: PostgresConnection) async throws -> [String: TransferRecord] {
+        var binds = PostgresBindings()
+        binds.append(session)
+        binds.append(urls)
+        binds.append(TransferJournalKeys.reusableStates.map(\.rawValue))
         let rows = try await connection.query(
             PostgresQuery(
-                unsafeSQL: TransferRecord.postgresSelect + #" WHERE "session" = $1 AND url = $2 AND NOT hidden AND state = ANY($3) ORDER BY id DESC LIMIT 1"#,
-                binds: Self.binds(draft.session, draft.url, states)
+                unsafeSQL: TransferRecord.postgresSelect + #" WHERE "session" = $1 AND url = ANY($2) AND NOT hidden AND state = ANY($3) ORDER BY id"#,
+                binds: binds
             ),
             logger: logger
         )
-        for try await row in rows { return try TransferRecord(postgres: row) }
-        return nil
+        var found: [String: TransferRecord] = [:]
+        for try await row in rows {
+            let record = try TransferRecord(postgres: row)
+            found[record.url] = record  // The newest last.
+        }
+        return found
     }
 
     public func transfer(id: Int64) async throws -> TransferRecord? {
@@ -297,6 +354,35 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
+    /// Journals `events` in the caller's transaction in one statement, as ``insert(_:_:)`` does
+    /// one. - Returns: them with their `seq`, in order.
+    private func insert(_ events: [TransferEvent], _ connection: PostgresConnection) async throws -> [TransferEvent] {
+        guard !events.isEmpty else { return [] }
+        var stored = events.map { event -> TransferEvent in
+            var event = event
+            event.seq = nil
+            return event
+        }
+        let payloads = try stored.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
+        let rows = try await connection.query(
+            #"""
+            WITH locked AS (SELECT pg_advisory_xact_lock(\#(PostgresSchema.Lock.events.rawValue))),
+                 notified AS (SELECT pg_notify(\#(Self.channel), ''))
+            INSERT INTO event ("session", "transferId", kind, payload, "createdAt")
+            SELECT e.* FROM locked, notified,
+                unnest(\#(stored.map(\.session))::text[], \#(stored.map(\.transferId))::bigint[], \#(stored.map(\.kind.rawValue))::text[],
+                       \#(payloads)::text[], \#(stored.map(\.date))::timestamptz[]) AS e
+            RETURNING seq
+            """#,
+            logger: logger
+        )
+        var seqs: [Int64] = []
+        for try await seq in rows.decode(Int64.self) { seqs.append(seq) }
+        // The sequence numbers the rows got, in the order they went in.
+        for (index, seq) in seqs.sorted().enumerated() { stored[index].seq = seq }
+        return stored
+    }
+
     /// Journals `event` in the caller's transaction → it with its `seq`. One statement takes the
     /// events lock (held to the commit: sequence numbers commit in order), queues the NOTIFY
     /// (sent at the commit) and inserts: the lock is taken as late as it can be, and held for
@@ -428,29 +514,37 @@ public final class PostgresJournal: TransferJournal {
 
     /// A transaction (its events, if any, take the events lock and notify as they are inserted).
     func write<Result: Sendable>(function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await retrying(function) { try await self.transaction(body) }
+        try await retrying(function) { connected in try await self.transaction(connected, body) }
     }
 
     /// A read on one connection, waiting out a lost server as ``retrying(_:)`` does.
     func read<Result: Sendable>(function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await retrying(function) { try await self.client.withConnection { connection in try await body(connection) } }
+        try await retrying(function) { connected in
+            try await self.client.withConnection { connection in
+                connected()
+                return try await body(connection)
+            }
+        }
     }
 
     /// How long a member waits for a lost server (a restart, a failover) before an operation fails.
     static let patience: Duration = .seconds(60)
 
-    /// How long one attempt may take before it is given up and made again. After a server
-    /// restart, postgres-nio's pool (1.33.2) was seen to leave a few calls waiting for a
-    /// connection for ever, while the server had no transaction open for them
-    /// (tests/lab/test_cluster.py, PostgreSQL restarted under three members).
+    /// How long one attempt may wait for a connection before it is given up and made again.
+    /// After a server restart, postgres-nio's pool (1.33.2) was seen to leave a few calls
+    /// waiting for a connection for ever, while the server had no transaction open for them
+    /// (tests/lab/test_cluster.py, PostgreSQL restarted under three members). A transaction
+    /// under way is never cut short (10,000 transfers queued at once take longer).
     static let attemptLimit: Duration = .seconds(15)
 
     /// `body`, again while the server cannot be reached (every half second, for ``patience``):
     /// a member waits for PostgreSQL and carries on. A transaction cut off this way was rolled
     /// back by the server; only one whose COMMIT was sent as the connection died could run
-    /// twice. An attempt that takes longer than ``attemptLimit`` is cancelled and counts as
-    /// a lost connection.
-    func retrying<Result: Sendable>(_ function: String = #function, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    /// twice. An attempt that has no connection after ``attemptLimit`` is cancelled and counts
+    /// as a lost connection; `body` says when it has one (`connected`).
+    func retrying<Result: Sendable>(
+        _ function: String = #function, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
+    ) async throws -> Result {
         let deadline = ContinuousClock.now + Self.patience
         while true {
             do {
@@ -465,16 +559,19 @@ public final class PostgresJournal: TransferJournal {
     /// An attempt that took longer than ``attemptLimit``.
     struct AttemptTimedOut: Error {}
 
-    /// `body` on a task of its own, abandoned (cancelled, its result dropped) after `limit`.
-    private static func attempt<Result: Sendable>(limit: Duration, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    /// `body` on a task of its own, abandoned (cancelled, its result dropped) if it has not
+    /// said it is `connected` after `limit`.
+    private static func attempt<Result: Sendable>(
+        limit: Duration, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             let outcome = FirstOutcome(continuation)
             let work = Task {
-                do { outcome.settle(.success(try await body())) } catch { outcome.settle(.failure(error)) }
+                do { outcome.settle(.success(try await body { outcome.connected() })) } catch { outcome.settle(.failure(error)) }
             }
             Task {
                 try? await Task.sleep(for: limit)
-                if outcome.settle(.failure(AttemptTimedOut())) { work.cancel() }
+                if !outcome.isConnected, outcome.settle(.failure(AttemptTimedOut())) { work.cancel() }
             }
         }
     }
@@ -482,6 +579,11 @@ public final class PostgresJournal: TransferJournal {
     /// Resumes a continuation with the first result it is given.
     private final class FirstOutcome<Value: Sendable>: Sendable {
         private let continuation: Mutex<CheckedContinuation<Value, any Error>?>
+        private let connection = Mutex(false)
+
+        /// The attempt has its connection: it is not abandoned any more.
+        func connected() { connection.withLock { $0 = true } }
+        var isConnected: Bool { connection.withLock { $0 } }
 
         init(_ continuation: CheckedContinuation<Value, any Error>) { self.continuation = Mutex(continuation) }
 
@@ -510,10 +612,13 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    private func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    private func transaction<Result: Sendable>(
+        _ connected: @escaping @Sendable () -> Void, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         do {
             return try await client.withConnection { connection in
-                try await connection.withTransaction(logger: self.logger) { connection in try await body(connection) }
+                connected()
+                return try await connection.withTransaction(logger: self.logger) { connection in try await body(connection) }
             }
         } catch let error as PostgresTransactionError {
             // What the body refused with (rolled back), as the SQLite journal throws it.
@@ -551,7 +656,7 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    private func one<Value: PostgresDecodable>(_: Value.Type, _ query: PostgresQuery, _ connection: PostgresConnection) async throws -> Value {
+    func one<Value: PostgresDecodable>(_: Value.Type, _ query: PostgresQuery, _ connection: PostgresConnection) async throws -> Value {
         for try await value in try await connection.query(query, logger: logger).decode(Value.self) { return value }
         throw FerryError(.internalError, "The journal returned no row for: \(query.sql.prefix(80))")
     }

@@ -25,6 +25,12 @@ extension TransferRecord {
     /// The values of ``postgresColumns``, in order.
     var postgresBindings: PostgresBindings {
         var binds = PostgresBindings(capacity: Self.postgresColumns.count + 1)
+        appendPostgresBindings(to: &binds)
+        return binds
+    }
+
+    /// Appends the values of ``postgresColumns``, in order (many rows to one statement).
+    func appendPostgresBindings(to binds: inout PostgresBindings) {
         func add<Value: PostgresDynamicTypeEncodable>(_ value: Value?) { binds.append(value) }
         func add(_ value: Int?) { add(value.map(Int64.init)) }
         add(session); add(url); add(state.rawValue); add(folder); add(suggestedName); add(preferredName); add(taskDescription)
@@ -34,7 +40,6 @@ extension TransferRecord {
         add(uploadProtocol?.rawValue); add(uploadURL); add(responseStatus); add(responseHeaders); add(responseBody); add(options)
         add(startAfter); add(waitReason); add(waitingSince); add(waitsForNetwork); add(segments); add(mirrors); add(directory)
         add(outputName); add(overwrite); add(checksum); add(serverDigest); add(verifiedBy); add(priority); add(queueRank); add(hidden)
-        return binds
     }
 
     /// A row selected by ``postgresSelect``.

@@ -90,6 +90,20 @@ import Testing
             let many = try await journal.createTransfers((0..<50).map { draft("http://127.0.0.1/\($0)") }, reuseExisting: true)
             #expect(many.map(\.record.transferId) == Array(4...53))
             #expect(many.allSatisfy { $0.event?.kind == .created })
+            let seqs = many.compactMap(\.event?.seq)
+            #expect(seqs.count == 50 && seqs == seqs.sorted() && Set(seqs).count == 50)
+            #expect(try await journal.events(session: "s", after: seqs[0] - 1).filter { $0.kind == .created }.map(\.transferId) == Array(4...53))
+            // The same URL twice in one batch, and one already asked for: each is one transfer.
+            let batch = try await journal.createTransfers(
+                [draft("http://127.0.0.1/new"), draft("http://127.0.0.1/7"), draft("http://127.0.0.1/new"), draft("http://127.0.0.1/new", session: "t")],
+                reuseExisting: true
+            )
+            #expect(batch.map(\.record.transferId) == [54, 11, 54, 55])
+            #expect(batch.map { $0.event != nil } == [true, false, false, true])
+            // 2,500 at once (more than one statement's worth of rows).
+            let large = try await journal.createTransfers((0..<2500).map { draft("http://127.0.0.1/l\($0)") }, reuseExisting: true)
+            #expect(large.map(\.record.transferId) == Array(56...2555))
+            #expect(large.map(\.record.url) == (0..<2500).map { "http://127.0.0.1/l\($0)" })
         }
     }
 

@@ -32,30 +32,35 @@ extension TransferEngine {
         logger.info("joined the cluster", metadata: ["member": "\(leases.member)"])
     }
 
-    /// Claims, renews and beats until shutdown: a claim when woken or every half second (a
-    /// lapsed lease is noticed so), renewal and heartbeat three times a lease.
+    /// Claims until shutdown (when woken, or every half second: a lapsed lease is noticed so),
+    /// and beside it renews and beats three times a lease: a claim that waits (on the database,
+    /// on another member's claim) never holds back the renewals that keep this member's leases.
     nonisolated func workThroughSharedQueue(_ leases: any TransferLeases) async {
-        let renewEvery = leases.leaseDuration / 3
-        var lastRenewal = ContinuousClock.now
-        while !shutdown.isFired, !Task.isCancelled {
-            let seen = claimWake.generation
-            await claimWork(leases)
-            // A moment for the slots that free up together (transfers finishing at once) to be
-            // claimed for in one go.
-            try? await Task.sleep(for: .milliseconds(20))
-            if ContinuousClock.now - lastRenewal >= renewEvery {
-                lastRenewal = .now
-                await renewClaims(leases)
-            }
-            let wake = claimWake
-            _ = try? await shutdown.race {
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await wake.wait(after: seen) }
-                    group.addTask { try? await Task.sleep(for: .milliseconds(500)) }
-                    await group.next()
-                    group.cancelAll()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.keepClaims(leases) }
+            while !shutdown.isFired, !Task.isCancelled {
+                let seen = claimWake.generation
+                await claimWork(leases)
+                // A moment for the slots that free up together (transfers finishing at once) to
+                // be claimed for in one go.
+                try? await Task.sleep(for: .milliseconds(20))
+                let wake = claimWake
+                _ = try? await shutdown.race {
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask { await wake.wait(after: seen) }
+                        group.addTask { try? await Task.sleep(for: .milliseconds(500)) }
+                        await group.next()
+                        group.cancelAll()
+                    }
                 }
             }
+        }
+    }
+
+    /// Renews and beats every third of a lease until shutdown.
+    private nonisolated func keepClaims(_ leases: any TransferLeases) async {
+        while await shutdown.sleep(for: leases.leaseDuration / 3, clock: ContinuousClock()) {
+            await renewClaims(leases)
         }
     }
 
