@@ -45,7 +45,7 @@ public final class PostgresJournal: TransferJournal {
         }
         defer { waiting.cancel() }
         do {
-            try await attempt(limit: patience) { _ in
+            try await attempt(limit: patience, stuck: patience) { _ in
                 try await PostgresSchema.migrate(journal.client, logger: logger)
                 // Handlers get the events journaled from now on.
                 let last = try await journal.lastEventSeq()
@@ -530,18 +530,21 @@ public final class PostgresJournal: TransferJournal {
     /// How long a member waits for a lost server (a restart, a failover) before an operation fails.
     static let patience: Duration = .seconds(60)
 
-    /// How long one attempt may wait for a connection before it is given up and made again.
-    /// After a server restart, postgres-nio's pool (1.33.2) was seen to leave a few calls
-    /// waiting for a connection for ever, while the server had no transaction open for them
-    /// (tests/lab/test_cluster.py, PostgreSQL restarted under three members). A transaction
-    /// under way is never cut short (10,000 transfers queued at once take longer).
+    /// How long one attempt may wait for a connection, and how long it may take in all, before
+    /// it is given up and made again. After a server restart, postgres-nio (1.33.2) was seen
+    /// to leave a few calls waiting for ever on connections it had handed out, while the server
+    /// had nothing open for them (tests/lab/test_cluster.py, PostgreSQL restarted under three
+    /// members; `pg_stat_activity` all idle). The longest call Ferry makes (10,000 transfers
+    /// queued at once) takes about 3 s.
     static let attemptLimit: Duration = .seconds(15)
+    static let transactionLimit: Duration = .seconds(30)
 
     /// `body`, again while the server cannot be reached (every half second, for ``patience``):
     /// a member waits for PostgreSQL and carries on. A transaction cut off this way was rolled
     /// back by the server; only one whose COMMIT was sent as the connection died could run
-    /// twice. An attempt that has no connection after ``attemptLimit`` is cancelled and counts
-    /// as a lost connection; `body` says when it has one (`connected`).
+    /// twice. An attempt that has no connection after ``attemptLimit`` (`body` says when it has
+    /// one: `connected`), or has not finished after ``transactionLimit``, is cancelled and counts
+    /// as a lost connection.
     func retrying<Result: Sendable>(
         _ function: String = #function, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
     ) async throws -> Result {
@@ -560,9 +563,9 @@ public final class PostgresJournal: TransferJournal {
     struct AttemptTimedOut: Error {}
 
     /// `body` on a task of its own, abandoned (cancelled, its result dropped) if it has not
-    /// said it is `connected` after `limit`.
+    /// said it is `connected` after `limit`, or has not finished after `stuck`.
     private static func attempt<Result: Sendable>(
-        limit: Duration, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
+        limit: Duration, stuck: Duration = transactionLimit, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             let outcome = FirstOutcome(continuation)
@@ -572,6 +575,8 @@ public final class PostgresJournal: TransferJournal {
             Task {
                 try? await Task.sleep(for: limit)
                 if !outcome.isConnected, outcome.settle(.failure(AttemptTimedOut())) { work.cancel() }
+                try? await Task.sleep(for: stuck - limit)
+                if outcome.settle(.failure(AttemptTimedOut())) { work.cancel() }
             }
         }
     }

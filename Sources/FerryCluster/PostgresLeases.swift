@@ -26,7 +26,9 @@ public final class PostgresLeases: TransferLeases {
     public func renew() async throws -> Set<Int64> {
         let mine = journal.held.withLock { held in held.values.filter { $0.member == member } }
         let renewed = Set(try await journal.renew(mine, lease: leaseDuration).map(\.transferId))
-        return Set(mine.map(\.transferId)).subtracting(renewed)
+        // One given back meanwhile (its holder finished it) was not lost.
+        let still = journal.held.withLock { held in Set(mine.filter { held[$0.transferId]?.fence == $0.fence }.map(\.transferId)) }
+        return still.subtracting(renewed)
     }
 
     public func release(_ id: Int64) async {

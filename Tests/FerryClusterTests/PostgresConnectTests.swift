@@ -15,7 +15,9 @@ import Testing
         #expect(error?.code == .daemonStartFailed)
         #expect(error?.message.hasPrefix("Cannot reach the database at postgres://ferry:***@127.0.0.1:1/ferry within 2 s") == true)
         #expect(error?.message.contains("secret") == false)
-        #expect(ContinuousClock.now - began < .seconds(10))
+        // Not a timing test: a guard against the for-ever wait this replaced (10.5 s was seen
+        // for the 2 s patience while the whole suite ran in parallel on two cores).
+        #expect(ContinuousClock.now - began < .seconds(60))
     }
 
     @Test(arguments: ["mysql://db/ferry", "postgres:///ferry", "not a url"])
