@@ -159,7 +159,9 @@ extension PostgresJournal {
         let seconds = lease.seconds
         var renewed: [Lease] = []
         for (member, held) in Dictionary(grouping: leases, by: \.member) {
-            renewed += try await write { connection in
+            // A renewal that takes longer than a lease is no use: given up and made again on
+            // another connection (one cut off with its member's link hangs until TCP gives up).
+            renewed += try await write(stuck: lease) { connection in
                 var renewed: [Lease] = []
                 let rows = try await connection.query(
                 #"""

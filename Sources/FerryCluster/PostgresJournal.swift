@@ -513,8 +513,12 @@ public final class PostgresJournal: TransferJournal {
     static let decoder = FerryJSON.decoder()
 
     /// A transaction (its events, if any, take the events lock and notify as they are inserted).
-    func write<Result: Sendable>(function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await retrying(function) { connected in try await self.transaction(connected, body) }
+    /// - Parameter stuck: how long an attempt may take in all (``transactionLimit`` unless a
+    ///   caller knows a shorter one is useless: a renewal slower than a lease).
+    func write<Result: Sendable>(
+        function: String = #function, stuck: Duration = transactionLimit, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await retrying(function, stuck: stuck) { connected in try await self.transaction(connected, body) }
     }
 
     /// A read on one connection, waiting out a lost server as ``retrying(_:)`` does.
@@ -546,12 +550,12 @@ public final class PostgresJournal: TransferJournal {
     /// one: `connected`), or has not finished after ``transactionLimit``, is cancelled and counts
     /// as a lost connection.
     func retrying<Result: Sendable>(
-        _ function: String = #function, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
+        _ function: String = #function, stuck: Duration = transactionLimit, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
     ) async throws -> Result {
         let deadline = ContinuousClock.now + Self.patience
         while true {
             do {
-                return try await Self.attempt(limit: Self.attemptLimit, body)
+                return try await Self.attempt(limit: min(Self.attemptLimit, stuck), stuck: stuck, body)
             } catch where Self.isConnectionLoss(error) && ContinuousClock.now < deadline && !Task.isCancelled {
                 logger.warning("journal unreachable; trying again", metadata: ["call": "\(function)", "error": "\(String(reflecting: error))"])
                 try await Task.sleep(for: .milliseconds(500))

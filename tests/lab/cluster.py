@@ -156,9 +156,9 @@ class ClusterLab(Lab):
     def cli(self, k: int, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         return self.run_in(self.members[k - 1], ["env", *self.env(k), ferry_binary(), *map(str, args)], timeout=timeout)
 
-    def get(self, k: int, urls: list[str]) -> list[int]:
-        """Queues downloads through member k's CLI; their ids."""
-        listed = json.loads(self.cli(k, "get", "--no-wait", "--json", *urls).stdout)
+    def get(self, k: int, urls: list[str], *options: str) -> list[int]:
+        """Queues downloads through member k's CLI (`options`: more `ferry get` flags); their ids."""
+        listed = json.loads(self.cli(k, "get", "--no-wait", "--json", *options, *urls).stdout)
         return [t["id"] for t in listed]
 
     def transfers(self, k: int) -> list[dict]:
