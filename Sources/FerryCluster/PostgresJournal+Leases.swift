@@ -36,8 +36,10 @@ extension PostgresJournal {
     }
 
     /// Records that `member` is alive (now, by the database's clock).
-    public func heartbeat(_ member: Member) async throws {
-        _ = try await read { connection in
+    /// - Returns: how many members beat within `window`, this one included.
+    @discardableResult
+    public func heartbeat(_ member: Member, aliveWithin window: Duration = .seconds(10)) async throws -> Int {
+        try await read { connection in
             try await connection.query(
             #"""
             INSERT INTO member (id, address, "startedAt", "heartbeatAt") VALUES (\#(member.id), \#(member.address), \#(member.startedAt), now())
@@ -45,18 +47,10 @@ extension PostgresJournal {
             """#,
                 logger: self.logger
             )
-        }
-    }
-
-    /// Every member that ever beat, newest heartbeat first.
-    public func members() async throws -> [Member] {
-        try await read { connection in
-            var members: [Member] = []
-            let rows = try await connection.query(#"SELECT id, address, "startedAt", "heartbeatAt" FROM member ORDER BY "heartbeatAt" DESC, id"#, logger: self.logger)
-            for try await (id, address, started, beat) in rows.decode((String, String?, Date, Date).self) {
-                members.append(Member(id: id, address: address, startedAt: started, heartbeatAt: beat))
-            }
-            return members
+            let alive = try await self.one(
+                Int64.self, #"SELECT COUNT(*) FROM member WHERE "heartbeatAt" >= now() - make_interval(secs => \#(window.seconds))"#, connection
+            )
+            return Int(alive)
         }
     }
 

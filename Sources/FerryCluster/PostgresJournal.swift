@@ -108,23 +108,23 @@ public final class PostgresJournal: TransferJournal {
         try await write { connection in
             var results = [(record: TransferRecord, event: TransferEvent?)?](repeating: nil, count: drafts.count)
             var fresh: [Int] = []
+            // The same URL twice in one batch: the second is the first's (by index).
+            var duplicates: [(index: Int, of: Int)] = []
             if reuseExisting {
                 var existing: [String: [String: TransferRecord]] = [:]
                 for (session, urls) in Dictionary(grouping: drafts, by: \.session).mapValues({ Set($0.map(\.url)) }) {
                     existing[session] = try await self.reusable(session: session, urls: Array(urls), connection)
                 }
-                // The same URL twice in one batch: the second is the first's.
                 var first: [String: [String: Int]] = [:]
                 for (index, draft) in drafts.enumerated() {
                     if let record = existing[draft.session]?[draft.url] {
                         results[index] = (record, nil)
-                    } else if first[draft.session]?[draft.url] == nil {
+                    } else if let earlier = first[draft.session]?[draft.url] {
+                        duplicates.append((index, earlier))
+                    } else {
                         first[draft.session, default: [:]][draft.url] = index
                         fresh.append(index)
                     }
-                }
-                for (index, draft) in drafts.enumerated() where results[index] == nil && !fresh.contains(index) {
-                    results[index] = (results[first[draft.session]![draft.url]!] ?? nil).map { ($0.record, nil) }
                 }
             } else {
                 fresh = Array(drafts.indices)
@@ -138,14 +138,7 @@ public final class PostgresJournal: TransferJournal {
                 )
                 for (offset, index) in batch.enumerated() { results[index] = (records[offset], events[offset]) }
             }
-            // Duplicates of a URL inserted just now.
-            if reuseExisting {
-                var inserted: [String: [String: TransferRecord]] = [:]
-                for index in fresh { inserted[drafts[index].session, default: [:]][drafts[index].url] = results[index]!.record }
-                for (index, draft) in drafts.enumerated() where results[index] == nil {
-                    results[index] = (inserted[draft.session]![draft.url]!, nil)
-                }
-            }
+            for (index, earlier) in duplicates { results[index] = (results[earlier]!.record, nil) }
             return results.map { $0! }
         }
     }
@@ -258,7 +251,7 @@ public final class PostgresJournal: TransferJournal {
                     #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL, fence = fence + 1 WHERE id = \#(id)"#, logger: self.logger
                 )
                 record.member = nil
-            } else if fence != nil, !Self.heldStates.contains(record.state) {
+            } else if fence != nil, !TransferJournalKeys.claimedStates.contains(record.state) {
                 // Its holder is done with it (paused, failed, finished): given back in the same
                 // transaction, not one more.
                 try await connection.query(#"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL WHERE id = \#(id)"#, logger: self.logger)
@@ -267,14 +260,12 @@ public final class PostgresJournal: TransferJournal {
             let event = try await draft.asyncMap { try await self.insert($0, connection) }
             return (record, result, event)
         }
-        if fence != nil, !Self.heldStates.contains(written.0.state) {
+        if fence != nil, !TransferJournalKeys.claimedStates.contains(written.0.state) {
             held.withLock { held in if held[id]?.fence == fence { held[id] = nil } }
         }
         return written
     }
 
-    /// States in which a member holds a transfer it claimed: it gives it back in any other.
-    static let heldStates: Set<TransferState> = [.queued, .running, .waiting]
 
     public func removeFinished(session: String?) async throws -> [Int64] {
         try await write { connection in
@@ -354,8 +345,11 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    /// Journals `events` in the caller's transaction in one statement, as ``insert(_:_:)`` does
-    /// one. - Returns: them with their `seq`, in order.
+    /// Journals `events` in the caller's transaction → them with their `seq`, in order. One
+    /// statement takes the events lock (held to the commit: sequence numbers commit in order),
+    /// queues the NOTIFY (sent at the commit) and inserts: the lock is taken as late as it can
+    /// be, and held for two round trips, so members' transactions wait on each other as little
+    /// as they can.
     private func insert(_ events: [TransferEvent], _ connection: PostgresConnection) async throws -> [TransferEvent] {
         guard !events.isEmpty else { return [] }
         var stored = events.map { event -> TransferEvent in
@@ -383,26 +377,8 @@ public final class PostgresJournal: TransferJournal {
         return stored
     }
 
-    /// Journals `event` in the caller's transaction → it with its `seq`. One statement takes the
-    /// events lock (held to the commit: sequence numbers commit in order), queues the NOTIFY
-    /// (sent at the commit) and inserts: the lock is taken as late as it can be, and held for
-    /// two round trips, so members' transactions wait on each other as little as they can.
     private func insert(_ event: TransferEvent, _ connection: PostgresConnection) async throws -> TransferEvent {
-        var stored = event
-        stored.seq = nil
-        let payload = String(decoding: try Self.encoder.encode(stored), as: UTF8.self)
-        stored.seq = try await one(
-            Int64.self,
-            #"""
-            WITH locked AS (SELECT pg_advisory_xact_lock(\#(PostgresSchema.Lock.events.rawValue))),
-                 notified AS (SELECT pg_notify(\#(Self.channel), ''))
-            INSERT INTO event ("session", "transferId", kind, payload, "createdAt")
-            SELECT \#(event.session), \#(event.transferId), \#(event.kind.rawValue), \#(payload), \#(event.date) FROM locked, notified
-            RETURNING seq
-            """#,
-            connection
-        )
-        return stored
+        try await insert([event], connection)[0]
     }
 
     // MARK: Sessions
@@ -668,14 +644,6 @@ public final class PostgresJournal: TransferJournal {
     func one<Value: PostgresDecodable>(_: Value.Type, _ query: PostgresQuery, _ connection: PostgresConnection) async throws -> Value {
         for try await value in try await connection.query(query, logger: logger).decode(Value.self) { return value }
         throw FerryError(.internalError, "The journal returned no row for: \(query.sql.prefix(80))")
-    }
-
-    private static func binds(_ session: String, _ url: String, _ states: [String]) -> PostgresBindings {
-        var binds = PostgresBindings()
-        binds.append(session)
-        binds.append(url)
-        binds.append(states)
-        return binds
     }
 }
 

@@ -49,8 +49,8 @@ public final class PostgresLeases: TransferLeases {
         }
     }
 
-    public func heartbeat() async throws {
-        try await journal.heartbeat(.init(id: member, address: address, startedAt: startedAt))
+    public func heartbeat() async throws -> Int {
+        try await journal.heartbeat(.init(id: member, address: address, startedAt: startedAt), aliveWithin: leaseDuration)
     }
 
     public func members() async throws -> [ClusterMember] {

@@ -9,16 +9,15 @@ extension TransferRecord {
     /// Every column but `id`, quoted (the names are camelCase).
     static let postgresColumns = Columns.allCases.dropFirst().map { "\"\($0.rawValue)\"" }
     /// Every column, then the lease's holder (``TransferRecord/member``).
-    static let postgresSelect = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ", \"owner\" FROM transfer"
+    private static let selected = Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ", \"owner\""
+    static let postgresSelect = "SELECT \(selected) FROM transfer"
     /// ``postgresSelect`` and the lease's fence (``fence(of:)``).
-    static let postgresSelectWithFence = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ", \"owner\", fence FROM transfer"
+    static let postgresSelectWithFence = "SELECT \(selected), fence FROM transfer"
 
     /// The fence of a row selected by ``postgresSelectWithFence``.
     static func fence(of row: PostgresRow) throws -> Int64 {
         try row.makeRandomAccess()[Columns.allCases.count + 1].decode(Int64.self)
     }
-    static let postgresInsert =
-        "INSERT INTO transfer (\(postgresColumns.joined(separator: ", "))) VALUES (\((1...postgresColumns.count).map { "$\($0)" }.joined(separator: ", "))) RETURNING id"
     static let postgresUpdate =
         "UPDATE transfer SET \(postgresColumns.enumerated().map { "\($1) = $\($0 + 1)" }.joined(separator: ", ")) WHERE id = $\(postgresColumns.count + 1)"
 

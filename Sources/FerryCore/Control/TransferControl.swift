@@ -220,17 +220,22 @@ public struct TransferControl: Sendable {
     public mutating func recover(now: Date) -> [Action] {
         var actions: [Action] = []
         for (id, entry) in entries.sorted(where: { $0.worker == nil && $0.timer == nil && ($0.state == .running || $0.state == .waiting) }) {
-            switch entry.state {
-            case .running:
-                actions += change(id, .interrupt, .queued(.interrupted))
-            case .waiting:
-                let delay = Duration.seconds(max(0, entry.retryAt.map { $0.timeIntervalSince(now) } ?? 0))
-                actions.append(armTimer(id, after: delay))
-            default:
-                break
-            }
+            actions += takeBack(id, entry, now: now)
         }
         return actions + schedule(now: now)
+    }
+
+    /// A transfer that lost its worker or timer with its last run (or its last member): running,
+    /// it goes back into the queue; waiting, it gets its timer back.
+    private mutating func takeBack(_ id: Int64, _ entry: Entry, now: Date) -> [Action] {
+        switch entry.state {
+        case .running:
+            return change(id, .interrupt, .queued(.interrupted))
+        case .waiting:
+            return [armTimer(id, after: .seconds(max(0, entry.retryAt.map { $0.timeIntervalSince(now) } ?? 0)))]
+        default:
+            return []
+        }
     }
 
     // MARK: - Inputs
@@ -378,15 +383,7 @@ public struct TransferControl: Sendable {
                 forget(id)
                 leased?.insert(id)
                 adopt(id, entry)
-                switch entry.state {
-                case .running:
-                    actions += change(id, .interrupt, .queued(.interrupted))
-                case .waiting:
-                    let delay = Duration.seconds(max(0, entry.retryAt.map { $0.timeIntervalSince(now) } ?? 0))
-                    actions.append(armTimer(id, after: delay))
-                default:
-                    break
-                }
+                actions += takeBack(id, entry, now: now)
             }
             return actions + schedule(now: now)
 

@@ -72,6 +72,9 @@ public enum TransferJournalKeys {
     public static let daemonOptions = "*"
     /// States in which a transfer of the same URL counts as already asked for.
     public static let reusableStates: [TransferState] = [.queued, .running, .paused, .waiting, .completed]
+    /// In a cluster: states in which a member keeps a transfer it claimed; in any other it gives
+    /// the claim back.
+    public static let claimedStates: Set<TransferState> = [.queued, .running, .waiting]
 }
 
 extension TransferJournal {

@@ -26,8 +26,9 @@ public protocol TransferLeases: Sendable {
     /// Gives every claim back (the daemon stops).
     func releaseAll() async
 
-    /// Records that this member is alive.
-    func heartbeat() async throws
+    /// Records that this member is alive. - Returns: how many members are, this one included.
+    @discardableResult
+    func heartbeat() async throws -> Int
 
     /// Every member, with what each runs.
     func members() async throws -> [ClusterMember]

@@ -11,6 +11,9 @@ final class HostConnections: Sendable {
         var open: [String: Int] = [:]
         /// The most open at once, by host (for tests and diagnosis).
         var peak: [String: Int] = [:]
+        /// Daemons sharing each host's cap: in a cluster, the members alive (each keeps to its
+        /// share of the cap, so the cap holds across the cluster); 1 on one machine.
+        var sharers = 1
 
         mutating func add(_ host: String) {
             open[host, default: 0] += 1
@@ -19,28 +22,22 @@ final class HostConnections: Sendable {
     }
 
     private let counts = Mutex(Counts())
-    /// Daemons sharing each host's cap: in a cluster, the members alive (each keeps to its
-    /// share of the cap, so the cap holds across the cluster); 1 on one machine.
-    private let sharers = Mutex(1)
 
     /// In a cluster: how many members share each host's cap now.
     func share(among members: Int) {
-        sharers.withLock { $0 = max(1, members) }
+        counts.withLock { $0.sharers = max(1, members) }
     }
-
-    /// This daemon's part of `cap`: never less than one connection.
-    func part(of cap: Int) -> Int { max(1, cap / sharers.withLock { $0 }) }
 
     /// A transfer's first connection.
     func enter(_ host: String) {
         counts.withLock { $0.add(host) }
     }
 
-    /// Another connection, if the host is under `cap`.
+    /// Another connection, if the host is under `cap` (this daemon's share of it: never less
+    /// than one connection).
     func tryEnter(_ host: String, cap: Int) -> Bool {
-        let cap = part(of: cap)
-        return counts.withLock { counts in
-            guard counts.open[host, default: 0] < cap else { return false }
+        counts.withLock { counts in
+            guard counts.open[host, default: 0] < max(1, cap / counts.sharers) else { return false }
             counts.add(host)
             return true
         }

@@ -114,8 +114,7 @@ extension TransferEngine {
     /// connection cap: the cap holds across the members alive.
     private func renewClaims(_ leases: any TransferLeases) async {
         do {
-            try await leases.heartbeat()
-            hosts.share(among: try await leases.members().filter(\.alive).count)
+            hosts.share(among: try await leases.heartbeat())
             for id in try await leases.renew().sorted() {
                 logger.warning("a transfer's claim was lost", metadata: ["transfer.id": "\(id)"])
                 await lose(id)
@@ -146,7 +145,7 @@ extension TransferEngine {
         guard let leases, control.leased?.contains(id) == true else { return }
         if let entry = control.entry(id) {
             if entry.worker != nil || entry.timer != nil { return }
-            if !entry.removed, [.queued, .running, .waiting].contains(entry.state) { return }
+            if !entry.removed, TransferJournalKeys.claimedStates.contains(entry.state) { return }
         }
         control.release(id)
         await leases.release(id)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A daemon working through a shared queue (`ferry cluster status`).
 public struct ClusterMember: Codable, Sendable, Hashable {
-    /// Its name: `--member`, else the host's name and the daemon's port.
+    /// Its name: `--member`, else the host's name.
     public var id: String
     /// Where its API answers.
     public var address: String?
