@@ -97,12 +97,14 @@ let package = Package(
             ]
         ),
         // Several daemons on one queue: the journal in PostgreSQL (leases, fencing, one event
-        // sequence woken by LISTEN/NOTIFY).
+        // sequence woken by LISTEN/NOTIFY), and the listening library beside it.
         .target(
             name: "FerryCluster",
             dependencies: [
                 "FerryCore",
                 "FerryKit",
+                "FerryListening",
+                "FerryFeeds",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -184,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "FerryClusterTests",
             dependencies: [
-                "FerryCluster", "FerryCore", "FerryTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "FerryCluster", "FerryCore", "FerryListening", "FerryFeeds", "FerryTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

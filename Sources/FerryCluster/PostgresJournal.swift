@@ -544,7 +544,7 @@ public final class PostgresJournal: TransferJournal {
 
     /// `body` on a task of its own, abandoned (cancelled, its result dropped) if it has not
     /// said it is `connected` after `limit`, or has not finished after `stuck`.
-    private static func attempt<Result: Sendable>(
+    static func attempt<Result: Sendable>(
         limit: Duration, stuck: Duration = transactionLimit, _ body: @escaping @Sendable (_ connected: @escaping @Sendable () -> Void) async throws -> Result
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in

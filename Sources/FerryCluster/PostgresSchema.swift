@@ -19,6 +19,10 @@ enum PostgresSchema {
         case events = 0x4665_7272_7902
         /// Held by each claim, so that claims take turns and sessions' limits hold.
         case claims = 0x4665_7272_7903
+        /// Held by the member refreshing feeds (and subscribing to what phones added).
+        case refreshTurn = 0x4665_7272_7904
+        /// With a podcast's id (two int4 keys): held while that podcast's feed is fetched.
+        static let podcastRefresh: Int32 = 0x4665_7201
     }
 
     static let migrations: [Migration] = [
@@ -64,6 +68,82 @@ enum PostgresSchema {
                 """,
                 #"ALTER TABLE transfer ADD COLUMN "owner" TEXT, ADD COLUMN "leaseExpires" TIMESTAMPTZ, ADD COLUMN fence BIGINT NOT NULL DEFAULT 0"#,
                 #"CREATE INDEX transfer_queue ON transfer (state, priority DESC, (COALESCE("queueRank", id)), id)"#,
+            ]
+        ),
+        Migration(
+            version: 3, name: "the listening library",
+            statements: [
+                // Podcasts, episodes and catalog songs are their records' JSON (dates in seconds
+                // since 1970); the columns queries need are generated from it, so a field added to
+                // a record needs no migration and a column can never disagree with its record.
+                """
+                CREATE TABLE podcast (
+                    id BIGSERIAL PRIMARY KEY, record JSONB NOT NULL,
+                    "feedURL" TEXT GENERATED ALWAYS AS (record->>'feedURL') STORED NOT NULL UNIQUE
+                )
+                """,
+                """
+                CREATE TABLE episode (
+                    id BIGSERIAL PRIMARY KEY, record JSONB NOT NULL,
+                    "podcastId" BIGINT GENERATED ALWAYS AS ((record->>'podcastId')::bigint) STORED NOT NULL
+                        REFERENCES podcast (id) ON DELETE CASCADE,
+                    guid TEXT GENERATED ALWAYS AS (record->>'guid') STORED NOT NULL,
+                    "transferId" BIGINT GENERATED ALWAYS AS ((record->>'transferId')::bigint) STORED,
+                    UNIQUE ("podcastId", guid)
+                )
+                """,
+                #"CREATE INDEX episode_transfer ON episode ("transferId")"#,
+                "CREATE TABLE track (\"trackId\" BIGINT PRIMARY KEY, record JSONB NOT NULL)",
+                """
+                CREATE TABLE playback (
+                    media TEXT NOT NULL, "mediaId" BIGINT NOT NULL, "positionSeconds" DOUBLE PRECISION NOT NULL,
+                    played BOOLEAN NOT NULL, "updatedAt" TIMESTAMPTZ NOT NULL, PRIMARY KEY (media, "mediaId")
+                )
+                """,
+                #"CREATE TABLE "upNext" (rank BIGINT PRIMARY KEY, media TEXT NOT NULL, "mediaId" BIGINT NOT NULL)"#,
+                #"CREATE TABLE "syncUser" (name TEXT PRIMARY KEY, "passwordHash" TEXT NOT NULL, "createdAt" TIMESTAMPTZ NOT NULL)"#,
+                """
+                CREATE TABLE "syncDevice" (
+                    "user" TEXT NOT NULL, "deviceId" TEXT NOT NULL, caption TEXT NOT NULL, type TEXT NOT NULL,
+                    "updatedAt" TIMESTAMPTZ NOT NULL, PRIMARY KEY ("user", "deviceId")
+                )
+                """,
+                #"CREATE TABLE "syncPending" (url TEXT PRIMARY KEY, "addedAt" BIGINT NOT NULL, "errorMessage" TEXT)"#,
+                #"CREATE TABLE "syncSubscriptionChange" (seq BIGSERIAL PRIMARY KEY, url TEXT NOT NULL, added BOOLEAN NOT NULL, at BIGINT NOT NULL)"#,
+                #"CREATE INDEX sync_subscription_change_at ON "syncSubscriptionChange" (at)"#,
+                // Every subscription made or ended on any member (web app, CLI, OPML, a moved feed)
+                // is a change a phone asks for.
+                """
+                CREATE FUNCTION ferry_log_subscription() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE
+                    now BIGINT := EXTRACT(EPOCH FROM now())::bigint;
+                BEGIN
+                    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+                        INSERT INTO "syncSubscriptionChange" (url, added, at) VALUES (OLD."feedURL", FALSE, now);
+                    END IF;
+                    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                        INSERT INTO "syncSubscriptionChange" (url, added, at) VALUES (NEW."feedURL", TRUE, now);
+                    END IF;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE TRIGGER podcast_subscription AFTER INSERT OR DELETE ON podcast
+                    FOR EACH ROW EXECUTE FUNCTION ferry_log_subscription()
+                """,
+                """
+                CREATE TRIGGER podcast_moved AFTER UPDATE ON podcast
+                    FOR EACH ROW WHEN (OLD."feedURL" IS DISTINCT FROM NEW."feedURL") EXECUTE FUNCTION ferry_log_subscription()
+                """,
+                """
+                CREATE TABLE "syncEpisodeAction" (
+                    seq BIGSERIAL PRIMARY KEY, podcast TEXT NOT NULL, episode TEXT NOT NULL, guid TEXT, device TEXT,
+                    action TEXT NOT NULL, "timestamp" BIGINT NOT NULL, started BIGINT, position BIGINT, total BIGINT,
+                    "receivedAt" BIGINT NOT NULL
+                )
+                """,
+                #"CREATE INDEX sync_episode_action_received ON "syncEpisodeAction" ("receivedAt")"#,
+                #"CREATE INDEX sync_episode_action_episode ON "syncEpisodeAction" (podcast, episode)"#,
             ]
         ),
     ]

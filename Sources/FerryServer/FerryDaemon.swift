@@ -87,9 +87,9 @@ public func buildDaemon(
     let address = DaemonAddress()
     let catalog = CatalogLibrary(
         catalog: CatalogClient(baseURL: configuration.catalogBaseURL, clients: engine.clients, clock: clock, logger: logger),
-        engine: engine
+        engine: engine, store: configuration.cluster?.listening
     )
-    let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, logger: logger)
+    let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, store: configuration.cluster?.listening, logger: logger)
     let sync = SyncLibrary(podcasts: podcasts, logger: logger)
     let refresher = PodcastRefresher(podcasts: podcasts, sync: sync, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
     let syncAddress = DaemonAddress()
@@ -200,9 +200,12 @@ extension FerryDaemon {
 public struct SharedQueue: Sendable {
     public var journal: any TransferJournal
     public var leases: any TransferLeases
+    /// The library every member shows: podcasts, episodes, songs, playback, Up Next, sync.
+    public var listening: any ListeningStore
 
-    public init(journal: any TransferJournal, leases: any TransferLeases) {
+    public init(journal: any TransferJournal, leases: any TransferLeases, listening: any ListeningStore) {
         self.journal = journal
         self.leases = leases
+        self.listening = listening
     }
 }

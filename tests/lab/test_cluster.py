@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import collections
 import json
+import subprocess
 import time
 
 import pytest
 
 from cluster import ClusterLab, postgres_bin
+from ferry import ferry_binary
 from lab import sha256
 
 pytestmark = pytest.mark.skipif(not list(__import__("pathlib").Path("/usr/lib/postgresql").glob("*/bin/postgres")),
@@ -192,3 +194,55 @@ def test_postgres_restarted_mid_run(make_cluster):
     for k in (1, 2, 3):
         assert cluster.daemons[k].poll() is None, f"member {k} exited"
     assert_one_member_at_a_time(cluster, names)
+
+
+def podcast_feed(cluster: ClusterLab, episodes: int) -> bytes:
+    """An RSS feed of `episodes` items (their media on the origin), about 200 bytes each."""
+    items = "".join(
+        f"<item><title>Episode {n}</title><guid>ep-{n}</guid><pubDate>Mon, 02 Jan 2023 {n % 24:02}:00:00 GMT</pubDate>"
+        f'<enclosure url="{cluster.url(f"media/{n}.mp3")}" length="1000" type="audio/mpeg"/><description>Show notes {n}.</description></item>'
+        for n in range(episodes)
+    )
+    return f'<?xml version="1.0"?><rss version="2.0"><channel><title>Lab Radio</title>{items}</channel></rss>'.encode()
+
+
+def api(cluster: ClusterLab, k: int, method: str, path: str, body: dict | None = None) -> dict:
+    """Member k's API, from its own host, with its own token."""
+    token = (cluster.state(k) / "ferry" / "token").read_text().strip()
+    command = ["curl", "-sf", "-X", method, "-H", f"Authorization: Bearer {token}", f"http://127.0.0.1:7447/v1/{path}"]
+    if body is not None:
+        command += ["-H", "Content-Type: application/json", "--data", json.dumps(body)]
+    return json.loads(cluster.run_in(cluster.members[k - 1], command).stdout or "null")
+
+
+def test_members_share_one_library_and_take_turns_refreshing_a_feed(make_cluster):
+    # The feed is slow to fetch (about 4 s), so refreshes that overlapped would show in the log.
+    cluster = make_cluster(members=3, server_extra="location /feeds/ { limit_rate 16k; }")
+    feed = cluster.add_file("feeds/lab.xml", data=podcast_feed(cluster, 300))
+    start_all(cluster)
+
+    # Subscribed on one member, the podcast, its episodes and a position saved on another are
+    # every member's.
+    added = json.loads(cluster.cli(1, "podcast", "add", cluster.url("feeds/lab.xml"), "--json").stdout)
+    for k in (2, 3):
+        listed = json.loads(cluster.cli(k, "podcast", "ls", "--json").stdout)
+        assert [(p["id"], p["title"], p["episodeCount"]) for p in listed] == [(added["id"], "Lab Radio", 300)], f"member {k}"
+    episodes = api(cluster, 2, "GET", f"podcasts/{added['id']}")["episodes"]
+    api(cluster, 2, "PUT", f"episodes/{episodes[0]['id']}/playback", {"positionSeconds": 42})
+    seen = api(cluster, 3, "GET", f"podcasts/{added['id']}")["episodes"]
+    assert next(e for e in seen if e["id"] == episodes[0]["id"])["playback"]["positionSeconds"] == 42
+
+    # A new episode, and all three members asked to refresh at once: one fetches the feed
+    # (200), the others wait their turn and find it unchanged (304), and the episode is there once.
+    feed.write_bytes(podcast_feed(cluster, 301))
+    before = len(cluster.nginx_requests("/feeds/lab.xml"))
+    refreshes = [cluster.exec_in(cluster.members[k - 1], ["env", *cluster.env(k), ferry_binary(), "podcast", "refresh"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for k in (1, 2, 3)]
+    outputs = [process.communicate(timeout=120)[0].decode() for process in refreshes]
+    assert all(process.returncode == 0 for process in refreshes), outputs
+    fetches = cluster.nginx_requests("/feeds/lab.xml")[before:]
+    assert sorted(r["status"] for r in fetches) == [200, 304, 304], fetches
+    assert {r["remote_addr"] for r in fetches} == set(cluster.member_ip.values())
+    assert_one_member_at_a_time(cluster, ["feeds/lab.xml"])
+    assert sorted(output.strip() for output in outputs) == ["Refreshed 1 podcast: 0 new episodes."] * 2 + ["Refreshed 1 podcast: 1 new episode."], outputs
+    assert cluster.db('SELECT COUNT(*), COUNT(DISTINCT guid) FROM episode') == [["301", "301"]]

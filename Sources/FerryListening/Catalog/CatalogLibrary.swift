@@ -8,11 +8,14 @@ import Foundation
 public struct CatalogLibrary: Sendable {
     public let catalog: CatalogClient
     let engine: TransferEngine
-    var journal: Journal { engine.local }
+    /// Where downloaded songs and their playback are kept.
+    let store: any ListeningStore
 
-    public init(catalog: CatalogClient, engine: TransferEngine) {
+    /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
+    public init(catalog: CatalogClient, engine: TransferEngine, store: (any ListeningStore)? = nil) {
         self.catalog = catalog
         self.engine = engine
+        self.store = store ?? engine.local
     }
 
     /// Searches and annotates the results.
@@ -32,7 +35,7 @@ public struct CatalogLibrary: Sendable {
     /// (its unfinished or finished transfer is returned, a failed one resumed), unless its file
     /// was deleted or moved: then it is downloaded again.
     public func downloadPreview(trackId: Int64, session: String) async throws -> Transfer {
-        if let known = try await journal.tracks(ids: [trackId])[trackId], let transferId = known.transferId,
+        if let known = try await store.tracks(ids: [trackId])[trackId], let transferId = known.transferId,
             let transfer = try? await engine.transfer(transferId)
         {
             switch transfer.state {
@@ -53,7 +56,7 @@ public struct CatalogLibrary: Sendable {
             .init(urls: [url], session: session, force: true, folder: "Music", preferredName: Self.fileName(for: item),
                   taskDescription: [item.artistName, item.trackName].compactMap { $0 }.joined(separator: " – "))
         )[0]
-        try await journal.saveTrack(
+        try await store.saveTrack(
             TrackRecord(
                 trackId: trackId, transferId: transfer.id, title: item.title, artist: item.artistName,
                 collection: item.collectionName, artworkURL: item.artworkURL?.absoluteString,
@@ -71,9 +74,9 @@ public struct CatalogLibrary: Sendable {
     }
 
     private func annotate(_ items: [CatalogItem]) async throws -> [CatalogResult] {
-        let tracks = try await journal.tracks(ids: items.compactMap(\.trackId))
-        let playbacks = try await journal.playbacks(trackIds: Array(tracks.keys))
-        let podcasts = try await journal.podcasts()
+        let tracks = try await store.tracks(ids: items.compactMap(\.trackId))
+        let playbacks = try await store.playbacks(trackIds: Array(tracks.keys))
+        let podcasts = try await store.podcasts()
         var results: [CatalogResult] = []
         for item in items {
             var download: Transfer?

@@ -5,19 +5,19 @@ import Foundation
 /// Up Next as the web app shows it: each entry with its title, artwork, place and where it plays from.
 extension PodcastLibrary {
     public func upNext() async throws -> UpNext {
-        let entries = try await journal.upNextEntries()
+        let entries = try await store.upNextEntries()
         let episodeIds = entries.filter { $0.kind == .episode }.map(\.id)
         let trackIds = entries.filter { $0.kind == .track }.map(\.id)
-        let episodePlaybacks = try await journal.playbacks(.episode, ids: episodeIds)
-        let trackPlaybacks = try await journal.playbacks(.track, ids: trackIds)
-        let tracks = try await journal.tracks(ids: trackIds)
+        let episodePlaybacks = try await store.playbacks(.episode, ids: episodeIds)
+        let trackPlaybacks = try await store.playbacks(.track, ids: trackIds)
+        let tracks = try await store.tracks(ids: trackIds)
         var podcasts: [Int64: PodcastRecord] = [:]
         var items: [UpNextItem] = []
         for entry in entries {
             switch entry.kind {
             case .episode:
-                guard let record = try await journal.episode(id: entry.id) else { continue }
-                if podcasts[record.podcastId] == nil { podcasts[record.podcastId] = try await journal.podcast(id: record.podcastId) }
+                guard let record = try await store.episode(id: entry.id) else { continue }
+                if podcasts[record.podcastId] == nil { podcasts[record.podcastId] = try await store.podcast(id: record.podcastId) }
                 let podcast = podcasts[record.podcastId]
                 let transfer = try await record.transferId.asyncFlatMap { try? await engine.transfer($0) }
                 let playURL: String? = switch standing(record, transfer).0 {
@@ -44,9 +44,9 @@ extension PodcastLibrary {
         return UpNext(items: items)
     }
 
-    /// Replaces Up Next (see ``Journal/setUpNext(_:)``) and reads it back.
+    /// Replaces Up Next (see ``ListeningStore/setUpNext(_:)``) and reads it back.
     public func setUpNext(_ order: UpNextOrder) async throws -> UpNext {
-        try await journal.setUpNext(order.items)
+        try await store.setUpNext(order.items)
         return try await upNext()
     }
 }

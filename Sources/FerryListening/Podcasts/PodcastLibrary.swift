@@ -22,11 +22,14 @@ public struct PodcastLibrary: Sendable {
     /// For an episode's chapters and transcript, and its media streamed: smaller and sooner.
     let sidecars: FeedFetcher
     let logger: Logger
-    var journal: Journal { engine.local }
+    /// Where subscriptions, episodes, playback and Up Next are kept.
+    let store: any ListeningStore
     var library: Library { engine.library }
 
-    public init(engine: TransferEngine, catalog: CatalogClient?, logger: Logger) {
+    /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
+    public init(engine: TransferEngine, catalog: CatalogClient?, store: (any ListeningStore)? = nil, logger: Logger) {
         self.engine = engine
+        self.store = store ?? engine.local
         self.catalog = catalog
         self.logger = logger
         fetcher = FeedFetcher(
@@ -91,13 +94,13 @@ public struct PodcastLibrary: Sendable {
         draft.lastModified = lastModified
         draft.refreshedAt = Date()
         draft.credentials = credentials
-        let (record, inserted) = try await journal.insertPodcast(draft)
+        let (record, inserted) = try await store.insertPodcast(draft)
         if !inserted, let credentials, credentials != record.credentials {
             // Subscribing again with other credentials replaces the old ones (they worked just now).
-            try await journal.updatePodcast(id: record.podcastId) { $0.credentials = credentials }
+            try await store.updatePodcast(id: record.podcastId) { $0.credentials = credentials }
         }
         if inserted {
-            _ = try await journal.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false)
+            _ = try await store.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false)
             writeSidecar(record)
             try await adoptFilesOnDisk(record.podcastId)
             logger.info("subscribed", metadata: ["podcast.id": "\(record.podcastId)", "podcast.feed": "\(record.feedURL)"])
@@ -106,10 +109,10 @@ public struct PodcastLibrary: Sendable {
     }
 
     public func unsubscribe(_ id: Int64, deleteFiles: Bool) async throws {
-        guard let record = try await journal.podcast(id: id) else {
+        guard let record = try await store.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
-        try await journal.deletePodcast(id: id)
+        try await store.deletePodcast(id: id)
         let folder = library.absolute(record.folder)
         if deleteFiles, library.contains(folder) {
             try? FileManager.default.removeItem(at: folder)
@@ -121,11 +124,16 @@ public struct PodcastLibrary: Sendable {
     // MARK: Refreshing
 
     /// Fetches the feed again (conditional GET), records new episodes, follows a moved feed,
-    /// auto-downloads the newest episodes if set, and applies retention.
+    /// auto-downloads the newest episodes if set, and applies retention. In a cluster, waits
+    /// while another member refreshes this podcast.
     /// - Returns: the episodes that are new.
     @discardableResult
     public func refresh(_ id: Int64) async throws -> [EpisodeRecord] {
-        guard let record = try await journal.podcast(id: id) else {
+        try await store.refreshingPodcast(id) { try await fetchAndMerge(id) }
+    }
+
+    private func fetchAndMerge(_ id: Int64) async throws -> [EpisodeRecord] {
+        guard let record = try await store.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
         do {
@@ -137,15 +145,15 @@ public struct PodcastLibrary: Sendable {
             if case .fetched(let data, let etag, let lastModified) = result {
                 let feed = try FeedParser.parse(data, url: movedTo ?? URL(string: record.feedURL))
                 newFeedURL = feed.newFeedURL ?? newFeedURL
-                added = try await journal.mergeEpisodes(podcastId: id, feed.episodes, markNew: true)
-                try await journal.updatePodcast(id: id) { podcast in
+                added = try await store.mergeEpisodes(podcastId: id, feed.episodes, markNew: true)
+                try await store.updatePodcast(id: id) { podcast in
                     podcast.update(from: feed)
                     podcast.etag = etag
                     podcast.lastModified = lastModified
                 }
             }
             let moved = newFeedURL.map(\.absoluteString).flatMap { $0 == record.feedURL ? nil : $0 }
-            try await journal.updatePodcast(id: id) { podcast in
+            try await store.updatePodcast(id: id) { podcast in
                 podcast.refreshedAt = Date()
                 podcast.error = nil
                 if let moved {
@@ -157,13 +165,13 @@ public struct PodcastLibrary: Sendable {
             }
             if let moved {
                 logger.info("feed moved", metadata: ["podcast.id": "\(id)", "podcast.feed": "\(moved)"])
-                if let updated = try await journal.podcast(id: id) { writeSidecar(updated) }
+                if let updated = try await store.podcast(id: id) { writeSidecar(updated) }
             }
             try await downloadNewest(id)
             try await applyRetention(id)
             return added
         } catch let error as FerryError {
-            _ = try? await journal.updatePodcast(id: id) { podcast in
+            _ = try? await store.updatePodcast(id: id) { podcast in
                 podcast.refreshedAt = Date()
                 podcast.error = error.info
             }
@@ -172,19 +180,21 @@ public struct PodcastLibrary: Sendable {
     }
 
     /// Refreshes every subscription; one broken feed does not stop the others.
-    /// - Returns: the errors, by podcast id.
-    @discardableResult
-    public func refreshAll() async -> [Int64: FerryError] {
+    /// - Returns: how many podcasts were refreshed, the episodes that refreshing added (in a
+    ///   cluster, not those another member's refresh added meanwhile), and the errors by podcast id.
+    public func refreshAll() async -> (refreshed: Int, added: Int, errors: [Int64: FerryError]) {
         var errors: [Int64: FerryError] = [:]
-        for podcast in (try? await journal.podcasts()) ?? [] {
+        var (refreshed, added) = (0, 0)
+        for podcast in (try? await store.podcasts()) ?? [] {
             do {
-                try await refresh(podcast.podcastId)
+                added += try await refresh(podcast.podcastId).count
+                refreshed += 1
             } catch {
                 errors[podcast.podcastId] = error as? FerryError ?? FerryError(.feedUnavailable, "\(error)")
                 logger.warning("refresh failed", metadata: ["podcast.id": "\(podcast.podcastId)", "error": "\(error)"])
             }
         }
-        return errors
+        return (refreshed, added, errors)
     }
 
     // MARK: Settings
@@ -210,7 +220,7 @@ public struct PodcastLibrary: Sendable {
         if let keepLatest, !(0...100_000).contains(keepLatest) {
             throw FerryError.invalidRequest("keepLatest must be between 0 and 100000 (0 keeps everything).")
         }
-        try await journal.updatePodcast(id: id) { podcast in
+        try await store.updatePodcast(id: id) { podcast in
             if let autoDownload { podcast.autoDownload = autoDownload }
             if let keepLatest { podcast.keepLatest = keepLatest == 0 ? nil : keepLatest }
             if let playbackSpeed { podcast.playbackSpeed = playbackSpeed == 0 ? nil : playbackSpeed }
@@ -223,7 +233,7 @@ public struct PodcastLibrary: Sendable {
     }
 
     public func markSeen(_ id: Int64) async throws {
-        try await journal.markEpisodesSeen(podcastId: id)
+        try await store.markEpisodesSeen(podcastId: id)
     }
 
     // MARK: Downloads
@@ -231,7 +241,7 @@ public struct PodcastLibrary: Sendable {
     /// Downloads an episode into the podcast's folder, named after it; the same episode is never
     /// downloaded twice (an unfinished or finished transfer is returned, a failed one resumed).
     public func download(episode id: Int64, session: String) async throws -> Transfer {
-        guard let episode = try await journal.episode(id: id), let podcast = try await journal.podcast(id: episode.podcastId) else {
+        guard let episode = try await store.episode(id: id), let podcast = try await store.podcast(id: episode.podcastId) else {
             throw FerryError(.notFound, "There is no episode \(id).")
         }
         if let transferId = episode.transferId, let transfer = try? await engine.transfer(transferId) {
@@ -253,7 +263,7 @@ public struct PodcastLibrary: Sendable {
             .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName,
                   taskDescription: "\(podcast.title): \(episode.title)", options: options)
         )[0]
-        try await journal.updateEpisode(id: id) { episode in
+        try await store.updateEpisode(id: id) { episode in
             episode.transferId = transfer.id
             episode.isNew = false
         }
@@ -261,8 +271,8 @@ public struct PodcastLibrary: Sendable {
     }
 
     private func downloadNewest(_ id: Int64) async throws {
-        guard let podcast = try await journal.podcast(id: id), podcast.autoDownload > 0 else { return }
-        let newest = try await journal.episodes(podcastId: id).filter { $0.enclosureURL != nil }.prefix(podcast.autoDownload)
+        guard let podcast = try await store.podcast(id: id), podcast.autoDownload > 0 else { return }
+        let newest = try await store.episodes(podcastId: id).filter { $0.enclosureURL != nil }.prefix(podcast.autoDownload)
         for episode in newest where episode.transferId == nil && episode.filePath == nil {
             _ = try await download(episode: episode.episodeId, session: Self.autoDownloadSession)
         }
@@ -271,7 +281,7 @@ public struct PodcastLibrary: Sendable {
     /// Keeps the newest `keepLatest` downloaded episodes; older files are deleted and their
     /// transfers forgotten.
     func applyRetention(_ id: Int64) async throws {
-        guard let podcast = try await journal.podcast(id: id), let keep = podcast.keepLatest else { return }
+        guard let podcast = try await store.podcast(id: id), let keep = podcast.keepLatest else { return }
         let downloaded = try await episodes(of: podcast).filter { $0.state == .downloaded }
         for episode in downloaded.dropFirst(keep) {
             try await deleteFile(of: episode)
@@ -282,7 +292,7 @@ public struct PodcastLibrary: Sendable {
     /// downloaded again or streamed.
     /// - Throws: `not_found` for no such episode, or one without a file.
     public func deleteEpisodeFile(_ id: Int64) async throws -> Episode {
-        guard let record = try await journal.episode(id: id), let podcast = try await journal.podcast(id: record.podcastId) else {
+        guard let record = try await store.episode(id: id), let podcast = try await store.podcast(id: record.podcastId) else {
             throw FerryError(.notFound, "There is no episode \(id).")
         }
         guard let episode = try await episodes(of: podcast).first(where: { $0.id == id }), episode.state == .downloaded else {
@@ -298,7 +308,7 @@ public struct PodcastLibrary: Sendable {
         } else if let path = episode.path, library.contains(URL(fileURLWithPath: path)) {
             try? FileManager.default.removeItem(atPath: path)
         }
-        try await journal.updateEpisode(id: episode.id) { record in
+        try await store.updateEpisode(id: episode.id) { record in
             record.transferId = nil
             record.filePath = nil
         }
@@ -307,27 +317,27 @@ public struct PodcastLibrary: Sendable {
     // MARK: Reading
 
     public func podcasts() async throws -> [Podcast] {
-        let counts = try await journal.episodeCounts()
-        return try await journal.podcasts().map { record in
+        let counts = try await store.episodeCounts()
+        return try await store.podcasts().map { record in
             let count = counts[record.podcastId] ?? (0, 0, 0)
             return model(record, total: count.total, new: count.new, downloaded: count.downloaded)
         }
     }
 
     /// Saves where the listener is in an episode or a song (see ``Playback/applying(_:now:)``).
-    public func updatePlayback(_ media: Journal.PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
-        try await journal.updatePlayback(media, id: id, update)
+    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+        try await store.updatePlayback(media, id: id, update)
     }
 
     /// Every episode of the podcast played ("mark all played").
     public func markPlayed(_ id: Int64) async throws -> PodcastDetail {
-        guard try await journal.podcast(id: id) != nil else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
-        try await journal.markPlayed(podcastId: id)
+        guard try await store.podcast(id: id) != nil else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
+        try await store.markPlayed(podcastId: id)
         return try await detail(id)
     }
 
     public func detail(_ id: Int64) async throws -> PodcastDetail {
-        guard let record = try await journal.podcast(id: id) else {
+        guard let record = try await store.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
         let listed = try await episodes(of: record)
@@ -371,11 +381,11 @@ public struct PodcastLibrary: Sendable {
     }
 
     private func sidecar(episode id: Int64, _ what: String, _ link: KeyPath<EpisodeRecord, String?>) async throws -> Data {
-        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        guard let record = try await store.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
         guard let text = record[keyPath: link], let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw FerryError(.notFound, "Episode \(id) has no \(what).")
         }
-        let credentials = try await journal.podcast(id: record.podcastId)?.credentials
+        let credentials = try await store.podcast(id: record.podcastId)?.credentials
         do {
             guard case .fetched(let data, _, _) = try await sidecars.fetch(url, etag: nil, lastModified: nil, credentials: credentials).result else {
                 throw FerryError(.feedUnavailable, "The \(what) at \(url.absoluteString) answered 304 to a plain request.")
@@ -395,12 +405,12 @@ public struct PodcastLibrary: Sendable {
     /// - Throws: `not_found` for no such episode, `invalid_request` for one without media,
     ///   `feed_unavailable` when the host cannot be reached or refuses.
     public func stream(episode id: Int64, range: String?) async throws -> HTTPClientResponse {
-        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        guard let record = try await store.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
         guard let text = record.enclosureURL else {
             throw FerryError(.invalidRequest, "Episode \(id) (\(record.readableTitle)) has no audio or video to play.")
         }
         let start = try TransferURL.validate(text)
-        let credentials = try await journal.podcast(id: record.podcastId)?.credentials
+        let credentials = try await store.podcast(id: record.podcastId)?.credentials
         let (response, _, _) = try await sidecars.open(start, headers: range.map { [("Range", $0)] } ?? [], credentials: credentials) { error, at in
             FerryError(.feedUnavailable, "Could not reach the episode's host (\(at.host ?? "")): \(error.message)")
         }
@@ -415,7 +425,7 @@ public struct PodcastLibrary: Sendable {
     /// The file of a downloaded episode (for the web app's player).
     /// - Throws: `not_found` for no such episode, or one without a file.
     public func episodeFile(_ id: Int64) async throws -> String {
-        guard let record = try await journal.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
+        guard let record = try await store.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
         var transfer: Transfer?
         if let transferId = record.transferId { transfer = try? await engine.transfer(transferId) }
         guard case (.downloaded, let path?) = standing(record, transfer) else {
@@ -425,8 +435,8 @@ public struct PodcastLibrary: Sendable {
     }
 
     func episodes(of podcast: PodcastRecord) async throws -> [Episode] {
-        let records = try await journal.episodes(podcastId: podcast.podcastId)
-        let playbacks = try await journal.playbacks(podcastId: podcast.podcastId)
+        let records = try await store.episodes(podcastId: podcast.podcastId)
+        let playbacks = try await store.playbacks(podcastId: podcast.podcastId)
         var transfers: [Int64: Transfer] = [:]
         for id in records.compactMap(\.transferId) {
             transfers[id] = try? await engine.transfer(id)
@@ -479,14 +489,14 @@ public struct PodcastLibrary: Sendable {
 
     /// Marks episodes whose file is already in the podcast's folder as downloaded.
     func adoptFilesOnDisk(_ id: Int64) async throws {
-        guard let podcast = try await journal.podcast(id: id) else { return }
+        guard let podcast = try await store.podcast(id: id) else { return }
         let folder = library.absolute(podcast.folder)
         let names = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
         guard !names.isEmpty else { return }
-        for episode in try await journal.episodes(podcastId: id) where episode.transferId == nil && episode.filePath == nil {
+        for episode in try await store.episodes(podcastId: id) where episode.transferId == nil && episode.filePath == nil {
             let name = FileNamer.name(preferred: episode.preferredFileName, contentType: nil, url: nil)
             if names.contains(name) {
-                try await journal.updateEpisode(id: episode.episodeId) { record in
+                try await store.updateEpisode(id: episode.episodeId) { record in
                     record.filePath = "\(podcast.folder)/\(name)"
                     record.isNew = false
                 }
@@ -503,11 +513,11 @@ public struct PodcastLibrary: Sendable {
             let sidecar = root.appendingPathComponent(folder).appendingPathComponent(Self.sidecarName)
             guard let data = FileManager.default.contents(atPath: sidecar.path),
                 let saved = try? FerryJSON.decoder().decode(Sidecar.self, from: data),
-                (try? await journal.podcast(feedURL: saved.feedURL)) == .some(nil)
+                (try? await store.podcast(feedURL: saved.feedURL)) == .some(nil)
             else { continue }
             var draft = PodcastRecord(feedURL: saved.feedURL, title: saved.title, folder: "Podcasts/\(folder)")
             draft.refreshedAt = nil
-            guard let (record, inserted) = try? await journal.insertPodcast(draft), inserted else { continue }
+            guard let (record, inserted) = try? await store.insertPodcast(draft), inserted else { continue }
             logger.info("restored a subscription from disk", metadata: ["podcast.feed": "\(saved.feedURL)"])
             // Episodes come with the next refresh, which adopts the files on disk.
             if (try? await refresh(record.podcastId)) != nil {
@@ -537,7 +547,7 @@ extension PodcastLibrary {
 
     /// Every subscription as OPML 2.0.
     public func exportOPML() async throws -> String {
-        let outlines = try await journal.podcasts().compactMap { podcast in
+        let outlines = try await store.podcasts().compactMap { podcast in
             URL(string: podcast.feedURL).map { OPML.Outline(title: podcast.title, xmlURL: $0, htmlURL: podcast.link.flatMap(URL.init(string:))) }
         }
         return OPML.export(outlines, title: "Ferry podcast subscriptions")

@@ -33,17 +33,31 @@ public struct PodcastRefresher: Service {
         try? await cancelWhenGracefulShutdown {
             await podcasts.restoreFromDisk()
             while !Task.isCancelled {
-                await sync?.subscribePending()
-                let next = await refreshDue()
+                let next = await refreshTurn()
                 try await clock.sleep(for: .seconds(max(60, next.timeIntervalSinceNow)), tolerance: .seconds(1))
             }
+        }
+    }
+
+    /// Subscribes to what phones added and refreshes what is due, unless another member of a
+    /// cluster is doing so (then it looks again in a minute). - Returns: when to look again.
+    func refreshTurn(now: Date = Date()) async -> Date {
+        do {
+            let next = try await podcasts.store.duringRefreshTurn {
+                await sync?.subscribePending()
+                return await refreshDue(now: now)
+            }
+            return next ?? now
+        } catch {
+            logger.warning("refresh turn failed", metadata: ["error": "\(error)"])
+            return now
         }
     }
 
     /// Refreshes the feeds whose turn has come at `now`. - Returns: when the next one is due.
     @discardableResult
     public func refreshDue(now: Date = Date()) async -> Date {
-        let feeds = ((try? await podcasts.journal.podcasts()) ?? []).map {
+        let feeds = ((try? await podcasts.store.podcasts()) ?? []).map {
             RefreshSchedule.Feed(id: $0.podcastId, refreshedAt: $0.refreshedAt, minutes: $0.refreshMinutes)
         }
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18

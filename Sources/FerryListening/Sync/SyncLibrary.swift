@@ -10,7 +10,7 @@ import Logging
 public struct SyncLibrary: Sendable {
     let podcasts: PodcastLibrary
     let logger: Logger
-    var journal: Journal { podcasts.journal }
+    var store: any ListeningStore { podcasts.store }
 
     public init(podcasts: PodcastLibrary, logger: Logger) {
         self.podcasts = podcasts
@@ -28,18 +28,18 @@ public struct SyncLibrary: Sendable {
         guard (8...1024).contains(password.count) else {
             throw FerryError.invalidRequest("A sync password has 8 to 1,024 characters.")
         }
-        return try await journal.setSyncUser(name, passwordHash: try SyncPassword.hash(password))
+        return try await store.setSyncUser(name, passwordHash: try SyncPassword.hash(password))
     }
 
     public func removeUser(_ name: String) async throws {
-        guard try await journal.removeSyncUser(name) else { throw FerryError(.notFound, "There is no sync user '\(name)'.") }
+        guard try await store.removeSyncUser(name) else { throw FerryError(.notFound, "There is no sync user '\(name)'.") }
     }
 
-    public func users() async throws -> [SyncUser] { try await journal.syncUsers() }
+    public func users() async throws -> [SyncUser] { try await store.syncUsers() }
 
     /// Whether the password is the user's. Unknown users take as long as known ones.
     public func authenticate(_ name: String, password: String) async -> Bool {
-        let stored = (try? await journal.syncPasswordHash(name)) ?? nil
+        let stored = (try? await store.syncPasswordHash(name)) ?? nil
         return SyncPassword.verify(password, against: stored ?? Self.decoy)
     }
 
@@ -58,8 +58,8 @@ public struct SyncLibrary: Sendable {
     // MARK: Devices
 
     public func devices(user: String) async throws -> [SyncDevice] {
-        let count = try await journal.syncSubscriptions().count
-        return try await journal.syncDevices(user: user).map { SyncDevice(id: $0.id, caption: $0.caption, type: $0.type, subscriptions: count) }
+        let count = try await store.syncSubscriptions().count
+        return try await store.syncDevices(user: user).map { SyncDevice(id: $0.id, caption: $0.caption, type: $0.type, subscriptions: count) }
     }
 
     /// - Throws: `invalid_request` for a type gpodder.net does not know.
@@ -68,7 +68,7 @@ public struct SyncLibrary: Sendable {
         if let type, !SyncDevice.types.contains(type) {
             throw FerryError.invalidRequest("A device's type is one of \(SyncDevice.types.joined(separator: ", ")).")
         }
-        try await journal.updateSyncDevice(user: user, id: id, caption: caption.map { String($0.prefix(200)) }, type: type)
+        try await store.updateSyncDevice(user: user, id: id, caption: caption.map { String($0.prefix(200)) }, type: type)
     }
 
     static func validate(device: String) throws {
@@ -79,8 +79,8 @@ public struct SyncLibrary: Sendable {
 
     /// Every subscription (`since` nil or 0), else what was added and removed since then.
     public func subscriptions(since: Int64?) async throws -> (add: [String], remove: [String]) {
-        guard let since, since > 0 else { return (try await journal.syncSubscriptions(), []) }
-        return try await journal.syncSubscriptionChanges(since: since)
+        guard let since, since > 0 else { return (try await store.syncSubscriptions(), []) }
+        return try await store.syncSubscriptionChanges(since: since)
     }
 
     /// A phone's changes: additions are subscribed in the background (``subscribePending()``),
@@ -105,7 +105,7 @@ public struct SyncLibrary: Sendable {
         if let both = Set(added).intersection(removed).first {
             throw FerryError.invalidRequest("\(both) is both added and removed.")
         }
-        for id in try await journal.applySyncSubscriptions(user: user, device: device, add: added, remove: removed) {
+        for id in try await store.applySyncSubscriptions(user: user, device: device, add: added, remove: removed) {
             try? await podcasts.unsubscribe(id, deleteFiles: false)
         }
         return updates
@@ -114,14 +114,14 @@ public struct SyncLibrary: Sendable {
     /// Subscribes to the feeds phones added; one that fails stays pending with its error and
     /// is tried again next time (each refresh of every podcast).
     public func subscribePending() async {
-        for url in (try? await journal.syncPending()) ?? [] {
+        for url in (try? await store.syncPending()) ?? [] {
             do {
                 _ = try await podcasts.subscribe(url)
-                try await journal.resolvePending(url, error: nil)
+                try await store.resolvePending(url, error: nil)
                 logger.info("subscribed for a phone", metadata: ["podcast.feed": "\(url)"])
             } catch {
                 let message = (error as? FerryError)?.message ?? "\(error)"
-                try? await journal.resolvePending(url, error: message)
+                try? await store.resolvePending(url, error: message)
                 logger.warning("could not subscribe for a phone", metadata: ["podcast.feed": "\(url)", "error": "\(message)"])
             }
         }
@@ -131,11 +131,11 @@ public struct SyncLibrary: Sendable {
 
     public func uploadActions(_ actions: [EpisodeAction], user: String) async throws {
         for device in Set(actions.compactMap(\.device)) { try Self.validate(device: device) }
-        try await journal.storeEpisodeActions(actions, user: user)
+        try await store.storeEpisodeActions(actions, user: user)
     }
 
     public func actions(since: Int64?, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
-        try await journal.episodeActions(since: since ?? 0, podcast: podcast, device: device, aggregated: aggregated)
+        try await store.episodeActions(since: since ?? 0, podcast: podcast, device: device, aggregated: aggregated)
     }
 
     /// Seconds since 1970, the API's clock.

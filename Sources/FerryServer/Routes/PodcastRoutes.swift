@@ -26,13 +26,10 @@ struct PodcastRoutes {
             return try jsonResponse(detail, status: .created)
         }
         api.post("podcasts/refresh") { _, _ in
-            let all = try await podcasts.podcasts()
-            let errors = await podcasts.refreshAll()
-            let after = try await podcasts.podcasts()
+            let (refreshed, added, errors) = await podcasts.refreshAll()
             return try jsonResponse(
                 RefreshResponse(
-                    refreshed: all.count - errors.count,
-                    newEpisodes: max(0, after.map(\.episodeCount).reduce(0, +) - all.map(\.episodeCount).reduce(0, +)),
+                    refreshed: refreshed, newEpisodes: added,
                     failures: errors.map { .init(podcastId: $0.key, error: $0.value.info) }.sorted { $0.podcastId < $1.podcastId }
                 )
             )

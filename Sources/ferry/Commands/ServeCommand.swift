@@ -136,7 +136,10 @@ struct ServeCommand: AsyncParsableCommand {
         let journal = try await PostgresJournal.connect(to: url, logger: logger)
         let name = member ?? ProcessInfo.processInfo.hostName
         logger.info("joining the cluster", metadata: ["member": "\(name)", "database": "\(PostgresJournal.redacted(url))"])
-        return SharedQueue(journal: journal, leases: PostgresLeases(journal: journal, member: name, address: address, leaseDuration: .seconds(leaseSeconds)))
+        return SharedQueue(
+            journal: journal, leases: PostgresLeases(journal: journal, member: name, address: address, leaseDuration: .seconds(leaseSeconds)),
+            listening: PostgresListeningStore(journal: journal)
+        )
     }
 
     /// The sync listener asked for, if any.

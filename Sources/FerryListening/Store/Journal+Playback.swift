@@ -6,21 +6,12 @@ import GRDB
 /// Where the listener is in each episode and song (table `playback`, keyed by what it is and its
 /// id), changed in one transaction each, so two browsers saving at once do not lose a write.
 extension Journal {
-    /// What a playback belongs to.
-    public enum PlaybackMedia: String, Sendable {
-        case episode, track
-
-        /// The table whose row it must name.
-        var table: String { self == .episode ? "episode" : "track" }
-        var key: String { self == .episode ? "id" : "trackId" }
-    }
-
     /// Applies `update` to the episode's or song's playback (none yet: from the start).
     /// - Throws: `not_found` when there is no such episode or song; `invalid_request` for a bad update.
-    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date = Date()) async throws -> Playback {
+    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
         try await writer.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(media.table) WHERE \(media.key) = ?)", arguments: [id]) == true else {
-                throw FerryError(.notFound, "There is no \(media == .episode ? "episode" : "song") \(id).")
+                throw FerryError(.notFound, "There is no \(media.noun) \(id).")
             }
             let previous = try Self.playback(media, id: id, db)
             let next = try (previous ?? Playback(updatedAt: now)).applying(update, now: now)
@@ -33,7 +24,7 @@ extension Journal {
     }
 
     /// Every episode of the podcast played (their positions kept).
-    public func markPlayed(podcastId: Int64, now: Date = Date()) async throws {
+    public func markPlayed(podcastId: Int64, now: Date) async throws {
         try await writer.write { db in
             let ids = try Int64.fetchAll(db, sql: "SELECT id FROM episode WHERE podcastId = ?", arguments: [podcastId])
             for id in ids {
@@ -64,11 +55,6 @@ extension Journal {
                 arguments: [podcastId]
             )
         }
-    }
-
-    /// The playbacks of these songs, by track id.
-    public func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] {
-        try await playbacks(.track, ids: trackIds)
     }
 
     /// The playbacks of these songs or episodes, by id.

@@ -11,7 +11,7 @@ extension Journal {
     // MARK: Users and devices
 
     /// Adds the user, or sets its password. - Returns: true when the user is new.
-    func setSyncUser(_ name: String, passwordHash: String, now: Date = Date()) async throws -> Bool {
+    public func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
         try await writer.write { db in
             let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM syncUser WHERE name = ?)", arguments: [name]) ?? false
             try db.execute(
@@ -23,7 +23,7 @@ extension Journal {
     }
 
     /// Removes the user and its devices. - Returns: false when there was no such user.
-    func removeSyncUser(_ name: String) async throws -> Bool {
+    public func removeSyncUser(_ name: String) async throws -> Bool {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM syncDevice WHERE user = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM syncUser WHERE name = ?", arguments: [name])
@@ -31,7 +31,7 @@ extension Journal {
         }
     }
 
-    func syncUsers() async throws -> [SyncUser] {
+    public func syncUsers() async throws -> [SyncUser] {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT u.name, u.createdAt, (SELECT COUNT(*) FROM syncDevice d WHERE d.user = u.name) FROM syncUser u ORDER BY u.name"
@@ -39,11 +39,11 @@ extension Journal {
         }
     }
 
-    func syncPasswordHash(_ name: String) async throws -> String? {
+    public func syncPasswordHash(_ name: String) async throws -> String? {
         try await writer.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM syncUser WHERE name = ?", arguments: [name]) }
     }
 
-    func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
+    public func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT deviceId, caption, type FROM syncDevice WHERE user = ? ORDER BY deviceId", arguments: [user])
                 .map { ($0[0], $0[1], $0[2]) }
@@ -51,7 +51,7 @@ extension Journal {
     }
 
     /// Creates the device, or changes what is given of its caption and type.
-    func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date = Date()) async throws {
+    public func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws {
         try await writer.write { db in
             try Self.ensureDevice(db, user: user, id: id, now: now)
             if let caption { try db.execute(sql: "UPDATE syncDevice SET caption = ? WHERE user = ? AND deviceId = ?", arguments: [caption, user, id]) }
@@ -69,14 +69,14 @@ extension Journal {
     // MARK: Subscriptions
 
     /// Every subscription's feed URL, and those a phone added that are not fetched yet.
-    func syncSubscriptions() async throws -> [String] {
+    public func syncSubscriptions() async throws -> [String] {
         try await writer.read { db in
             try String.fetchAll(db, sql: "SELECT feedURL FROM podcast UNION SELECT url FROM syncPending ORDER BY 1")
         }
     }
 
     /// What changed at or after `since`: each URL's last change.
-    func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
+    public func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
         try await writer.read { db in
             let rows = try Row.fetchAll(
                 db, sql: """
@@ -92,7 +92,7 @@ extension Journal {
     /// A phone's additions not subscribed yet become pending (fetched by ``SyncLibrary``); its
     /// removals of pending ones are dropped. The device is created if new.
     /// - Returns: the removals that are real subscriptions, for the caller to unsubscribe.
-    func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date = Date()) async throws -> [Int64] {
+    public func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
         try await writer.write { db in
             try Self.ensureDevice(db, user: user, id: device, now: now)
             let at = Int64(now.timeIntervalSince1970)
@@ -116,12 +116,12 @@ extension Journal {
         }
     }
 
-    func syncPending() async throws -> [String] {
+    public func syncPending() async throws -> [String] {
         try await writer.read { db in try String.fetchAll(db, sql: "SELECT url FROM syncPending ORDER BY addedAt, url") }
     }
 
     /// A pending URL is subscribed now (the podcast's trigger logs it), or failed with `error`.
-    func resolvePending(_ url: String, error: String?) async throws {
+    public func resolvePending(_ url: String, error: String?) async throws {
         try await writer.write { db in
             if let error {
                 try db.execute(sql: "UPDATE syncPending SET errorMessage = ? WHERE url = ?", arguments: [error, url])
@@ -136,7 +136,7 @@ extension Journal {
     /// Stores a phone's actions in one transaction; each `play` with a position that is newer
     /// than what the daemon knows moves the episode's playback there (the web app resumes
     /// from it), `new` marks it unplayed.
-    func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date = Date()) async throws {
+    public func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
         try await writer.write { db in
             let at = Int64(now.timeIntervalSince1970)
             for action in actions {
@@ -148,7 +148,7 @@ extension Journal {
     }
 
     /// Actions received at or after `since`, oldest first; `aggregated`: only each episode's last.
-    func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+    public func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
         try await writer.read { db in
             var conditions = ["receivedAt >= ?"]
             var arguments: StatementArguments = [since]
@@ -189,7 +189,6 @@ extension Journal {
     }
 
     private static func applyToPlayback(_ action: EpisodeAction, now: Date, _ db: Database) throws {
-        guard action.action == .play || action.action == .new else { return }
         let ids = try Int64.fetchAll(
             db, sql: """
                 SELECT e.id FROM episode e JOIN podcast p ON p.id = e.podcastId
@@ -197,52 +196,23 @@ extension Journal {
                 """,
             arguments: [action.podcast, action.episode, action.guid, action.guid]
         )
-        let when = action.timestamp.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? now
         for id in ids {
-            let current = try playback(.episode, id: id, db)
-            // An older action than what the daemon knows (saved since in the web app) loses.
-            if let current, current.updatedAt.timeIntervalSince1970.rounded(.down) > when.timeIntervalSince1970 { continue }
-            var next = current ?? Playback(updatedAt: when)
-            if action.action == .new {
-                next.played = false
-            } else if let position = action.position {
-                let update = PlaybackUpdate(positionSeconds: Double(position), durationSeconds: action.total.flatMap { $0 > 0 ? Double($0) : nil })
-                guard let applied = try? next.applying(update, now: when) else { continue }
-                next = applied
-            } else {
-                continue
-            }
-            next.updatedAt = when
+            guard let next = action.playback(after: try playback(.episode, id: id, db), now: now) else { continue }
             try writePlayback(.episode, id: id, next, db)
         }
     }
 
-    /// What the web app (or the CLI) changed, as the phone will read it: a `play` from where the
-    /// listener was to where they are now, or `new` for unplayed; one per episode is kept.
+    /// Reports the daemon's own change to phones (``EpisodeAction/own(feed:media:guid:total:from:to:)``), one per episode.
     static func recordOwnAction(episode id: Int64, from previous: Playback?, to next: Playback, duration: Double?, _ db: Database) throws {
         guard let row = try Row.fetchOne(
             db, sql: "SELECT p.feedURL, e.enclosureURL, e.guid, e.duration FROM episode e JOIN podcast p ON p.id = e.podcastId WHERE e.id = ?",
             arguments: [id]
         ), let feed: String = row[0], let media: String = row[1] else { return }
         let total = (duration ?? row[3]).map { Int($0.rounded()) }
-        let at = Int64(next.updatedAt.timeIntervalSince1970)
-        var action: EpisodeAction
-        if next.played, previous?.played != true, let total {
-            // Marked played: the end, which every client takes as heard.
-            action = EpisodeAction(podcast: feed, episode: media, guid: row[2], action: .play, started: 0, position: total, total: total)
-        } else if !next.played, previous?.played == true, next.positionSeconds == previous?.positionSeconds {
-            action = EpisodeAction(podcast: feed, episode: media, guid: row[2], action: .new)
-        } else {
-            let position = Int(next.positionSeconds.rounded(.down))
-            let started = min(Int((previous?.positionSeconds ?? 0).rounded(.down)), position)
-            action = EpisodeAction(podcast: feed, episode: media, guid: row[2], action: .play, started: started, position: position, total: total)
-        }
-        action.device = ownDevice
-        action.timestamp = at
-        try db.execute(sql: "DELETE FROM syncEpisodeAction WHERE device = ? AND podcast = ? AND episode = ?", arguments: [ownDevice, feed, media])
-        try insert(action, at: at, db)
+        let action = EpisodeAction.own(feed: feed, media: media, guid: row[2], total: total, from: previous, to: next)
+        try db.execute(
+            sql: "DELETE FROM syncEpisodeAction WHERE device = ? AND podcast = ? AND episode = ?", arguments: [EpisodeAction.ownDevice, feed, media]
+        )
+        try insert(action, at: action.timestamp ?? 0, db)
     }
-
-    /// The device Ferry's own actions (web app, CLI) are reported from.
-    static let ownDevice = "ferry"
 }

@@ -24,19 +24,12 @@ extension Journal {
     /// - Throws: `not_found` naming the first episode or song that does not exist (nothing changed);
     ///   `invalid_request` for more than ``UpNext/limit`` items.
     public func setUpNext(_ entries: [UpNextEntry]) async throws {
-        var seen = Set<UpNextEntry>()
-        let unique = entries.filter { seen.insert($0).inserted }
-        guard unique.count <= UpNext.limit else {
-            throw FerryError.invalidRequest("Up Next holds at most \(UpNext.limit) items; this list has \(unique.count).")
-        }
+        let unique = try UpNext.validated(entries)
         try await writer.write { db in
             for entry in unique {
                 let media = PlaybackMedia(rawValue: entry.kind.rawValue) ?? .episode
                 guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(media.table) WHERE \(media.key) = ?)", arguments: [entry.id]) == true else {
-                    throw FerryError(
-                        .notFound,
-                        entry.kind == .episode ? "There is no episode \(entry.id)." : "Song \(entry.id) is not in the library: download its preview first."
-                    )
+                    throw UpNext.missing(entry)
                 }
             }
             try db.execute(sql: "DELETE FROM upNext")

@@ -4,8 +4,8 @@ import FerryKit
 import Foundation
 import GRDB
 
-extension Journal {
-    /// Journals a new subscription; a feed URL already subscribed returns that subscription.
+/// ``ListeningStore`` in the daemon's SQLite journal: podcasts, episodes and catalog songs.
+extension Journal: ListeningStore {
     public func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool) {
         try await writer.write { db in
             if let existing = try PodcastRecord.filter(Column("feedURL") == new.feedURL).fetchOne(db) {
@@ -29,7 +29,6 @@ extension Journal {
         try await writer.read { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
     }
 
-    /// Changes a subscription in one transaction.
     @discardableResult
     public func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord {
         try await writer.write { db in
@@ -43,7 +42,6 @@ extension Journal {
         }
     }
 
-    /// Deletes a subscription and its episodes (their transfers and files stay).
     public func deletePodcast(id: Int64) async throws {
         try await writer.write { db in
             guard try PodcastRecord.deleteOne(db, key: id) else {
@@ -52,32 +50,19 @@ extension Journal {
         }
     }
 
-    /// Merges a parsed feed's episodes into the podcast's, by guid, in one transaction.
-    /// - Parameter markNew: mark episodes not seen before as new (false on the first fetch).
-    /// - Returns: the episodes that were not there before.
     public func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
         try await writer.write { db in
             let existing = try EpisodeRecord.filter(Column("podcastId") == podcastId).fetchAll(db)
-            var byGuid = Dictionary(existing.map { ($0.guid, $0) }, uniquingKeysWith: { first, _ in first })
-            var added: [EpisodeRecord] = []
-            let now = Date()
-            for episode in episodes {
-                if var record = byGuid[episode.guid] {
-                    let before = record
-                    record.update(from: episode)
-                    if record != before { try record.update(db) }
-                } else {
-                    var record = EpisodeRecord(podcastId: podcastId, episode: episode, isNew: markNew, now: now)
-                    try record.insert(db)
-                    byGuid[episode.guid] = record
-                    added.append(record)
-                }
+            let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: Date())
+            for record in changed { try record.update(db) }
+            return try added.map { record in
+                var record = record
+                try record.insert(db)
+                return record
             }
-            return added
         }
     }
 
-    /// A podcast's episodes, newest first.
     public func episodes(podcastId: Int64) async throws -> [EpisodeRecord] {
         try await writer.read { db in
             try EpisodeRecord.filter(Column("podcastId") == podcastId)
@@ -102,14 +87,12 @@ extension Journal {
         }
     }
 
-    /// Clears the "new" mark of every episode of a podcast.
     public func markEpisodesSeen(podcastId: Int64) async throws {
         try await writer.write { db in
             try db.execute(sql: "UPDATE episode SET isNew = 0 WHERE podcastId = ?", arguments: [podcastId])
         }
     }
 
-    /// Episode counts per podcast: all, new and not downloaded, downloaded.
     public func episodeCounts() async throws -> [Int64: (total: Int, new: Int, downloaded: Int)] {
         try await writer.read { db in
             let rows = try Row.fetchAll(db, sql: """
@@ -125,9 +108,14 @@ extension Journal {
         }
     }
 
+    // MARK: Refreshing
+
+    /// One machine has one daemon refreshing its feeds.
+    public func duringRefreshTurn<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result? { try await body() }
+    public func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result { try await body() }
+
     // MARK: Catalog tracks
 
-    /// Remembers a catalog track and the transfer that downloads its preview.
     public func saveTrack(_ track: TrackRecord) async throws {
         try await writer.write { db in try track.save(db) }
     }

@@ -1,0 +1,137 @@
+import FerryCore
+import FerryKit
+import FerryListening
+import Foundation
+import PostgresNIO
+
+/// Playback and Up Next, each change one transaction, so two browsers (on two members) never
+/// lose each other's writes or interleave their lists.
+extension PostgresListeningStore {
+    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
+        try await journal.write { connection in
+            guard try await Self.exists(media, id: id, connection, self.journal) else {
+                throw FerryError(.notFound, "There is no \(media.noun) \(id).")
+            }
+            let previous = try await self.playbacks(media, ids: [id], connection, lock: true)[id]
+            let next = try (previous ?? Playback(updatedAt: now)).applying(update, now: now)
+            try await self.write(media, id: id, next, connection)
+            if media == .episode {
+                try await self.recordOwnAction(episode: id, from: previous, to: next, duration: update.durationSeconds, connection)
+            }
+            return next
+        }
+    }
+
+    public func markPlayed(podcastId: Int64, now: Date) async throws {
+        try await journal.write { connection in
+            var ids: [Int64] = []
+            for try await id in try await connection.query(#"SELECT id FROM episode WHERE "podcastId" = \#(podcastId)"#, logger: self.logger)
+                .decode(Int64.self) { ids.append(id) }
+            let playbacks = try await self.playbacks(.episode, ids: ids, connection, lock: true)
+            for id in ids where playbacks[id]?.played != true {
+                let previous = playbacks[id]
+                var next = previous ?? Playback(updatedAt: now)
+                next.played = true
+                next.updatedAt = now
+                try await self.write(.episode, id: id, next, connection)
+                try await self.recordOwnAction(episode: id, from: previous, to: next, duration: nil, connection)
+            }
+        }
+    }
+
+    public func playbacks(podcastId: Int64) async throws -> [Int64: Playback] {
+        try await journal.read { connection in
+            try await self.playbacks(
+                #"""
+                SELECT p."mediaId", p."positionSeconds", p.played, p."updatedAt" FROM playback p JOIN episode e ON e.id = p."mediaId"
+                WHERE p.media = 'episode' AND e."podcastId" = \#(podcastId)
+                """#, connection
+            )
+        }
+    }
+
+    public func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
+        guard !ids.isEmpty else { return [:] }
+        return try await journal.read { connection in try await self.playbacks(media, ids: ids, connection, lock: false) }
+    }
+
+    // MARK: Up Next
+
+    public func upNextEntries() async throws -> [UpNextEntry] {
+        try await journal.read { connection in
+            let rows = try await connection.query(
+                #"""
+                SELECT u.media, u."mediaId" FROM "upNext" u
+                WHERE (u.media = 'episode' AND EXISTS (SELECT 1 FROM episode e WHERE e.id = u."mediaId"))
+                   OR (u.media = 'track' AND EXISTS (SELECT 1 FROM track t WHERE t."trackId" = u."mediaId"))
+                ORDER BY u.rank
+                """#, logger: self.logger
+            )
+            var entries: [UpNextEntry] = []
+            for try await (kind, id) in rows.decode((String, Int64).self) {
+                if let kind = UpNextEntry.Kind(rawValue: kind) { entries.append(UpNextEntry(kind: kind, id: id)) }
+            }
+            return entries
+        }
+    }
+
+    public func setUpNext(_ entries: [UpNextEntry]) async throws {
+        let unique = try UpNext.validated(entries)
+        try await journal.write { connection in
+            for entry in unique {
+                let media = PlaybackMedia(rawValue: entry.kind.rawValue) ?? .episode
+                guard try await Self.exists(media, id: entry.id, connection, self.journal) else { throw UpNext.missing(entry) }
+            }
+            // Taken first: two lists saved at once are one after the other.
+            try await connection.query(#"LOCK TABLE "upNext" IN EXCLUSIVE MODE"#, logger: self.logger)
+            try await connection.query(#"DELETE FROM "upNext""#, logger: self.logger)
+            guard !unique.isEmpty else { return }
+            var binds = PostgresBindings(capacity: unique.count * 2)
+            for entry in unique {
+                binds.append(entry.kind.rawValue)
+                binds.append(entry.id)
+            }
+            let values = unique.indices.map { "(\($0), $\($0 * 2 + 1), $\($0 * 2 + 2))" }.joined(separator: ", ")
+            try await connection.query(
+                PostgresQuery(unsafeSQL: #"INSERT INTO "upNext" (rank, media, "mediaId") VALUES "# + values, binds: binds), logger: self.logger
+            )
+        }
+    }
+
+    // MARK: Rows
+
+    static func exists(_ media: PlaybackMedia, id: Int64, _ connection: PostgresConnection, _ journal: PostgresJournal) async throws -> Bool {
+        let query: PostgresQuery = media == .episode
+            ? "SELECT EXISTS (SELECT 1 FROM episode WHERE id = \(id))"
+            : #"SELECT EXISTS (SELECT 1 FROM track WHERE "trackId" = \#(id))"#
+        return try await journal.one(Bool.self, query, connection)
+    }
+
+    func write(_ media: PlaybackMedia, id: Int64, _ playback: Playback, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            #"""
+            INSERT INTO playback (media, "mediaId", "positionSeconds", played, "updatedAt")
+            VALUES (\#(media.rawValue), \#(id), \#(playback.positionSeconds), \#(playback.played), \#(playback.updatedAt))
+            ON CONFLICT (media, "mediaId") DO UPDATE SET "positionSeconds" = excluded."positionSeconds", played = excluded.played,
+                "updatedAt" = excluded."updatedAt"
+            """#, logger: logger
+        )
+    }
+
+    /// - Parameter lock: lock the rows for this transaction's change.
+    func playbacks(_ media: PlaybackMedia, ids: [Int64], _ connection: PostgresConnection, lock: Bool) async throws -> [Int64: Playback] {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(media.rawValue)
+        binds.append(ids)
+        let sql = #"SELECT "mediaId", "positionSeconds", played, "updatedAt" FROM playback WHERE media = $1 AND "mediaId" = ANY($2)"#
+        return try await playbacks(PostgresQuery(unsafeSQL: sql + (lock ? " FOR UPDATE" : ""), binds: binds), connection)
+    }
+
+    private func playbacks(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [Int64: Playback] {
+        var found: [Int64: Playback] = [:]
+        for try await (id, position, played, updatedAt) in try await connection.query(query, logger: logger).decode((Int64, Double, Bool, Date).self) {
+            found[id] = Playback(positionSeconds: position, played: played, updatedAt: updatedAt)
+        }
+        return found
+    }
+}

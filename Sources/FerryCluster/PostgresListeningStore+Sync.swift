@@ -1,0 +1,269 @@
+import FerryCore
+import FerryKit
+import FerryListening
+import Foundation
+import PostgresNIO
+
+/// The sync API's tables in PostgreSQL: any member answers a phone, and every member's web app
+/// sees the positions it sends. The log of subscription changes is written by a trigger on
+/// `podcast` (``PostgresSchema``), as SQLite's is.
+extension PostgresListeningStore {
+    // MARK: Users and devices
+
+    public func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
+        try await journal.write { connection in
+            // xmax = 0 only for a row this statement inserted.
+            try await self.journal.one(
+                Bool.self,
+                #"""
+                INSERT INTO "syncUser" (name, "passwordHash", "createdAt") VALUES (\#(name), \#(passwordHash), \#(now))
+                ON CONFLICT (name) DO UPDATE SET "passwordHash" = excluded."passwordHash" RETURNING xmax = 0
+                """#, connection
+            )
+        }
+    }
+
+    public func removeSyncUser(_ name: String) async throws -> Bool {
+        try await journal.write { connection in
+            try await connection.query(#"DELETE FROM "syncDevice" WHERE "user" = \#(name)"#, logger: self.logger)
+            for try await _ in try await connection.query(#"DELETE FROM "syncUser" WHERE name = \#(name) RETURNING name"#, logger: self.logger) {
+                return true
+            }
+            return false
+        }
+    }
+
+    public func syncUsers() async throws -> [SyncUser] {
+        try await journal.read { connection in
+            let rows = try await connection.query(
+                #"""
+                SELECT u.name, u."createdAt", (SELECT COUNT(*) FROM "syncDevice" d WHERE d."user" = u.name) FROM "syncUser" u ORDER BY u.name
+                """#, logger: self.logger
+            )
+            var users: [SyncUser] = []
+            for try await (name, createdAt, devices) in rows.decode((String, Date, Int64).self) {
+                users.append(SyncUser(name: name, createdAt: createdAt, devices: Int(devices)))
+            }
+            return users
+        }
+    }
+
+    public func syncPasswordHash(_ name: String) async throws -> String? {
+        try await journal.read { connection in
+            for try await hash in try await connection.query(#"SELECT "passwordHash" FROM "syncUser" WHERE name = \#(name)"#, logger: self.logger)
+                .decode(String.self) { return hash }
+            return nil
+        }
+    }
+
+    public func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
+        try await journal.read { connection in
+            let rows = try await connection.query(
+                #"SELECT "deviceId", caption, type FROM "syncDevice" WHERE "user" = \#(user) ORDER BY "deviceId""#, logger: self.logger
+            )
+            var devices: [(id: String, caption: String, type: String)] = []
+            for try await device in rows.decode((String, String, String).self) { devices.append(device) }
+            return devices
+        }
+    }
+
+    public func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws {
+        try await journal.write { connection in
+            try await self.ensureDevice(user: user, id: id, now: now, connection)
+            try await connection.query(
+                #"""
+                UPDATE "syncDevice" SET caption = COALESCE(\#(caption), caption), type = COALESCE(\#(type), type)
+                WHERE "user" = \#(user) AND "deviceId" = \#(id)
+                """#, logger: self.logger
+            )
+        }
+    }
+
+    private func ensureDevice(user: String, id: String, now: Date, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            #"""
+            INSERT INTO "syncDevice" ("user", "deviceId", caption, type, "updatedAt") VALUES (\#(user), \#(id), '', 'other', \#(now))
+            ON CONFLICT DO NOTHING
+            """#, logger: logger
+        )
+    }
+
+    // MARK: Subscriptions
+
+    public func syncSubscriptions() async throws -> [String] {
+        try await strings(#"SELECT "feedURL" FROM podcast UNION SELECT url FROM "syncPending" ORDER BY 1"#)
+    }
+
+    public func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
+        try await journal.read { connection in
+            let rows = try await connection.query(
+                #"""
+                SELECT url, added FROM "syncSubscriptionChange" WHERE seq IN
+                    (SELECT MAX(seq) FROM "syncSubscriptionChange" WHERE at >= \#(since) GROUP BY url)
+                ORDER BY seq
+                """#, logger: self.logger
+            )
+            var changes: (add: [String], remove: [String]) = ([], [])
+            for try await (url, added) in rows.decode((String, Bool).self) {
+                if added { changes.add.append(url) } else { changes.remove.append(url) }
+            }
+            return changes
+        }
+    }
+
+    public func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
+        try await journal.write { connection in
+            try await self.ensureDevice(user: user, id: device, now: now, connection)
+            let at = Int64(now.timeIntervalSince1970)
+            for url in add {
+                // A URL neither subscribed nor pending; the insert decides between two phones at once.
+                let pending = try await connection.query(
+                    #"""
+                    INSERT INTO "syncPending" (url, "addedAt") SELECT \#(url), \#(at)
+                    WHERE NOT EXISTS (SELECT 1 FROM podcast WHERE "feedURL" = \#(url)) ON CONFLICT DO NOTHING RETURNING url
+                    """#, logger: self.logger
+                )
+                if try await self.isEmpty(pending) == false {
+                    try await connection.query(
+                        #"INSERT INTO "syncSubscriptionChange" (url, added, at) VALUES (\#(url), TRUE, \#(at))"#, logger: self.logger
+                    )
+                }
+            }
+            var unsubscribe: [Int64] = []
+            for url in remove {
+                let dropped = try await connection.query(#"DELETE FROM "syncPending" WHERE url = \#(url) RETURNING url"#, logger: self.logger)
+                if try await self.isEmpty(dropped) == false {
+                    try await connection.query(
+                        #"INSERT INTO "syncSubscriptionChange" (url, added, at) VALUES (\#(url), FALSE, \#(at))"#, logger: self.logger
+                    )
+                }
+                for try await id in try await connection.query(#"SELECT id FROM podcast WHERE "feedURL" = \#(url)"#, logger: self.logger)
+                    .decode(Int64.self) { unsubscribe.append(id) }
+            }
+            return unsubscribe
+        }
+    }
+
+    public func syncPending() async throws -> [String] {
+        try await strings(#"SELECT url FROM "syncPending" ORDER BY "addedAt", url"#)
+    }
+
+    public func resolvePending(_ url: String, error: String?) async throws {
+        _ = try await journal.write { connection in
+            if let error {
+                try await connection.query(#"UPDATE "syncPending" SET "errorMessage" = \#(error) WHERE url = \#(url)"#, logger: self.logger)
+            } else {
+                try await connection.query(#"DELETE FROM "syncPending" WHERE url = \#(url)"#, logger: self.logger)
+            }
+        }
+    }
+
+    // MARK: Episode actions
+
+    public func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
+        try await journal.write { connection in
+            let at = Int64(now.timeIntervalSince1970)
+            for action in actions {
+                if let device = action.device { try await self.ensureDevice(user: user, id: device, now: now, connection) }
+                try await self.insert(action, at: at, connection)
+                try await self.applyToPlayback(action, now: now, connection)
+            }
+        }
+    }
+
+    public func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+        // NULL filters match everything.
+        let filter = #"""
+            "receivedAt" >= $1 AND ($2::text IS NULL OR podcast = $2) AND ($3::text IS NULL OR device = $3)
+            """#
+        let columns = #"podcast, episode, guid, action, device, "timestamp", started, position, total"#
+        let sql = aggregated
+            ? #"SELECT \#(columns) FROM "syncEpisodeAction" WHERE seq IN (SELECT MAX(seq) FROM "syncEpisodeAction" WHERE \#(filter) GROUP BY podcast, episode) ORDER BY seq"#
+            : #"SELECT \#(columns) FROM "syncEpisodeAction" WHERE \#(filter) ORDER BY seq"#
+        var binds = PostgresBindings(capacity: 3)
+        binds.append(since)
+        binds.append(podcast)
+        binds.append(device)
+        let query = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return try await journal.read { connection in
+            let rows = try await connection.query(query, logger: self.logger)
+            var actions: [EpisodeAction] = []
+            for try await row in rows {
+                let (podcast, episode, guid, kind, device, timestamp, started, position, total) =
+                    try row.decode((String, String, String?, String, String?, Int64, Int64?, Int64?, Int64?).self)
+                guard let kind = EpisodeAction.Kind(rawValue: kind) else { continue }
+                actions.append(EpisodeAction(
+                    podcast: podcast, episode: episode, guid: guid, action: kind, device: device, timestamp: timestamp,
+                    started: started.map(Int.init), position: position.map(Int.init), total: total.map(Int.init)
+                ))
+            }
+            return actions
+        }
+    }
+
+    private func insert(_ action: EpisodeAction, at: Int64, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            #"""
+            INSERT INTO "syncEpisodeAction" (podcast, episode, guid, device, action, "timestamp", started, position, total, "receivedAt")
+            VALUES (\#(action.podcast), \#(action.episode), \#(action.guid), \#(action.device), \#(action.action.rawValue),
+                    \#(action.timestamp ?? at), \#(action.started.map(Int64.init)), \#(action.position.map(Int64.init)),
+                    \#(action.total.map(Int64.init)), \#(at))
+            """#, logger: logger
+        )
+    }
+
+    /// A phone's `play` or `new` moves the playback of the episodes it names (by media URL, or guid).
+    private func applyToPlayback(_ action: EpisodeAction, now: Date, _ connection: PostgresConnection) async throws {
+        guard action.action == .play || action.action == .new else { return }
+        var ids: [Int64] = []
+        let rows = try await connection.query(
+            #"""
+            SELECT e.id FROM episode e JOIN podcast p ON p.id = e."podcastId"
+            WHERE p."feedURL" = \#(action.podcast) AND (e.record->>'enclosureURL' = \#(action.episode) OR e.guid = \#(action.guid))
+            """#, logger: logger
+        )
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        let current = try await playbacks(.episode, ids: ids, connection, lock: true)
+        for id in ids {
+            guard let next = action.playback(after: current[id], now: now) else { continue }
+            try await write(.episode, id: id, next, connection)
+        }
+    }
+
+    /// Reports the daemon's own change to phones, one per episode.
+    func recordOwnAction(episode id: Int64, from previous: Playback?, to next: Playback, duration: Double?, _ connection: PostgresConnection) async throws {
+        let rows = try await connection.query(
+            #"""
+            SELECT p."feedURL", e.record->>'enclosureURL', e.record->>'guid', (e.record->>'duration')::double precision
+            FROM episode e JOIN podcast p ON p.id = e."podcastId" WHERE e.id = \#(id)
+            """#, logger: logger
+        )
+        var found: (feed: String, media: String?, guid: String?, duration: Double?)?
+        for try await row in rows.decode((String, String?, String?, Double?).self) { found = row }
+        // Rows are read to the end before the next statement on this connection.
+        if let (feed, media, guid, stored) = found, let media {
+            let total = (duration ?? stored).map { Int($0.rounded()) }
+            let action = EpisodeAction.own(feed: feed, media: media, guid: guid, total: total, from: previous, to: next)
+            try await connection.query(
+                #"DELETE FROM "syncEpisodeAction" WHERE device = \#(EpisodeAction.ownDevice) AND podcast = \#(feed) AND episode = \#(media)"#,
+                logger: logger
+            )
+            try await insert(action, at: action.timestamp ?? 0, connection)
+        }
+    }
+
+    /// Whether a statement returned no row (all read, so the connection is free for the next).
+    private func isEmpty(_ rows: PostgresRowSequence) async throws -> Bool {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count == 0
+    }
+
+    private func strings(_ query: PostgresQuery) async throws -> [String] {
+        try await journal.read { connection in
+            var values: [String] = []
+            for try await value in try await connection.query(query, logger: self.logger).decode(String.self) { values.append(value) }
+            return values
+        }
+    }
+}

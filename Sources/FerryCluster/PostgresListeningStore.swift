@@ -1,0 +1,280 @@
+import FerryCore
+import FerryFeeds
+import FerryKit
+import FerryListening
+import Foundation
+import Logging
+import PostgresNIO
+
+/// ``ListeningStore`` in a cluster's PostgreSQL database, beside the queue: every member shows
+/// and changes one library. Podcasts, episodes and catalog songs are kept as their records' JSON
+/// with generated key columns (``PostgresSchema``, migration 3); playback, Up Next and sync
+/// have columns, as in SQLite. Calls wait out a lost server as the journal's do.
+public final class PostgresListeningStore: ListeningStore {
+    let journal: PostgresJournal
+    var logger: Logger { journal.logger }
+
+    /// Shares `journal`'s connections (and its schema, which includes this store's tables).
+    public init(journal: PostgresJournal) {
+        self.journal = journal
+    }
+
+    // MARK: Podcasts
+
+    public func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool) {
+        let json = try Self.json(new)
+        return try await journal.write { connection in
+            let rows = try await connection.query(
+                #"INSERT INTO podcast (record) VALUES (\#(json)::jsonb) ON CONFLICT ("feedURL") DO NOTHING RETURNING id"#, logger: self.logger
+            )
+            for try await id in rows.decode(Int64.self) {
+                var record = new
+                record.id = id
+                return (record, true)
+            }
+            guard let existing = try await self.podcasts(#"SELECT id, record::text FROM podcast WHERE "feedURL" = \#(new.feedURL)"#, connection).first
+            else { throw FerryError(.internalError, "Podcast \(new.feedURL) was neither added nor found.") }
+            return (existing, false)
+        }
+    }
+
+    public func podcast(id: Int64) async throws -> PodcastRecord? {
+        try await journal.read { connection in try await self.podcasts("SELECT id, record::text FROM podcast WHERE id = \(id)", connection).first }
+    }
+
+    public func podcast(feedURL: String) async throws -> PodcastRecord? {
+        try await journal.read { connection in
+            try await self.podcasts(#"SELECT id, record::text FROM podcast WHERE "feedURL" = \#(feedURL)"#, connection).first
+        }
+    }
+
+    /// By title as the SQLite journal orders them (Foundation's case-insensitive comparison).
+    public func podcasts() async throws -> [PodcastRecord] {
+        try await journal.read { connection in
+            try await self.podcasts("SELECT id, record::text FROM podcast ORDER BY id", connection)
+        }.sorted { $0.title.localizedCaseInsensitiveCompare($1.title) == .orderedAscending }
+    }
+
+    @discardableResult
+    public func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord {
+        try await journal.write { connection in
+            guard var record = try await self.podcasts("SELECT id, record::text FROM podcast WHERE id = \(id) FOR UPDATE", connection).first else {
+                throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+            }
+            try body(&record)
+            record.updatedAt = Date()
+            try await connection.query("UPDATE podcast SET record = \(try Self.json(record))::jsonb WHERE id = \(id)", logger: self.logger)
+            return record
+        }
+    }
+
+    public func deletePodcast(id: Int64) async throws {
+        try await journal.write { connection in
+            let deleted = try await connection.query("DELETE FROM podcast WHERE id = \(id) RETURNING id", logger: self.logger).decode(Int64.self)
+            for try await _ in deleted { return }
+            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+        }
+    }
+
+    // MARK: Episodes
+
+    public func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
+        try await journal.write { connection in
+            let existing = try await self.episodes(#"SELECT id, record::text FROM episode WHERE "podcastId" = \#(podcastId)"#, connection)
+            let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: Date())
+            for record in changed {
+                try await connection.query("UPDATE episode SET record = \(try Self.json(record))::jsonb WHERE id = \(record.episodeId)", logger: self.logger)
+            }
+            // Many rows to a statement (a feed's first fetch adds every episode); ids by guid,
+            // which is unique within the podcast.
+            var ids: [String: Int64] = [:]
+            for start in stride(from: 0, to: added.count, by: 1_000) {
+                let batch = added[start..<min(start + 1_000, added.count)]
+                var binds = PostgresBindings(capacity: batch.count)
+                for record in batch { binds.append(try Self.json(record)) }
+                let values = (1...batch.count).map { "($\($0)::jsonb)" }.joined(separator: ", ")
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: "INSERT INTO episode (record) VALUES \(values) RETURNING id, guid", binds: binds), logger: self.logger
+                )
+                for try await (id, guid) in rows.decode((Int64, String).self) { ids[guid] = id }
+            }
+            return added.map { record in
+                var record = record
+                record.id = ids[record.guid]
+                return record
+            }
+        }
+    }
+
+    /// Newest first; episodes without a date last, as in SQLite.
+    public func episodes(podcastId: Int64) async throws -> [EpisodeRecord] {
+        try await journal.read { connection in
+            try await self.episodes(
+                #"""
+                SELECT id, record::text FROM episode WHERE "podcastId" = \#(podcastId)
+                ORDER BY (record->>'published')::double precision DESC NULLS LAST, id DESC
+                """#, connection
+            )
+        }
+    }
+
+    public func episode(id: Int64) async throws -> EpisodeRecord? {
+        try await journal.read { connection in try await self.episodes("SELECT id, record::text FROM episode WHERE id = \(id)", connection).first }
+    }
+
+    @discardableResult
+    public func updateEpisode(id: Int64, _ body: @escaping @Sendable (inout EpisodeRecord) throws -> Void) async throws -> EpisodeRecord {
+        try await journal.write { connection in
+            guard var record = try await self.episodes("SELECT id, record::text FROM episode WHERE id = \(id) FOR UPDATE", connection).first else {
+                throw FerryError(.notFound, "There is no episode \(id).")
+            }
+            try body(&record)
+            try await connection.query("UPDATE episode SET record = \(try Self.json(record))::jsonb WHERE id = \(id)", logger: self.logger)
+            return record
+        }
+    }
+
+    public func markEpisodesSeen(podcastId: Int64) async throws {
+        _ = try await journal.write { connection in
+            try await connection.query(
+                #"""
+                UPDATE episode SET record = jsonb_set(record, '{isNew}', 'false')
+                WHERE "podcastId" = \#(podcastId) AND (record->>'isNew')::boolean
+                """#, logger: self.logger
+            )
+        }
+    }
+
+    public func episodeCounts() async throws -> [Int64: (total: Int, new: Int, downloaded: Int)] {
+        try await journal.read { connection in
+            let rows = try await connection.query(
+                """
+                SELECT e."podcastId", COUNT(*),
+                       COUNT(*) FILTER (WHERE (e.record->>'isNew')::boolean AND t.state IS DISTINCT FROM 'completed' AND e.record->>'filePath' IS NULL),
+                       COUNT(*) FILTER (WHERE t.state = 'completed' OR e.record->>'filePath' IS NOT NULL)
+                FROM episode e LEFT JOIN transfer t ON t.id = e."transferId"
+                GROUP BY e."podcastId"
+                """, logger: self.logger
+            )
+            var counts: [Int64: (total: Int, new: Int, downloaded: Int)] = [:]
+            for try await (id, total, fresh, downloaded) in rows.decode((Int64, Int64, Int64, Int64).self) {
+                counts[id] = (Int(total), Int(fresh), Int(downloaded))
+            }
+            return counts
+        }
+    }
+
+    // MARK: Catalog songs
+
+    public func saveTrack(_ track: TrackRecord) async throws {
+        let json = try Self.json(track)
+        _ = try await journal.write { connection in
+            try await connection.query(
+                #"""
+                INSERT INTO track ("trackId", record) VALUES (\#(track.trackId), \#(json)::jsonb)
+                ON CONFLICT ("trackId") DO UPDATE SET record = excluded.record
+                """#, logger: self.logger
+            )
+        }
+    }
+
+    public func tracks(ids: [Int64]) async throws -> [Int64: TrackRecord] {
+        guard !ids.isEmpty else { return [:] }
+        return try await journal.read { connection in
+            let rows = try await connection.query(#"SELECT record::text FROM track WHERE "trackId" = ANY(\#(ids))"#, logger: self.logger)
+            var tracks: [Int64: TrackRecord] = [:]
+            for try await json in rows.decode(String.self) {
+                let track: TrackRecord = try Self.decoded(json)
+                tracks[track.trackId] = track
+            }
+            return tracks
+        }
+    }
+
+    // MARK: Refreshing, one member at a time
+
+    /// Holds the refresh turn's advisory lock for `body`; nil at once when another member holds it.
+    public func duringRefreshTurn<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result? {
+        let key = PostgresSchema.Lock.refreshTurn.rawValue
+        return try await holding(take: "SELECT pg_try_advisory_lock(\(key))", release: "SELECT pg_advisory_unlock(\(key))", body)
+    }
+
+    /// Waits for the podcast's advisory lock, and holds it for `body`.
+    public func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        // The two-key form: Ferry's class, then the podcast (ids beyond 2³¹ share keys, and so turns).
+        let (lock, object) = (PostgresSchema.Lock.podcastRefresh, Int32(truncatingIfNeeded: id))
+        let held = try await holding(
+            take: "SELECT TRUE FROM (SELECT pg_advisory_lock(\(lock), \(object))) AS taken",
+            release: "SELECT pg_advisory_unlock(\(lock), \(object))", body
+        )
+        guard let held else { throw FerryError(.internalError, "The refresh lock of podcast \(id) was not taken.") }
+        return held
+    }
+
+    /// `body` while one connection holds a session's advisory lock (`take` answers whether it
+    /// got it). A member that dies gives the lock up with its connection. While the server
+    /// cannot be reached, this waits and tries again, as every call does; a refresh cut off
+    /// that way runs again (a conditional GET, and merges by guid: no harm).
+    private func holding<Result: Sendable>(
+        function: String = #function, take: PostgresQuery, release: PostgresQuery, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result? {
+        try await journal.retrying(function, stuck: .seconds(86_400)) { connected in
+            try await self.journal.client.withConnection { connection in
+                connected()
+                guard try await self.journal.one(Bool.self, take, connection) else { return nil }
+                let result: Swift.Result<Result, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                do {
+                    _ = try await PostgresJournal.attempt(limit: .seconds(5), stuck: .seconds(5)) { given in
+                        given()
+                        return try await connection.query(release, logger: self.logger)
+                    }
+                } catch {
+                    // The session's end gives the lock back. A connection the server dropped
+                    // under the body was seen to leave this statement waiting for ever.
+                    self.logger.warning("could not give an advisory lock back; closing its connection", metadata: [
+                        "call": "\(function)", "error": "\(String(reflecting: error))",
+                    ])
+                    try? await connection.close()
+                }
+                return try result.get()
+            }
+        }
+    }
+
+    // MARK: Records as JSON
+
+    /// Dates as seconds since 1970, so the database can compare them (`published`).
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decoded<Value: Decodable>(_ json: String) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(Value.self, from: Data(json.utf8))
+    }
+
+    /// Rows of `id, record::text`, with the id in each record.
+    func podcasts(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [PodcastRecord] {
+        var records: [PodcastRecord] = []
+        for try await (id, json) in try await connection.query(query, logger: logger).decode((Int64, String).self) {
+            var record: PodcastRecord = try Self.decoded(json)
+            record.id = id
+            records.append(record)
+        }
+        return records
+    }
+
+    func episodes(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [EpisodeRecord] {
+        var records: [EpisodeRecord] = []
+        for try await (id, json) in try await connection.query(query, logger: logger).decode((Int64, String).self) {
+            var record: EpisodeRecord = try Self.decoded(json)
+            record.id = id
+            records.append(record)
+        }
+        return records
+    }
+}

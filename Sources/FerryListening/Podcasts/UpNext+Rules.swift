@@ -1,0 +1,20 @@
+import FerryKit
+
+/// What every ``ListeningStore`` checks before it replaces Up Next.
+extension UpNext {
+    /// The list without repeats (an item keeps its first place).
+    /// - Throws: `invalid_request` for more than ``limit`` items.
+    public static func validated(_ entries: [UpNextEntry]) throws(FerryError) -> [UpNextEntry] {
+        var seen = Set<UpNextEntry>()
+        let unique = entries.filter { seen.insert($0).inserted }
+        guard unique.count <= limit else {
+            throw FerryError.invalidRequest("Up Next holds at most \(limit) items; this list has \(unique.count).")
+        }
+        return unique
+    }
+
+    /// The error for an item that does not exist.
+    public static func missing(_ entry: UpNextEntry) -> FerryError {
+        FerryError(.notFound, entry.kind == .episode ? "There is no episode \(entry.id)." : "Song \(entry.id) is not in the library: download its preview first.")
+    }
+}

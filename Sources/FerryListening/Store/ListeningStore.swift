@@ -1,0 +1,144 @@
+import FerryCore
+import FerryFeeds
+import FerryKit
+import Foundation
+
+/// Where the listener's library lives: podcasts and their episodes, catalog songs, playback,
+/// Up Next and sync with phones. One machine keeps it in its SQLite journal (``FerryCore/Journal``,
+/// the `Journal+…` files here); a cluster keeps it in PostgreSQL with the queue
+/// (`PostgresListeningStore`, FerryCluster), so every member shows and changes one library.
+///
+/// Each method is one transaction. The rules that decide what a write does (episodes merged by
+/// guid, a phone's action applied to playback, the daemon's own actions reported to phones)
+/// are pure and shared (``EpisodeRecord/merge(_:into:podcastId:markNew:now:)``,
+/// ``Playback/after(_:now:)``, ``EpisodeAction/own(feed:media:guid:total:from:to:)``), so the
+/// two stores differ only in their SQL. `ListeningStoreContractTests` runs against both.
+public protocol ListeningStore: Sendable {
+    // MARK: Podcasts and episodes
+
+    /// Journals a new subscription; a feed URL already subscribed returns that subscription.
+    func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool)
+    func podcast(id: Int64) async throws -> PodcastRecord?
+    func podcast(feedURL: String) async throws -> PodcastRecord?
+    /// Every subscription, by title (case and accents ignored).
+    func podcasts() async throws -> [PodcastRecord]
+    /// Changes a subscription in one transaction. - Throws: `not_found`.
+    @discardableResult
+    func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord
+    /// Deletes a subscription and its episodes (their transfers and files stay). - Throws: `not_found`.
+    func deletePodcast(id: Int64) async throws
+    /// Merges a parsed feed's episodes into the podcast's, by guid, in one transaction.
+    /// - Parameter markNew: mark episodes not seen before as new (false on the first fetch).
+    /// - Returns: the episodes that were not there before.
+    func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord]
+    /// A podcast's episodes, newest first.
+    func episodes(podcastId: Int64) async throws -> [EpisodeRecord]
+    func episode(id: Int64) async throws -> EpisodeRecord?
+    /// Changes an episode in one transaction. - Throws: `not_found`.
+    @discardableResult
+    func updateEpisode(id: Int64, _ body: @escaping @Sendable (inout EpisodeRecord) throws -> Void) async throws -> EpisodeRecord
+    /// Clears the "new" mark of every episode of a podcast.
+    func markEpisodesSeen(podcastId: Int64) async throws
+    /// Episode counts per podcast: all, new and not downloaded, downloaded (its transfer
+    /// completed, or a file found on disk).
+    func episodeCounts() async throws -> [Int64: (total: Int, new: Int, downloaded: Int)]
+
+    // MARK: Catalog songs
+
+    /// Remembers a catalog track and the transfer that downloads its preview.
+    func saveTrack(_ track: TrackRecord) async throws
+    func tracks(ids: [Int64]) async throws -> [Int64: TrackRecord]
+
+    // MARK: Playback and Up Next
+
+    /// Applies `update` to the episode's or song's playback (none yet: from the start); an
+    /// episode's is reported to phones as the daemon's own action.
+    /// - Throws: `not_found` when there is no such episode or song; `invalid_request` for a bad update.
+    func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback
+    /// Every episode of the podcast played (their positions kept).
+    func markPlayed(podcastId: Int64, now: Date) async throws
+    /// The playbacks of a podcast's episodes, by episode id.
+    func playbacks(podcastId: Int64) async throws -> [Int64: Playback]
+    /// The playbacks of these songs or episodes, by id.
+    func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback]
+    /// The list in order; entries whose episode or song is gone are left out.
+    func upNextEntries() async throws -> [UpNextEntry]
+    /// Replaces the list; the same item twice keeps its first place.
+    /// - Throws: `not_found` naming the first missing item (nothing changed); `invalid_request`
+    ///   for more than ``UpNext/limit`` items.
+    func setUpNext(_ entries: [UpNextEntry]) async throws
+
+    // MARK: Sync with phones (times in whole seconds since 1970, as the gpodder.net API counts)
+
+    /// Adds the user, or sets its password. - Returns: true when the user is new.
+    func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool
+    /// Removes the user and its devices. - Returns: false when there was no such user.
+    func removeSyncUser(_ name: String) async throws -> Bool
+    func syncUsers() async throws -> [SyncUser]
+    func syncPasswordHash(_ name: String) async throws -> String?
+    func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)]
+    /// Creates the device, or changes what is given of its caption and type.
+    func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws
+    /// Every subscription's feed URL, and those a phone added that are not fetched yet.
+    func syncSubscriptions() async throws -> [String]
+    /// What changed at or after `since`: each URL's last change. Every subscription made or
+    /// ended anywhere (web app, CLI, OPML, a moved feed) is logged by the store itself.
+    func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String])
+    /// A phone's additions not subscribed yet become pending; its removals of pending ones are
+    /// dropped. The device is created if new.
+    /// - Returns: the removals that are real subscriptions, for the caller to unsubscribe.
+    func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64]
+    func syncPending() async throws -> [String]
+    /// A pending URL is subscribed now, or failed with `error`.
+    func resolvePending(_ url: String, error: String?) async throws
+    /// Stores a phone's actions in one transaction, each applied to playback (``Playback/after(_:now:)``).
+    func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws
+    /// Actions received at or after `since`, oldest first; `aggregated`: only each episode's last.
+    func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction]
+
+    // MARK: Refreshing, one member at a time
+
+    /// `body`, unless another daemon on this store is refreshing feeds: then nil at once (it
+    /// refreshes what is due). A cluster takes a PostgreSQL advisory lock, which a member that
+    /// dies gives up with its connection; one machine has only its own daemon.
+    func duringRefreshTurn<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result?
+    /// `body` once no other daemon on this store is refreshing this podcast (it waits).
+    func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result
+}
+
+/// What a playback belongs to.
+public enum PlaybackMedia: String, Sendable {
+    case episode, track
+
+    /// The table whose row it must name, and its key.
+    public var table: String { self == .episode ? "episode" : "track" }
+    public var key: String { self == .episode ? "id" : "trackId" }
+    public var noun: String { self == .episode ? "episode" : "song" }
+}
+
+extension ListeningStore {
+    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+        try await updatePlayback(media, id: id, update, now: Date())
+    }
+
+    public func markPlayed(podcastId: Int64) async throws { try await markPlayed(podcastId: podcastId, now: Date()) }
+
+    /// The playbacks of these songs, by track id.
+    public func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] { try await playbacks(.track, ids: trackIds) }
+
+    func setSyncUser(_ name: String, passwordHash: String) async throws -> Bool {
+        try await setSyncUser(name, passwordHash: passwordHash, now: Date())
+    }
+
+    func updateSyncDevice(user: String, id: String, caption: String?, type: String?) async throws {
+        try await updateSyncDevice(user: user, id: id, caption: caption, type: type, now: Date())
+    }
+
+    func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String]) async throws -> [Int64] {
+        try await applySyncSubscriptions(user: user, device: device, add: add, remove: remove, now: Date())
+    }
+
+    func storeEpisodeActions(_ actions: [EpisodeAction], user: String) async throws {
+        try await storeEpisodeActions(actions, user: user, now: Date())
+    }
+}

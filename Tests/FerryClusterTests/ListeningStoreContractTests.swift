@@ -1,0 +1,537 @@
+import FerryCluster
+import FerryCore
+import FerryFeeds
+import FerryKit
+import FerryListening
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// The listening store's contract, as ``ListeningStore`` documents it, run against both stores:
+/// the SQLite journal (a file) and PostgreSQL (a database of the test server's own), each test
+/// on a fresh one. Times are whole seconds, which both keep exactly.
+@Suite struct ListeningStoreContractTests {
+    typealias Kind = JournalContractTests.Kind
+
+    /// `body` with a fresh, empty store of `kind`, and the transfer journal in the same database.
+    static func withStore(_ kind: Kind, _ body: (any ListeningStore, any TransferJournal) async throws -> Void) async throws {
+        switch kind {
+        case .sqlite:
+            try await withTemporaryDirectory { folder in
+                let journal = try Journal.open(at: folder.appendingPathComponent("journal.sqlite"))
+                try await body(journal, journal)
+            }
+        case .postgres:
+            let journal = try await PostgresJournal.connect(to: try await PostgresServer.newDatabase())
+            defer { journal.close() }
+            try await body(PostgresListeningStore(journal: journal), journal)
+        }
+    }
+
+    private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+    private func draft(_ feed: String = "https://example.com/feed", title: String = "Show") -> PodcastRecord {
+        PodcastRecord(feedURL: feed, title: title, folder: "Podcasts/\(title)", now: t0)
+    }
+
+    /// A feed item whose enclosure is `https://example.com/<guid>.mp3`, ten minutes long.
+    private func item(_ guid: String, title: String? = nil, published: Date? = nil) -> FeedEpisode {
+        FeedEpisode(
+            guid: guid, title: title ?? "Episode \(guid)", published: published, duration: 600,
+            enclosures: [.init(url: "https://example.com/\(guid).mp3", length: 1000, type: "audio/mpeg")]
+        )
+    }
+
+    /// Subscribes to `feed` with `items` (not new) → the podcast's id and its episodes' ids, in feed order.
+    private func subscribe(
+        _ store: any ListeningStore, _ items: [FeedEpisode], feed: String = "https://example.com/feed", title: String = "Show"
+    ) async throws -> (podcast: Int64, episodes: [Int64]) {
+        let podcast = try await store.insertPodcast(draft(feed, title: title)).record.podcastId
+        let added = try await store.mergeEpisodes(podcastId: podcast, items, markNew: false)
+        return (podcast, added.map(\.episodeId))
+    }
+
+    /// Expects `body` to throw a ``FerryError`` with `code`.
+    private func expect(
+        _ code: FerryError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    ) async {
+        let error = await #expect(throws: FerryError.self, sourceLocation: sourceLocation) { try await body() }
+        #expect(error?.code == code, sourceLocation: sourceLocation)
+    }
+
+    /// An episode as stored, apart from when it was first seen (the store's clock, kept to the
+    /// millisecond or microsecond).
+    private func comparable(_ episode: EpisodeRecord?) -> EpisodeRecord? {
+        episode.map { episode in
+            var episode = episode
+            episode.firstSeenAt = .distantPast
+            return episode
+        }
+    }
+
+    // MARK: Podcasts
+
+    @Test(arguments: Kind.available) func insertPodcastReturnsTheExistingSubscriptionForAKnownFeed(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let first = try await store.insertPodcast(draft(title: "First"))
+            #expect(first.inserted)
+            #expect(first.record.id != nil)
+            #expect(try await store.podcast(id: first.record.podcastId) == first.record)
+            #expect(try await store.podcast(feedURL: "https://example.com/feed") == first.record)
+            #expect(try await store.podcast(feedURL: "https://example.com/other") == nil)
+            #expect(try await store.podcast(id: first.record.podcastId + 100) == nil)
+
+            let again = try await store.insertPodcast(draft(title: "Second"))
+            #expect(!again.inserted)
+            #expect(again.record == first.record)
+            #expect(try await store.podcasts().map(\.title) == ["First"])
+        }
+    }
+
+    @Test(arguments: Kind.available) func podcastsAreListedByTitleIgnoringCaseAndAccents(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            for title in ["beta", "Zulu", "Alpha", "delta"] {
+                _ = try await store.insertPodcast(draft("https://example.com/\(title)", title: title))
+            }
+            #expect(try await store.podcasts().map(\.title) == ["Alpha", "beta", "delta", "Zulu"])
+            _ = try await store.insertPodcast(draft("https://example.com/emile", title: "Émile"))
+            #expect(try await store.podcasts().map(\.title) == ["Alpha", "beta", "delta", "Émile", "Zulu"])
+        }
+    }
+
+    @Test(arguments: Kind.available) func updatePodcastChangesAndKeepsEveryField(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let id = try await store.insertPodcast(draft()).record.podcastId
+            let refreshed = Date(timeIntervalSince1970: 1_700_000_123)
+            let returned = try await store.updatePodcast(id: id) { podcast in
+                podcast.feedURL = "https://example.com/moved"
+                podcast.title = "Renamed"
+                podcast.author = "Ann"
+                podcast.etag = "\"v1\""
+                podcast.lastModified = "Tue, 14 Nov 2023 22:13:20 GMT"
+                podcast.refreshedAt = refreshed
+                podcast.errorCode = "http_status"
+                podcast.errorMessage = "404"
+                podcast.autoDownload = 3
+                podcast.keepLatest = 5
+                podcast.playbackSpeed = 1.5
+                podcast.oldestFirst = true
+                podcast.refreshMinutes = 90
+                podcast.username = "ann"
+                podcast.password = "secret"
+            }
+            #expect(returned.title == "Renamed")
+            let stored = try #require(try await store.podcast(id: id))
+            #expect(stored.feedURL == "https://example.com/moved")
+            #expect(stored.title == "Renamed")
+            #expect(stored.author == "Ann")
+            #expect(stored.etag == "\"v1\"")
+            #expect(stored.lastModified == "Tue, 14 Nov 2023 22:13:20 GMT")
+            #expect(stored.refreshedAt == refreshed)
+            #expect(stored.errorCode == "http_status" && stored.errorMessage == "404")
+            #expect(stored.autoDownload == 3 && stored.keepLatest == 5 && stored.refreshMinutes == 90)
+            #expect(stored.playbackSpeed == 1.5 && stored.oldestFirst)
+            #expect(stored.username == "ann" && stored.password == "secret")
+            #expect(stored.folder == "Podcasts/Show" && stored.createdAt == t0)
+            #expect(try await store.podcast(feedURL: "https://example.com/moved")?.id == id)
+            #expect(try await store.podcast(feedURL: "https://example.com/feed") == nil)
+
+            try await store.updatePodcast(id: id) { podcast in
+                podcast.author = nil
+                podcast.refreshedAt = nil
+                podcast.errorCode = nil
+                podcast.errorMessage = nil
+                podcast.keepLatest = nil
+                podcast.playbackSpeed = nil
+                podcast.username = nil
+                podcast.password = nil
+            }
+            let cleared = try #require(try await store.podcast(id: id))
+            #expect(cleared.author == nil && cleared.refreshedAt == nil && cleared.errorCode == nil && cleared.errorMessage == nil)
+            #expect(cleared.keepLatest == nil && cleared.playbackSpeed == nil)
+            #expect(cleared.username == nil && cleared.password == nil)
+            #expect(cleared.title == "Renamed" && cleared.refreshMinutes == 90)
+        }
+    }
+
+    @Test(arguments: Kind.available) func changingOrDeletingAMissingPodcastIsNotFound(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            await expect(.notFound) { try await store.updatePodcast(id: 42) { $0.title = "x" } }
+            await expect(.notFound) { try await store.deletePodcast(id: 42) }
+        }
+    }
+
+    @Test(arguments: Kind.available) func deletePodcastRemovesItsEpisodes(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let gone = try await subscribe(store, [item("a"), item("b")])
+            let kept = try await subscribe(store, [item("a")], feed: "https://example.com/kept", title: "Kept")
+            try await store.deletePodcast(id: gone.podcast)
+            #expect(try await store.podcast(id: gone.podcast) == nil)
+            #expect(try await store.podcast(feedURL: "https://example.com/feed") == nil)
+            #expect(try await store.episodes(podcastId: gone.podcast).isEmpty)
+            #expect(try await store.episode(id: gone.episodes[0]) == nil)
+            #expect(try await store.episodes(podcastId: kept.podcast).map(\.id) == kept.episodes)
+            await expect(.notFound) { try await store.deletePodcast(id: gone.podcast) }
+        }
+    }
+
+    // MARK: Episodes
+
+    @Test(arguments: Kind.available) func mergeEpisodesAddsUnknownGuidsAndUpdatesKnownOnes(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let podcast = try await store.insertPodcast(draft()).record.podcastId
+            let first = try await store.mergeEpisodes(podcastId: podcast, [item("a", published: t0), item("b")], markNew: false)
+            #expect(first.map(\.guid) == ["a", "b"])
+            #expect(first.allSatisfy { $0.id != nil && $0.podcastId == podcast && !$0.isNew })
+            #expect(comparable(try await store.episode(id: first[0].episodeId)) == comparable(first[0]))
+
+            let second = try await store.mergeEpisodes(
+                podcastId: podcast, [item("a", title: "Retitled", published: t0), item("b"), item("c")], markNew: true
+            )
+            #expect(second.map(\.guid) == ["c"])
+            #expect(second.first?.isNew == true)
+            let a = try #require(try await store.episode(id: first[0].episodeId))
+            #expect(a.title == "Retitled" && !a.isNew)
+            #expect(try await store.episodes(podcastId: podcast).count == 3)
+
+            // Nothing changed: nothing added.
+            #expect(try await store.mergeEpisodes(podcastId: podcast, [item("a", title: "Retitled", published: t0)], markNew: true).isEmpty)
+            // The same guid in another podcast is another episode.
+            let other = try await store.insertPodcast(draft("https://example.com/other", title: "Other")).record.podcastId
+            #expect(try await store.mergeEpisodes(podcastId: other, [item("a")], markNew: true).map(\.guid) == ["a"])
+        }
+    }
+
+    /// Newest first by publication date; the same date: the later added first; no date: last
+    /// (as SQLite sorts NULL in a descending order).
+    @Test(arguments: Kind.available) func episodesAreListedNewestFirstUndatedLast(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let day: TimeInterval = 86_400
+            let (podcast, _) = try await subscribe(store, [
+                item("a", published: t0), item("b", published: t0 + day), item("undated"), item("d", published: t0 + day),
+            ])
+            #expect(try await store.episodes(podcastId: podcast).map(\.guid) == ["d", "b", "a", "undated"])
+        }
+    }
+
+    @Test(arguments: Kind.available) func updateEpisodeAndMarkEpisodesSeen(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, [item("a")])
+            _ = try await store.mergeEpisodes(podcastId: podcast, [item("b"), item("c")], markNew: true)
+            let returned = try await store.updateEpisode(id: ids[0]) { episode in
+                episode.transferId = 7
+                episode.filePath = "Podcasts/Show/a.mp3"
+                episode.isNew = true
+            }
+            #expect(returned.transferId == 7)
+            #expect(comparable(try await store.episode(id: ids[0])) == comparable(returned))
+            try await store.updateEpisode(id: ids[0]) { episode in
+                episode.transferId = nil
+                episode.filePath = nil
+            }
+            let cleared = try #require(try await store.episode(id: ids[0]))
+            #expect(cleared.transferId == nil && cleared.filePath == nil && cleared.isNew)
+            await expect(.notFound) { try await store.updateEpisode(id: 999) { $0.isNew = false } }
+
+            #expect(try await store.episodes(podcastId: podcast).filter(\.isNew).count == 3)
+            try await store.markEpisodesSeen(podcastId: podcast)
+            #expect(try await store.episodes(podcastId: podcast).filter(\.isNew).isEmpty)
+        }
+    }
+
+    /// Downloaded: a completed transfer or a file found on disk; new: marked new and not downloaded.
+    @Test(arguments: Kind.available) func episodeCountsPerPodcast(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, transfers in
+            let (podcast, _) = try await subscribe(store, [item("old")])
+            let added = try await store.mergeEpisodes(podcastId: podcast, [item("queued"), item("file"), item("done"), item("fresh")], markNew: true)
+            let ids = Dictionary(uniqueKeysWithValues: added.map { ($0.guid, $0.episodeId) })
+            func transfer(_ url: String) async throws -> Int64 {
+                try await transfers.createTransfer(TransferRecord(session: "s", url: url, folder: "Podcasts/Show"), reuseExisting: false).record.transferId
+            }
+            let queued = try await transfer("https://example.com/queued.mp3")
+            let done = try await transfer("https://example.com/done.mp3")
+            try await transfers.update(id: done) { record in
+                record.state = .completed
+                return nil
+            }
+            try await store.updateEpisode(id: ids["queued"]!) { $0.transferId = queued }
+            try await store.updateEpisode(id: ids["done"]!) { $0.transferId = done }
+            try await store.updateEpisode(id: ids["file"]!) { $0.filePath = "Podcasts/Show/file.mp3" }
+            let (other, _) = try await subscribe(store, [item("x"), item("y")], feed: "https://example.com/other", title: "Other")
+
+            // [total, new, downloaded]
+            let counts = try await store.episodeCounts().mapValues { [$0.total, $0.new, $0.downloaded] }
+            #expect(counts[podcast] == [5, 2, 2])
+            #expect(counts[other] == [2, 0, 0])
+        }
+    }
+
+    // MARK: Catalog songs
+
+    @Test(arguments: Kind.available) func saveTrackReplacesAndTracksFindsByIds(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let one = TrackRecord(
+                trackId: 1, transferId: 10, title: "One", artist: "Band", collection: "Album", artworkURL: "https://example.com/1.jpg",
+                previewURL: "https://example.com/1.m4a", durationSeconds: 30, createdAt: t0
+            )
+            let two = TrackRecord(
+                trackId: 2, transferId: nil, title: "Two", artist: nil, collection: nil, artworkURL: nil, previewURL: nil, durationSeconds: nil, createdAt: t0
+            )
+            try await store.saveTrack(one)
+            try await store.saveTrack(two)
+            var renamed = one
+            renamed.title = "One (Remastered)"
+            renamed.transferId = 11
+            try await store.saveTrack(renamed)
+            #expect(try await store.tracks(ids: [1, 2, 3]) == [1: renamed, 2: two])
+            #expect(try await store.tracks(ids: []).isEmpty)
+        }
+    }
+
+    // MARK: Playback
+
+    @Test(arguments: Kind.available) func playbackOfEpisodesAndSongsPersists(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, [item("a"), item("b")])
+            try await store.saveTrack(TrackRecord(
+                trackId: 5, transferId: nil, title: "Song", artist: nil, collection: nil, artworkURL: nil, previewURL: nil, durationSeconds: 30, createdAt: t0
+            ))
+            await expect(.notFound) { _ = try await store.updatePlayback(.episode, id: 999, PlaybackUpdate(positionSeconds: 1), now: t0) }
+            await expect(.notFound) { _ = try await store.updatePlayback(.track, id: ids[0], PlaybackUpdate(positionSeconds: 1), now: t0) }
+            await expect(.invalidRequest) { _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: -1), now: t0) }
+
+            let a = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 30), now: t0)
+            #expect(a == Playback(positionSeconds: 30, played: false, updatedAt: t0))
+            let song = try await store.updatePlayback(.track, id: 5, PlaybackUpdate(positionSeconds: 12.5), now: t0)
+            #expect(try await store.playbacks(podcastId: podcast) == [ids[0]: a])
+            #expect(try await store.playbacks(.episode, ids: [ids[0], ids[1], 5]) == [ids[0]: a])
+            #expect(try await store.playbacks(trackIds: [5, ids[0]]) == [5: song])
+            #expect(try await store.playbacks(.track, ids: []).isEmpty)
+
+            // Near the end counts as played.
+            let ended = try await store.updatePlayback(.episode, id: ids[1], PlaybackUpdate(positionSeconds: 590, durationSeconds: 600), now: t0 + 10)
+            #expect(ended.played)
+
+            let later = t0 + 60
+            try await store.markPlayed(podcastId: podcast, now: later)
+            let played = try await store.playbacks(podcastId: podcast)
+            #expect(played[ids[0]] == Playback(positionSeconds: 30, played: true, updatedAt: later))
+            #expect(played[ids[1]] == ended)
+        }
+    }
+
+    @Test(arguments: Kind.available) func anEpisodesPlaybackIsReportedToPhonesAsOneOwnAction(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, [item("a")])
+            try await store.saveTrack(TrackRecord(
+                trackId: 5, transferId: nil, title: "Song", artist: nil, collection: nil, artworkURL: nil, previewURL: nil, durationSeconds: 30, createdAt: t0
+            ))
+            _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 10), now: t0)
+            _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 40), now: t0 + 30)
+            _ = try await store.updatePlayback(.track, id: 5, PlaybackUpdate(positionSeconds: 3), now: t0 + 30)
+            let own = { try await store.episodeActions(since: 0, podcast: nil, device: EpisodeAction.ownDevice, aggregated: false) }
+            #expect(try await own() == [EpisodeAction(
+                podcast: "https://example.com/feed", episode: "https://example.com/a.mp3", guid: "a", action: .play,
+                device: "ferry", timestamp: 1_700_000_030, started: 10, position: 40, total: 600
+            )])
+
+            try await store.markPlayed(podcastId: podcast, now: t0 + 60)
+            #expect(try await own() == [EpisodeAction(
+                podcast: "https://example.com/feed", episode: "https://example.com/a.mp3", guid: "a", action: .play,
+                device: "ferry", timestamp: 1_700_000_060, started: 0, position: 600, total: 600
+            )])
+        }
+    }
+
+    // MARK: Up Next
+
+    @Test(arguments: Kind.available) func upNextKeepsOrderAndFirstPlaces(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, [item("a"), item("b"), item("c")])
+            try await store.saveTrack(TrackRecord(
+                trackId: 5, transferId: nil, title: "Song", artist: nil, collection: nil, artworkURL: nil, previewURL: nil, durationSeconds: 30, createdAt: t0
+            ))
+            let a = UpNextEntry(kind: .episode, id: ids[0]), b = UpNextEntry(kind: .episode, id: ids[1])
+            let c = UpNextEntry(kind: .episode, id: ids[2]), song = UpNextEntry(kind: .track, id: 5)
+            #expect(try await store.upNextEntries().isEmpty)
+            try await store.setUpNext([b, song, a, b])
+            #expect(try await store.upNextEntries() == [b, song, a])
+
+            // A missing item changes nothing.
+            await expect(.notFound) { try await store.setUpNext([c, UpNextEntry(kind: .episode, id: 999)]) }
+            await expect(.notFound) { try await store.setUpNext([c, UpNextEntry(kind: .track, id: ids[0] + 1000)]) }
+            #expect(try await store.upNextEntries() == [b, song, a])
+
+            // An unsubscribed podcast's episodes leave the list.
+            try await store.deletePodcast(id: podcast)
+            #expect(try await store.upNextEntries() == [song])
+            try await store.setUpNext([])
+            #expect(try await store.upNextEntries().isEmpty)
+        }
+    }
+
+    @Test(arguments: Kind.available) func upNextHoldsAtMostItsLimit(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (_, ids) = try await subscribe(store, (0...UpNext.limit).map { item("e\($0)") })
+            let entries = ids.map { UpNextEntry(kind: .episode, id: $0) }
+            #expect(entries.count == UpNext.limit + 1)
+            try await store.setUpNext(Array(entries.prefix(UpNext.limit)))
+            #expect(try await store.upNextEntries().count == UpNext.limit)
+            await expect(.invalidRequest) { try await store.setUpNext(entries) }
+            #expect(try await store.upNextEntries() == Array(entries.prefix(UpNext.limit)))
+        }
+    }
+
+    // MARK: Sync users and devices
+
+    @Test(arguments: Kind.available) func syncUsersAndTheirDevices(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            #expect(try await store.setSyncUser("ann", passwordHash: "h1", now: t0))
+            #expect(try await !store.setSyncUser("ann", passwordHash: "h2", now: t0 + 60))
+            #expect(try await store.setSyncUser("bob", passwordHash: "hb", now: t0))
+            #expect(try await store.syncPasswordHash("ann") == "h2")
+            #expect(try await store.syncPasswordHash("nobody") == nil)
+
+            try await store.updateSyncDevice(user: "ann", id: "phone", caption: "Ann's phone", type: "mobile", now: t0)
+            try await store.updateSyncDevice(user: "ann", id: "phone", caption: nil, type: "laptop", now: t0)
+            try await store.updateSyncDevice(user: "ann", id: "tablet", caption: nil, type: nil, now: t0)
+            let devices = try await store.syncDevices(user: "ann").sorted { $0.id < $1.id }
+            #expect(devices.map { [$0.id, $0.caption, $0.type] } == [["phone", "Ann's phone", "laptop"], ["tablet", "", "other"]])
+            #expect(try await store.syncDevices(user: "bob").isEmpty)
+
+            let users = try await store.syncUsers().sorted { $0.name < $1.name }
+            #expect(users == [SyncUser(name: "ann", createdAt: t0, devices: 2), SyncUser(name: "bob", createdAt: t0, devices: 0)])
+
+            #expect(try await store.removeSyncUser("ann"))
+            #expect(try await !store.removeSyncUser("ann"))
+            #expect(try await store.syncDevices(user: "ann").isEmpty)
+            #expect(try await store.syncPasswordHash("ann") == nil)
+            #expect(try await store.syncUsers().map(\.name) == ["bob"])
+        }
+    }
+
+    // MARK: Sync subscriptions
+
+    @Test(arguments: Kind.available) func subscriptionChangesAreLoggedByTheStore(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let a = try await store.insertPodcast(draft("https://example.com/a", title: "A")).record.podcastId
+            let b = try await store.insertPodcast(draft("https://example.com/b", title: "B")).record.podcastId
+            _ = try await store.insertPodcast(draft("https://example.com/c", title: "C"))
+            try await store.deletePodcast(id: b)
+            try await store.updatePodcast(id: a) { $0.feedURL = "https://example.com/a2" }
+            try await store.updatePodcast(id: a) { $0.title = "A, renamed" }
+
+            let changes = try await store.syncSubscriptionChanges(since: 0)
+            #expect(Set(changes.add) == ["https://example.com/a2", "https://example.com/c"])
+            #expect(Set(changes.remove) == ["https://example.com/a", "https://example.com/b"])
+            #expect(changes.add.count == 2 && changes.remove.count == 2)
+            let tomorrow = Int64(Date().timeIntervalSince1970) + 86_400
+            let none = try await store.syncSubscriptionChanges(since: tomorrow)
+            #expect(none.add.isEmpty && none.remove.isEmpty)
+        }
+    }
+
+    @Test(arguments: Kind.available) func aPhonesSubscriptionsBecomePendingOrUnsubscribe(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let known = try await store.insertPodcast(draft("https://example.com/known", title: "Known")).record.podcastId
+            _ = try await store.setSyncUser("ann", passwordHash: "h", now: t0)
+            let unsubscribe = try await store.applySyncSubscriptions(
+                user: "ann", device: "phone", add: ["https://example.com/new", "https://example.com/known", "https://example.com/dropped"],
+                remove: ["https://example.com/known"], now: t0
+            )
+            #expect(unsubscribe == [known])
+            #expect(try await store.syncDevices(user: "ann").map(\.id) == ["phone"])
+            #expect(Set(try await store.syncPending()) == ["https://example.com/new", "https://example.com/dropped"])
+            #expect(try await store.syncSubscriptions().sorted() == ["https://example.com/dropped", "https://example.com/known", "https://example.com/new"])
+
+            // Removing a pending one drops it, and phones hear of it.
+            #expect(try await store.applySyncSubscriptions(user: "ann", device: "phone", add: [], remove: ["https://example.com/dropped"], now: t0).isEmpty)
+            #expect(try await store.syncPending() == ["https://example.com/new"])
+            let changes = try await store.syncSubscriptionChanges(since: 0)
+            #expect(changes.add.contains("https://example.com/new") && changes.remove == ["https://example.com/dropped"])
+
+            try await store.resolvePending("https://example.com/new", error: "The feed answered 404.")
+            #expect(try await store.syncPending() == ["https://example.com/new"])
+            try await store.resolvePending("https://example.com/new", error: nil)
+            #expect(try await store.syncPending().isEmpty)
+            #expect(try await store.syncSubscriptions() == ["https://example.com/known"])
+        }
+    }
+
+    // MARK: Episode actions
+
+    @Test(arguments: Kind.available) func aPhonesActionsMovePlaybackUnlessOlder(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let feed = "https://example.com/feed"
+            let (_, ids) = try await subscribe(store, [item("a"), item("b")])
+            _ = try await store.setSyncUser("ann", passwordHash: "h", now: t0)
+            _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 10), now: t0)
+            func play(_ media: String, guid: String? = nil, at seconds: Int64, position: Int) -> EpisodeAction {
+                EpisodeAction(podcast: feed, episode: media, guid: guid, action: .play, device: "phone", timestamp: seconds, started: 0, position: position, total: 600)
+            }
+            func playback(_ id: Int64) async throws -> Playback? { try await store.playbacks(.episode, ids: [id])[id] }
+
+            // By enclosure URL, newer than the web app's.
+            try await store.storeEpisodeActions([play("https://example.com/a.mp3", at: 1_700_000_060, position: 100)], user: "ann", now: t0 + 100)
+            #expect(try await playback(ids[0]) == Playback(positionSeconds: 100, played: false, updatedAt: t0 + 60))
+            // Older than what the store knows: no change.
+            try await store.storeEpisodeActions([play("https://example.com/a.mp3", at: 1_699_999_940, position: 5)], user: "ann", now: t0 + 100)
+            #expect(try await playback(ids[0]) == Playback(positionSeconds: 100, played: false, updatedAt: t0 + 60))
+            // By guid, the media URL having moved; only in the action's podcast.
+            let (_, others) = try await subscribe(store, [item("b")], feed: "https://example.com/other", title: "Other")
+            try await store.storeEpisodeActions([play("https://cdn.example.com/b.mp3", guid: "b", at: 1_700_000_000, position: 50)], user: "ann", now: t0 + 100)
+            #expect(try await playback(ids[1]) == Playback(positionSeconds: 50, played: false, updatedAt: t0))
+            #expect(try await playback(others[0]) == nil)
+            #expect(try await store.syncDevices(user: "ann").map(\.id) == ["phone"])
+
+            // `new` marks it unplayed, its position kept.
+            _ = try await store.updatePlayback(.episode, id: ids[1], PlaybackUpdate(played: true), now: t0 + 10)
+            let new = EpisodeAction(podcast: feed, episode: "https://example.com/b.mp3", guid: "b", action: .new, device: "phone", timestamp: 1_700_000_020)
+            try await store.storeEpisodeActions([new], user: "ann", now: t0 + 100)
+            #expect(try await playback(ids[1]) == Playback(positionSeconds: 50, played: false, updatedAt: t0 + 20))
+        }
+    }
+
+    @Test(arguments: Kind.available) func episodeActionsFilterByTimePodcastAndDevice(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let f = "https://example.com/f", g = "https://example.com/g"
+            _ = try await store.setSyncUser("ann", passwordHash: "h", now: t0)
+            let first = EpisodeAction(podcast: f, episode: "\(f)/1.mp3", action: .play, device: "phone", timestamp: 1_700_000_000, started: 0, position: 10, total: 60)
+            var second = first
+            second.timestamp = 1_700_000_010
+            (second.started, second.position) = (10, 20)
+            let download = EpisodeAction(podcast: f, episode: "\(f)/2.mp3", action: .download, device: "phone", timestamp: 1_700_000_005)
+            let elsewhere = EpisodeAction(podcast: g, episode: "\(g)/1.mp3", action: .delete, device: "tablet", timestamp: 1_700_000_000)
+            try await store.storeEpisodeActions([first, second, download], user: "ann", now: t0 + 100)
+            try await store.storeEpisodeActions([elsewhere], user: "ann", now: t0 + 200)
+
+            func actions(since: Int64 = 0, podcast: String? = nil, device: String? = nil, aggregated: Bool = false) async throws -> [EpisodeAction] {
+                try await store.episodeActions(since: since, podcast: podcast, device: device, aggregated: aggregated)
+            }
+            #expect(try await actions() == [first, second, download, elsewhere])
+            #expect(try await actions(since: 1_700_000_200) == [elsewhere])
+            #expect(try await actions(since: 1_700_000_201).isEmpty)
+            #expect(try await actions(podcast: f) == [first, second, download])
+            #expect(try await actions(device: "tablet") == [elsewhere])
+            #expect(try await actions(podcast: g, device: "phone").isEmpty)
+            #expect(try await actions(aggregated: true) == [second, download, elsewhere])
+            #expect(try await actions(podcast: f, aggregated: true) == [second, download])
+            #expect(Set(try await store.syncDevices(user: "ann").map(\.id)) == ["phone", "tablet"])
+        }
+    }
+
+    // MARK: Refreshing
+
+    @Test(arguments: Kind.available) func refreshTurnsRunTheirBodies(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let podcast = try await store.insertPodcast(draft()).record.podcastId
+            let turn = try await store.duringRefreshTurn { "turn" }
+            #expect(turn == "turn")
+            let refreshed = try await store.refreshingPodcast(podcast) { podcast * 2 }
+            #expect(refreshed == podcast * 2)
+            // A body's error reaches the caller, and the next turn is free.
+            await #expect(throws: FerryError.self) { _ = try await store.duringRefreshTurn { () async throws -> Int in throw FerryError.invalidRequest("no") } }
+            #expect(try await store.duringRefreshTurn { 1 } == 1)
+        }
+    }
+}
