@@ -258,23 +258,29 @@ public final class PostgresListeningStore: ListeningStore {
     }
 
     /// Rows of `id, record::text`, with the id in each record.
-    func podcasts(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [PodcastRecord] {
-        var records: [PodcastRecord] = []
+    func records<Record: RecordWithID>(_: Record.Type, _ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [Record] {
+        var records: [Record] = []
         for try await (id, json) in try await connection.query(query, logger: logger).decode((Int64, String).self) {
-            var record: PodcastRecord = try Self.decoded(json)
+            var record: Record = try Self.decoded(json)
             record.id = id
             records.append(record)
         }
         return records
     }
 
+    func podcasts(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [PodcastRecord] {
+        try await records(PodcastRecord.self, query, connection)
+    }
+
     func episodes(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [EpisodeRecord] {
-        var records: [EpisodeRecord] = []
-        for try await (id, json) in try await connection.query(query, logger: logger).decode((Int64, String).self) {
-            var record: EpisodeRecord = try Self.decoded(json)
-            record.id = id
-            records.append(record)
-        }
-        return records
+        try await records(EpisodeRecord.self, query, connection)
     }
 }
+
+/// A record kept as JSON whose id is its row's.
+protocol RecordWithID: Codable {
+    var id: Int64? { get set }
+}
+
+extension PodcastRecord: RecordWithID {}
+extension EpisodeRecord: RecordWithID {}

@@ -47,8 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
             --database joins a cluster: daemons on several hosts given the same PostgreSQL \
             database work through one queue, each claiming what it has slots for; a member that \
             dies or is cut off loses its claims after --lease-seconds and the others take its \
-            transfers (from its bytes when the library is on storage they all mount). The \
-            password may come from the URL or PGPASSWORD. `ferry cluster status` lists the \
+            transfers (from its bytes when the library is on storage they all mount). Podcasts, \
+            songs, playback, Up Next and phone sync are the cluster's too, and feeds are refreshed \
+            by one member at a time. The password may come from the URL or PGPASSWORD. `ferry cluster status` lists the \
             members. See docs/CLUSTER.md.
               FERRY_DATABASE_URL=postgres://ferry@db.lan/ferry ferry serve --member host-a
             """
