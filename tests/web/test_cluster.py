@@ -1,6 +1,6 @@
 """Two daemons on one PostgreSQL queue (docs/CLUSTER.md): each one's web app shows the whole
-queue with the member that runs each transfer, and a command given on one stops the other's
-download. PostgreSQL is Debian's, started here on loopback in a folder of the test's own."""
+queue with the member that runs each transfer, a command given on one stops the other's
+download, and a podcast subscribed on one is on the other's. PostgreSQL is Debian's, started here on loopback in a folder of the test's own."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from daemon import free_port
-from helpers import create, download_row, transfer
+from helpers import create, download_row, episode, transfer
 
 BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"))
 
@@ -85,3 +85,21 @@ def test_every_member_shows_the_whole_queue_and_who_runs_each_transfer(database,
     held = transfer(a, queued["id"])["bytesReceived"]
     time.sleep(2)
     assert transfer(a, queued["id"])["bytesReceived"] == held, "the paused transfer still moves"
+
+
+def test_every_member_shows_one_library(database, start_daemon, files, pages):
+    """A podcast subscribed in one member's web app is on every member's, with its episodes."""
+    a = start_daemon(args=("--database", database, "--member", "web-a"))
+    b = start_daemon(args=("--database", database, "--member", "web-b"))
+    page = pages.new(a, path="#/podcasts")
+    page.locator("#podcast-input").fill(files.url("/feeds/radio.xml"))
+    expect(page.get_by_role("button", name="Subscribe")).to_be_visible()
+    page.locator("#podcast-input").press("Enter")
+    expect(page.locator("h1.podcast-title")).to_have_text("Ferry Test Radio")
+
+    other = pages.new(b, path="#/podcasts")
+    card = other.locator(".podcast-card", has_text="Ferry Test Radio")
+    expect(card).to_contain_text("4 episodes")
+    card.click()
+    expect(other.locator("h1.podcast-title")).to_have_text("Ferry Test Radio")
+    expect(episode(other, "Night Drive")).to_be_visible()
