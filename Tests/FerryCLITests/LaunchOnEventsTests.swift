@@ -35,7 +35,11 @@ import Testing
                 #expect(!FileManager.default.fileExists(atPath: report.path), "not launched while downloads run")
                 // The program has exited; the downloads finish without it.
                 gate.open()
-                try await eventually("the launched program's report", timeout: .seconds(30)) {
+                try await eventually(
+                    "the launched program's report; it has: \((try? String(contentsOf: report, encoding: .utf8)) ?? "nothing"); the daemon's log ends: "
+                        + String(((try? String(contentsOf: home.appendingPathComponent("state/daemon.log"), encoding: .utf8)) ?? "").suffix(1500)),
+                    timeout: .seconds(30)
+                ) {
                     let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
                     return text.components(separatedBy: "finished ").count - 1 == 2
                 }

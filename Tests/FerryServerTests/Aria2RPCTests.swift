@@ -114,7 +114,9 @@ import Testing
 
     @Test func pausedUnpausedAndRemoved() async throws {
         try await Self.withRPC { d, rpc, origin, base in
-            origin.serve("/slow.bin", Origin.File(data: Origin.bytes(4_000_000, seed: 4), bytesPerSecond: 400_000))
+            // Slow enough to be running still when paused, however loaded the machine (at 400 kB/s a
+            // full parallel run once saw it finishing by then).
+            origin.serve("/slow.bin", Origin.File(data: Origin.bytes(4_000_000, seed: 4), bytesPerSecond: 100_000))
             let url = base.appendingPathComponent("slow.bin").absoluteString
             let paused = try #require(try await rpc.call("aria2.addUri", [url], ["pause": "true"]) as? String)
             #expect(try await rpc.status(paused)["status"] as? String == "paused")

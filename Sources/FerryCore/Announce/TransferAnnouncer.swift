@@ -94,33 +94,102 @@ public struct TransferAnnouncer: Service {
     }
 
     /// Starts the session's program when nobody listens to the session and it has not been
-    /// started for this event already; one at a time per session.
+    /// started for this event already; one at a time per session. An event that finds a
+    /// listener, or the program running, is not lost: one call waits until neither is there (a
+    /// program that has just exited may still be listed as listening for a moment), then starts
+    /// the program for the newest such event, unless the session has acknowledged it by then.
     func launch(_ program: [String], session: String, seq: Int64, logger: Logger) async {
-        guard !hub.hasListener(session: session), launches.claim(session, through: seq) else { return }
-        logger.info("launching the session's program", metadata: ["session": "\(session)", "program": "\(program[0])"])
-        let run = HookCommand(arguments: program, environment: ["FERRY_SESSION": session], timeout: nil)
-        let status = await run.run(logger: logger)
-        launches.ended(session)
-        logger.info("the session's program ended", metadata: ["session": "\(session)", "status": "\(status.map(String.init) ?? "not run")"])
+        var seq = seq
+        while true {
+            switch launches.claim(session, through: seq, listened: hub.hasListener(session: session)) {
+            case .covered, .missed(watching: false):
+                return
+            case .start:
+                logger.info("launching the session's program", metadata: ["session": "\(session)", "program": "\(program[0])"])
+                let run = HookCommand(arguments: program, environment: ["FERRY_SESSION": session], timeout: nil)
+                let status = await run.run(logger: logger)
+                launches.ended(session)
+                logger.info("the session's program ended", metadata: ["session": "\(session)", "status": "\(status.map(String.init) ?? "not run")"])
+                return
+            case .missed(watching: true):
+                while hub.hasListener(session: session) || launches.isRunning(session) {
+                    // A listener that acknowledges what was missed has had it.
+                    let acknowledged = (try? await journal.acknowledgedSeq(session: session)) ?? 0
+                    if launches.dropMissed(session, upTo: acknowledged) { return }
+                    do {
+                        try await Task.sleep(for: .milliseconds(500))
+                    } catch {
+                        launches.dropMissed(session)  // shutting down
+                        return
+                    }
+                }
+                guard let missed = launches.takeMissed(session) else { return }
+                if let acknowledged = try? await journal.acknowledgedSeq(session: session), acknowledged >= missed { return }
+                seq = missed
+            }
+        }
     }
 
-    /// Which sessions' programs run, and the newest event each was started for.
+    /// Which sessions' programs run, the newest event each was started for, and the newest
+    /// each missed (a listener there, or the program running) with whether a call waits on it.
     final class Launches: Sendable {
-        private let state = Mutex<(running: Set<String>, through: [String: Int64])>(([], [:]))
+        enum Claim: Equatable {
+            /// Start it (it is now counted as running).
+            case start
+            /// Started for this event or a later one already.
+            case covered
+            /// Not now; `watching`: this call is the one to wait and start it later.
+            case missed(watching: Bool)
+        }
 
-        /// True when `session`'s program may start for event `seq` (and it is now counted as
-        /// running): none runs, and none was started for this event or a later one.
-        func claim(_ session: String, through seq: Int64) -> Bool {
+        private struct State {
+            var running: Set<String> = []
+            var through: [String: Int64] = [:]
+            var missed: [String: Int64] = [:]
+            var watching: Set<String> = []
+        }
+
+        private let state = Mutex(State())
+
+        func claim(_ session: String, through seq: Int64, listened: Bool) -> Claim {
             state.withLock { state in
-                guard !state.running.contains(session), seq > state.through[session, default: 0] else { return false }
+                guard seq > state.through[session, default: 0] else { return .covered }
+                guard !listened, !state.running.contains(session) else {
+                    state.missed[session] = max(state.missed[session] ?? 0, seq)
+                    return .missed(watching: state.watching.insert(session).inserted)
+                }
                 state.running.insert(session)
                 state.through[session] = seq
-                return true
+                return .start
             }
         }
 
         func ended(_ session: String) {
             _ = state.withLock { $0.running.remove(session) }
+        }
+
+        func isRunning(_ session: String) -> Bool {
+            state.withLock { $0.running.contains(session) }
+        }
+
+        /// The newest missed event, handed to the waiting call (which waits no more).
+        func takeMissed(_ session: String) -> Int64? {
+            state.withLock { state in
+                state.watching.remove(session)
+                return state.missed.removeValue(forKey: session)
+            }
+        }
+
+        /// Forgets what was missed, if it is no newer than `seq` (all of it without one).
+        /// - Returns: whether it is forgotten (and nobody waits on it).
+        @discardableResult
+        func dropMissed(_ session: String, upTo seq: Int64 = .max) -> Bool {
+            state.withLock { state in
+                guard state.missed[session, default: 0] <= seq else { return false }
+                state.missed.removeValue(forKey: session)
+                state.watching.remove(session)
+                return true
+            }
         }
     }
 
