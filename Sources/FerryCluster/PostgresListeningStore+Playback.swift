@@ -9,7 +9,7 @@ import PostgresNIO
 extension PostgresListeningStore {
     public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
         try await journal.write { connection in
-            guard try await Self.exists(media, id: id, connection, self.journal) else {
+            guard try await self.exists(media, id: id, connection) else {
                 throw FerryError(.notFound, "There is no \(media.noun) \(id).")
             }
             let previous = try await self.playbacks(media, ids: [id], connection, lock: true)[id]
@@ -80,7 +80,7 @@ extension PostgresListeningStore {
         try await journal.write { connection in
             for entry in unique {
                 let media = PlaybackMedia(rawValue: entry.kind.rawValue) ?? .episode
-                guard try await Self.exists(media, id: entry.id, connection, self.journal) else { throw UpNext.missing(entry) }
+                guard try await self.exists(media, id: entry.id, connection) else { throw UpNext.missing(entry) }
             }
             // Taken first: two lists saved at once are one after the other.
             try await connection.query(#"LOCK TABLE "upNext" IN EXCLUSIVE MODE"#, logger: self.logger)
@@ -100,7 +100,7 @@ extension PostgresListeningStore {
 
     // MARK: Rows
 
-    static func exists(_ media: PlaybackMedia, id: Int64, _ connection: PostgresConnection, _ journal: PostgresJournal) async throws -> Bool {
+    func exists(_ media: PlaybackMedia, id: Int64, _ connection: PostgresConnection) async throws -> Bool {
         let query: PostgresQuery = media == .episode
             ? "SELECT EXISTS (SELECT 1 FROM episode WHERE id = \(id))"
             : #"SELECT EXISTS (SELECT 1 FROM track WHERE "trackId" = \#(id))"#

@@ -26,10 +26,7 @@ extension PostgresListeningStore {
     public func removeSyncUser(_ name: String) async throws -> Bool {
         try await journal.write { connection in
             try await connection.query(#"DELETE FROM "syncDevice" WHERE "user" = \#(name)"#, logger: self.logger)
-            for try await _ in try await connection.query(#"DELETE FROM "syncUser" WHERE name = \#(name) RETURNING name"#, logger: self.logger) {
-                return true
-            }
-            return false
+            return try await !self.isEmpty(connection.query(#"DELETE FROM "syncUser" WHERE name = \#(name) RETURNING name"#, logger: self.logger))
         }
     }
 
@@ -250,13 +247,6 @@ extension PostgresListeningStore {
             )
             try await insert(action, at: action.timestamp ?? 0, connection)
         }
-    }
-
-    /// Whether a statement returned no row (all read, so the connection is free for the next).
-    private func isEmpty(_ rows: PostgresRowSequence) async throws -> Bool {
-        var count = 0
-        for try await _ in rows { count += 1 }
-        return count == 0
     }
 
     private func strings(_ query: PostgresQuery) async throws -> [String] {

@@ -57,22 +57,16 @@ public final class PostgresListeningStore: ListeningStore {
 
     @discardableResult
     public func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord {
-        try await journal.write { connection in
-            guard var record = try await self.podcasts("SELECT id, record::text FROM podcast WHERE id = \(id) FOR UPDATE", connection).first else {
-                throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
-            }
+        try await update(PodcastRecord.self, id: id, missing: "There is no podcast \(id). `ferry podcast ls` lists them.") { record in
             try body(&record)
             record.updatedAt = Date()
-            try await connection.query("UPDATE podcast SET record = \(try Self.json(record))::jsonb WHERE id = \(id)", logger: self.logger)
-            return record
         }
     }
 
     public func deletePodcast(id: Int64) async throws {
         try await journal.write { connection in
-            let deleted = try await connection.query("DELETE FROM podcast WHERE id = \(id) RETURNING id", logger: self.logger).decode(Int64.self)
-            for try await _ in deleted { return }
-            throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
+            let deleted = try await connection.query("DELETE FROM podcast WHERE id = \(id) RETURNING id", logger: self.logger)
+            guard try await !self.isEmpty(deleted) else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
         }
     }
 
@@ -124,14 +118,7 @@ public final class PostgresListeningStore: ListeningStore {
 
     @discardableResult
     public func updateEpisode(id: Int64, _ body: @escaping @Sendable (inout EpisodeRecord) throws -> Void) async throws -> EpisodeRecord {
-        try await journal.write { connection in
-            guard var record = try await self.episodes("SELECT id, record::text FROM episode WHERE id = \(id) FOR UPDATE", connection).first else {
-                throw FerryError(.notFound, "There is no episode \(id).")
-            }
-            try body(&record)
-            try await connection.query("UPDATE episode SET record = \(try Self.json(record))::jsonb WHERE id = \(id)", logger: self.logger)
-            return record
-        }
+        try await update(EpisodeRecord.self, id: id, missing: "There is no episode \(id).", body)
     }
 
     public func markEpisodesSeen(podcastId: Int64) async throws {
@@ -257,6 +244,35 @@ public final class PostgresListeningStore: ListeningStore {
         return try decoder.decode(Value.self, from: Data(json.utf8))
     }
 
+    /// Changes a record kept as JSON in one transaction, its row locked. - Throws: `not_found` with `missing`.
+    private func update<Record: RecordWithID>(
+        _: Record.Type, id: Int64, missing: String, _ body: @escaping @Sendable (inout Record) throws -> Void
+    ) async throws -> Record {
+        let table = Record.table
+        return try await journal.write { connection in
+            let query = PostgresQuery(unsafeSQL: "SELECT id, record::text FROM \(table) WHERE id = $1 FOR UPDATE", binds: Self.binds(id))
+            guard var record = try await self.records(Record.self, query, connection).first else { throw FerryError(.notFound, missing) }
+            try body(&record)
+            var binds = Self.binds(try Self.json(record))
+            binds.append(id)
+            try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(table) SET record = $1::jsonb WHERE id = $2", binds: binds), logger: self.logger)
+            return record
+        }
+    }
+
+    private static func binds(_ value: some PostgresDynamicTypeEncodable) -> PostgresBindings {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(value)
+        return binds
+    }
+
+    /// Whether a statement returned no row (all read, so the connection is free for the next).
+    func isEmpty(_ rows: PostgresRowSequence) async throws -> Bool {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count == 0
+    }
+
     /// Rows of `id, record::text`, with the id in each record.
     func records<Record: RecordWithID>(_: Record.Type, _ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [Record] {
         var records: [Record] = []
@@ -277,10 +293,16 @@ public final class PostgresListeningStore: ListeningStore {
     }
 }
 
-/// A record kept as JSON whose id is its row's.
-protocol RecordWithID: Codable {
+/// A record kept as JSON in `table`, whose id is its row's.
+protocol RecordWithID: Codable, Sendable {
+    static var table: String { get }
     var id: Int64? { get set }
 }
 
-extension PodcastRecord: RecordWithID {}
-extension EpisodeRecord: RecordWithID {}
+extension PodcastRecord: RecordWithID {
+    static var table: String { "podcast" }
+}
+
+extension EpisodeRecord: RecordWithID {
+    static var table: String { "episode" }
+}
