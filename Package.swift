@@ -11,7 +11,7 @@ import Glibc
 /// stays resident, and the runtime's start-up `dladdr` walks the symbols. Nothing looks symbols
 /// up in it, so it exports none; and where glibc can load packed relocations (DT_RELR, glibc
 /// 2.36) they are packed, which takes lld (shipped with Swift toolchains). Measured in
-/// docs/PERFORMANCE.md ("Start-up and resident size").
+/// bench/reports/2026-11-startup-and-resident-size.md ("No exported symbols, packed relocations").
 let ferryLinkerFlags: [String] = {
     #if canImport(Glibc)
     var flags = ["-Xlinker", "--no-export-dynamic"]

@@ -24,7 +24,8 @@ let feeds: Target.Dependency = .product(name: "FerryFeeds", package: ferry)
 
 /// FeedBench measures the parser as the daemon runs it, so it is linked as `ferry` is: a copy of
 /// `ferryLinkerFlags` in ../Package.swift (a manifest cannot import another), which says why.
-/// Linked otherwise, the process starts 5 MiB larger (docs/PERFORMANCE.md, scenario 7).
+/// Linked otherwise, the process starts 5 MiB larger
+/// (bench/reports/2026-11-feeds.md, "The parser against podcastparser").
 let ferryLinkerFlags: [String] = {
     #if canImport(Glibc)
     var flags = ["-Xlinker", "--no-export-dynamic"]

@@ -6,7 +6,8 @@ import NIOCore
 import Testing
 
 /// The daemon's HTTP client reads a connection in buffers of up to
-/// ``TransferEngine/connectionReadSize``, not NIO's 64 KiB (docs/PERFORMANCE.md, scenario 1).
+/// ``TransferEngine/connectionReadSize``, not NIO's 64 KiB
+/// (bench/reports/2026-11-large-download.md, "Reads of up to 256 KiB").
 @Suite struct HTTPClientReadTests {
     // Over plain HTTP: through TLS the body comes in parts larger than 64 KiB with or without
     // this (NIOSSL gathers what it decrypts), so a TLS case would pass either way.

@@ -1,4 +1,4 @@
-"""Turns bench/run's results into the Markdown tables of docs/PERFORMANCE.md."""
+"""Turns bench/run's results into its Markdown report (bench/results/<date>.md; see docs/PERFORMANCE.md)."""
 
 import platform
 import subprocess

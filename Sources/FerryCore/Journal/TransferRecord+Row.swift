@@ -4,8 +4,9 @@ import GRDB
 
 /// Reading a `transfer` row by position. Every request for records selects ``Columns`` in
 /// order (``databaseSelection``), so `init(row:)` reads each column at its index: decoding by
-/// name through Codable was a third of the time of listing 10,000 transfers (see
-/// docs/PERFORMANCE.md). Writing is by hand too (TransferRecord+Columns.swift).
+/// name through Codable was a third of the time of listing 10,000 transfers
+/// (bench/reports/2026-11-api.md, "Listing 10,000 transfers"). Writing is by hand too
+/// (TransferRecord+Columns.swift).
 extension TransferRecord {
     public enum Columns: String, CaseIterable, ColumnExpression {
         case id, session, url, state, folder, suggestedName, preferredName, taskDescription, nameHint, fileName

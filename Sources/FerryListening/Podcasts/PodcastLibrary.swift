@@ -72,7 +72,8 @@ public struct PodcastLibrary: Sendable {
 
     public func subscribe(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
         // In two steps so that the document and the parsed feed are freed before the detail is
-        // read: for a 20,000-episode feed they are 70 MiB (docs/PERFORMANCE.md, scenario 7).
+        // read: for a 20,000-episode feed they are 70 MiB (bench/reports/2026-11-feeds.md,
+        // "A long feed in the daemon").
         let id = try await fetchAndRecord(feedURL: feedURL, catalogId: catalogId, credentials: credentials)
         return try await detail(id)
     }

@@ -9,14 +9,14 @@ import Glibc
 /// listing it) left over 120 MiB resident in the allocator's arenas with 4 MiB of it in use: malloc
 /// keeps what it freed for later, and glibc raises its threshold for giving large blocks their
 /// own mapping each time one is freed, so the next ones land in the arenas and stay there.
-/// docs/PERFORMANCE.md ("A long feed in the daemon") has the measurements. `ferry serve` calls
-/// ``configureForDaemon()`` at start; ``HeapTrimmer`` calls ``trim()``.
+/// bench/reports/2026-11-feeds.md ("A long feed in the daemon") has the measurements.
+/// `ferry serve` calls ``configureForDaemon()`` at start; ``HeapTrimmer`` calls ``trim()``.
 public enum Heap {
     /// Blocks of 4 MiB and more (a feed document, a long list's JSON) get their own mapping,
     /// which goes back to the system when they are freed; setting it also stops glibc from
     /// raising it. Smaller blocks stay in the arenas, whose free space ``trim()`` gives back. The
     /// trim threshold stays glibc's (128 KiB): raised to 8 MiB, the daemon kept more memory
-    /// during a download (docs/PERFORMANCE.md).
+    /// during a download (bench/reports/2026-11-feeds.md, "A long feed in the daemon").
     public static func configureForDaemon() {
         #if canImport(Glibc)
         _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)

@@ -3,10 +3,10 @@ import Foundation
 import NIOCore
 
 /// `GET /v1/transfers` without JSONEncoder, whose generic machinery was half the time of listing
-/// 10,000 transfers (docs/PERFORMANCE.md). The output is byte for byte what
-/// `FerryJSON.encoder()` makes of the same ``TransferList`` (sorted keys, ISO 8601 dates,
-/// unescaped slashes): TransferListJSONTests compares the two. The rare nested values (upload
-/// response, options) still go through JSONEncoder.
+/// 10,000 transfers (bench/reports/2026-11-api.md, "Listing 10,000 transfers"). The output is
+/// byte for byte what `FerryJSON.encoder()` makes of the same ``TransferList`` (sorted keys,
+/// ISO 8601 dates, unescaped slashes): TransferListJSONTests compares the two. The rare nested
+/// values (upload response, options) still go through JSONEncoder.
 enum TransferListJSON {
     static func encode(_ list: TransferList) throws -> ByteBuffer {
         var out = JSONWriter()
