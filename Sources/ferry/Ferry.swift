@@ -38,6 +38,9 @@ struct Ferry: AsyncParsableCommand {
     /// Ferry's own errors become one line on stderr and exit status 1; argument errors keep
     /// ArgumentParser's usage messages.
     static func main() async {
+        // A reader that closes the pipe early is an EPIPE for ``Terminal/print(_:terminator:)``
+        // to end on quietly, not a signal that kills the command with status 141.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try await asyncParseAsRoot(nil)
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -296,7 +296,7 @@ struct PodcastCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "export", abstract: "Print every subscription as OPML.")
 
         func run() async throws {
-            FileHandle.standardOutput.write(Data(try await CLIConnection.connect().exportOPML().utf8))
+            Terminal.print(try await CLIConnection.connect().exportOPML(), terminator: "")
         }
     }
 }

@@ -5,16 +5,34 @@ import Foundation
 
 /// Writing to the terminal: stdout for results, stderr for errors and progress.
 enum Terminal {
+    /// A result line. A reader that went away (`ferry ls | head -1`) ends the command quietly
+    /// with status 0, as `ls | head` does.
     static func print(_ text: String, terminator: String = "\n") {
-        FileHandle.standardOutput.write(Data((text + terminator).utf8))
+        guard write(STDOUT_FILENO, text + terminator) else { exit(0) }
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data("ferry: \(text)\n".utf8))
+        _ = write(STDERR_FILENO, "ferry: \(text)\n")
     }
 
     static func progress(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        _ = write(STDERR_FILENO, text)
+    }
+
+    /// Writes all of `text`; false when the reader is gone (EPIPE: SIGPIPE is ignored, as
+    /// SwiftNIO ignores it, so a closed pipe is an error here rather than a signal) or the
+    /// descriptor fails. `FileHandle.write` traps on such an error instead.
+    private static func write(_ descriptor: Int32, _ text: String) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            bytes = bytes.dropFirst(written)
+        }
+        return true
     }
 
     /// True when stderr is a terminal (progress bars redraw in place).
