@@ -117,3 +117,36 @@ def test_uninstall_removes_what_install_put_there(prefix):
     for relative in INSTALLED:
         assert not (prefix / relative).exists(), relative
     assert keep.exists()
+
+
+def test_a_release_install_builds_in_a_folder_of_its_own(tmp_path):
+    """A release install links the Swift runtime in: built in `.build` beside `swift build -c
+    release`, each would undo the other. A `swift` that records what it is asked shows the
+    scratch folders a release install and a debug install use (no real build: seconds, not ten
+    minutes)."""
+    bin_path = tmp_path / "bin-path"
+    bin_path.mkdir()
+    shutil.copy("/bin/true", bin_path / "ferry")
+    tool = bin_path / "generate-manual-tool"
+    tool.write_text('#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --output-directory ] && echo .TH > "$2/ferry.1"; shift; done\n')
+    tool.chmod(0o755)
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    log = tmp_path / "swift.log"
+    (fake / "swift").write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\ncase " $* " in *" --show-bin-path "*) echo {bin_path} ;; esac\n'
+    )
+    (fake / "swift").chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
+    env.pop("FERRY_SCRATCH_PATH", None)
+    for flags, expected in ((["--debug"], ".build"), ([], ".build-install")):
+        log.write_text("")
+        result = subprocess.run([str(REPO / "scripts/install"), *flags, str(tmp_path / "prefix")], capture_output=True, text=True, env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        calls = log.read_text().splitlines()
+        builds = [call for call in calls if call.startswith("build ") and "--product ferry" in call]
+        assert builds, calls
+        for call in calls:
+            words = call.split()
+            assert words[words.index("--scratch-path") + 1] == expected, (flags, call)
+        assert ("--static-swift-stdlib" in builds[0]) == (not flags), builds[0]
