@@ -12,12 +12,13 @@ public final class PostgresServer: Sendable {
     public let port: Int
     public let folder: URL
 
-    /// Why there is none here (no binaries, no user to run them as), or nil.
-    public static var unavailableReason: String? {
+    /// Why there is none here (no binaries, no user to run them as), or nil. Found once: suites
+    /// ask it when they are planned and again when they run.
+    public static let unavailableReason: String? = {
         if binaries == nil { return "PostgreSQL is not installed (Debian's postgresql package: initdb and postgres)" }
-        if getuid() == 0, (try? run("/usr/bin/id", ["-u", "postgres"]).status) != 0 { return "running as root, and there is no postgres user to run PostgreSQL as" }
+        if getuid() == 0, getpwnam("postgres") == nil { return "running as root, and there is no postgres user to run PostgreSQL as" }
         return nil
-    }
+    }()
 
     public static var isAvailable: Bool { unavailableReason == nil }
 
