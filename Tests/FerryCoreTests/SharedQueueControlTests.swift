@@ -82,6 +82,20 @@ import Testing
         #expect(try control.handle(.workerEnded(1, worker: worker, .stopped), now: Self.now).isEmpty)
     }
 
+    @Test func aClaimedTransferWhoseMoveWasMadeCompletesAndNeverStarts() throws {
+        var control = Control(limits: .init(daemon: 2), shared: true)
+        var entry = Entry(state: .running, session: "s")
+        entry.finishing = true
+        let actions = try control.handle(.claimedMoved(5, entry, path: "/lib/r02.bin", sha256: "abc"), now: Self.now)
+        #expect(actions.contains(.journal(5, .completed(path: "/lib/r02.bin", sha256: "abc"))))
+        #expect(Self.starts(actions).isEmpty)
+        #expect(control.entry(5) == nil)
+        // Not running any more (its last member had it so): it runs again, never completes twice.
+        let queued = try control.handle(.claimedMoved(6, Entry(state: .queued, session: "s"), path: "/lib/x", sha256: "d"), now: Self.now)
+        #expect(!queued.contains { if case .journal(6, .completed) = $0 { true } else { false } })
+        #expect(Self.starts(queued) == [6])
+    }
+
     @Test func aLostClaimOnAWaitingTransferCancelsItsTimer() throws {
         var control = Control(limits: .init(daemon: 1), shared: true)
         var waiting = Entry(state: .waiting, session: "s")

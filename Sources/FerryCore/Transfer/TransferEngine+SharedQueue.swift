@@ -81,15 +81,30 @@ extension TransferEngine {
         }
         guard !claimed.isEmpty else { return }
         var taken: [(id: Int64, entry: TransferControl.Entry)] = []
-        for record in claimed { taken.append((record.transferId, .init(await takeOver(record, member: leases.member)))) }
+        var moved: [TransferControl.Input] = []
+        for found in claimed {
+            var record = await takeOver(found, member: leases.member)
+            // Its last member stopped between reserving the file's name and journaling the
+            // completion: the move is finished here, or the name forgotten (never a second copy).
+            if record.fileName != nil {
+                if case .recoveredMove(let id, let path, let sha256)? = await finishInterruptedMove(record) {
+                    moved.append(.claimedMoved(id, .init(record), path: path, sha256: sha256))
+                    continue
+                }
+                record.fileName = nil
+            }
+            taken.append((record.transferId, .init(record)))
+        }
         logger.debug("claimed", metadata: ["transfers": "\(claimed.map(\.transferId))"])
-        await input(.claimed(taken))
+        for input in moved { await self.input(input) }
+        if !taken.isEmpty { await input(.claimed(taken)) }
     }
 
     /// A transfer another member had bytes of: they count if its part file is here (the
     /// library on storage every member shares); otherwise it starts from zero, and says why.
     private func takeOver(_ record: TransferRecord, member: String) async -> TransferRecord {
-        guard record.kind == .download, record.durableBytes > 0 || record.segments != nil else { return record }
+        // One whose name is reserved is the interrupted move's to settle (its part file may be in place).
+        guard record.kind == .download, record.fileName == nil, record.durableBytes > 0 || record.segments != nil else { return record }
         var info = stat()
         let length = stat(library.partURL(for: record).path, &info) == 0 ? Int64(info.st_size) : 0
         // A segmented download's ranges lie anywhere in the file: only a missing file is doubted.
