@@ -110,6 +110,9 @@ public struct TransferControl: Sendable {
         /// In a cluster: transfers this member claimed from the shared queue. One its last
         /// member left running goes back into the queue; one waiting gets its timer.
         case claimed([(id: Int64, entry: Entry)])
+        /// In a cluster: a claimed transfer whose move into the library its last member had
+        /// made (recovery finished it, ``InterruptedMove``): it completes here and runs no more.
+        case claimedMoved(Int64, Entry, path: String?, sha256: String?)
         /// In a cluster: the claim on a transfer is lost (another member took it, or a command
         /// from another member changed it). Its worker or timer stops; nothing is journaled.
         case lost(Int64)
@@ -186,7 +189,7 @@ public struct TransferControl: Sendable {
     public var running: Int { entries.working.count }
 
     /// Transfers waiting in the queue for a slot.
-    public var queued: Int { queue.ids.count }
+    public var queued: Int { queue.count }
 
     /// This daemon may run the transfer: on a single machine any, in a cluster a claimed one.
     public func runsHere(_ id: Int64) -> Bool { leased?.contains(id) ?? true }
@@ -290,7 +293,7 @@ public struct TransferControl: Sendable {
             }
             // Ahead of (or behind) every other queued transfer: its priority raised (lowered) to
             // theirs where needed, its rank below (above) theirs.
-            let others = queue.ids.filter { $0 != id }
+            let others = queue.all.filter { $0 != id }
             let priorities = others.compactMap { entries[$0]?.priority }
             let ranks = others.map { entries[$0]?.rank ?? $0 }
             if let priority { entry.priority = priority }
@@ -321,7 +324,7 @@ public struct TransferControl: Sendable {
             before.timer = current.timer
             before.removed = current.removed
             before.finishing = current.finishing
-            queue.remove(id, session: current.session)
+            queue.remove(id, session: current.session, startAfter: current.startAfter)
             entries[id] = before
             if before.state == .queued { enqueue(id) }
             switch before.state {
@@ -386,6 +389,14 @@ public struct TransferControl: Sendable {
                 actions += takeBack(id, entry, now: now)
             }
             return actions + schedule(now: now)
+
+        case .claimedMoved(let id, let entry, let path, let sha256):
+            forget(id)
+            leased?.insert(id)
+            adopt(id, entry)
+            let actions = change(id, .complete, .completed(path: path, sha256: sha256))
+            settle(id)
+            return actions.isEmpty ? takeBack(id, entry, now: now) + schedule(now: now) : actions + schedule(now: now)
 
         case .lost(let id):
             guard let entry = entries[id] else {
@@ -455,7 +466,7 @@ public struct TransferControl: Sendable {
             actions.append(.deletePartFile(id))
         }
         entries[id] = entry
-        if wasQueued, entry.state != .queued { queue.remove(id, session: entry.session) }
+        if wasQueued, entry.state != .queued { queue.remove(id, session: entry.session, startAfter: entry.startAfter) }
         if !wasQueued, entry.state == .queued { enqueue(id) }
         settle(id)
         if transition.effects.contains(.schedule) { actions += schedule(now: now) }
@@ -491,9 +502,8 @@ public struct TransferControl: Sendable {
             case .stopped where !isShutDown:
                 // Not asked to stop: its start could not be journaled. Back into the queue, and
                 // not started again for a second, so that a failing journal is not a busy loop.
+                entries[id]?.startAfter = max(entry.startAfter ?? now, now.addingTimeInterval(1))
                 actions += change(id, .interrupt, .queued(.interrupted))
-                let notBefore = max(entries[id]?.startAfter ?? now, now.addingTimeInterval(1))
-                entries[id]?.startAfter = notBefore
             case .failed, .stopped:
                 break  // Cut by the shutdown: the next start puts it back into the queue.
             }
@@ -552,6 +562,7 @@ public struct TransferControl: Sendable {
     /// and each session's. Keeps one timer for the earliest scheduled start.
     private mutating func schedule(now: Date) -> [Action] {
         guard !isShutDown else { return [] }
+        enqueueDue(now: now)
         var actions: [Action] = []
         var running = 0
         var perSession: [String: Int] = [:]
@@ -566,20 +577,15 @@ public struct TransferControl: Sendable {
         }
         var unseen = queue.perSession.filter { mayStart($0.key) }
         var left = unseen.values.reduce(0, +)
-        var nextStart: Date?
         var started: [(id: Int64, session: String)] = []
         for id in queue.ids {
-            // Full: nothing more can start, and a worker's end schedules again (the timer for a
-            // scheduled start matters only with a free slot). A long queue is not walked.
+            // Full: nothing more can start, and a worker's end schedules again. A long queue is
+            // not walked.
             if running >= limits.daemon || left == 0 { break }
             guard let entry = entries[id], let waiting = unseen[entry.session] else { continue }
             unseen[entry.session] = waiting - 1
             left -= 1
             guard entry.worker == nil else { continue }
-            if let at = entry.startAfter, at > now {
-                nextStart = min(nextStart ?? at, at)
-                continue
-            }
             running += 1
             perSession[entry.session, default: 0] += 1
             started.append((id, entry.session))
@@ -596,6 +602,7 @@ public struct TransferControl: Sendable {
             actions.append(.startWorker(id, worker: token))
         }
         queue.remove(started: started)
+        let nextStart = queue.nextStart
         if nextStart != scheduleTimer {
             scheduleTimer = nextStart
             actions.append(.armScheduleTimer(nextStart))
@@ -617,24 +624,39 @@ public struct TransferControl: Sendable {
     /// `entry` at its new place in the queue, journaled (nothing when it did not move).
     private mutating func reordered(_ entry: Entry, _ id: Int64, now: Date) -> [Action] {
         guard entry.priority != entries[id]!.priority || entry.rank != entries[id]!.rank else { return [] }
-        queue.remove(id, session: entry.session)
+        queue.remove(id, session: entry.session, startAfter: entry.startAfter)
         entries[id] = entry
         if entry.state == .queued { enqueue(id) }
         return [.journal(id, .reordered(priority: entry.priority, rank: entry.rank))] + schedule(now: now)
     }
 
-    /// Inserts into the queue at its place.
+    /// Inserts into the queue at its place (one with a start time waits among those until due).
     private mutating func enqueue(_ id: Int64) {
-        guard let session = entries[id]?.session, runsHere(id) else { return }
+        guard let entry = entries[id], runsHere(id) else { return }
         let entries = entries  // Read while the queue changes.
         let key = Self.order(id, entries)
-        queue.insert(id, session: session) { Self.order($0, entries) < key }
+        queue.insert(id, session: entry.session, startAfter: entry.startAfter) { Self.order($0, entries) < key }
+    }
+
+    /// Those whose start time has come join the queue in order.
+    private mutating func enqueueDue(now: Date) {
+        let due = queue.takeDue(now: now).compactMap { id in entries[id].map { (id: id, session: $0.session) } }
+        guard !due.isEmpty else { return }
+        let known = entries
+        queue.insertReady(due) { Self.order($0, known) }
     }
 
     /// Where a transfer stands in the queue: by priority (higher first), rank, id.
-    private static func order(_ id: Int64, _ entries: Entries) -> (Int, Int64, Int64) {
+    struct Place: Comparable {
+        var priority: Int
+        var rank: Int64
+        var id: Int64
+        static func < (a: Place, b: Place) -> Bool { (-a.priority, a.rank, a.id) < (-b.priority, b.rank, b.id) }
+    }
+
+    private static func order(_ id: Int64, _ entries: Entries) -> Place {
         let entry = entries[id]
-        return (-(entry?.priority ?? 0), entry?.rank ?? id, id)
+        return Place(priority: entry?.priority ?? 0, rank: entry?.rank ?? id, id: id)
     }
 
     /// Finished transfers that nothing holds are forgotten (the journal has them).
@@ -645,7 +667,7 @@ public struct TransferControl: Sendable {
     }
 
     private mutating func forget(_ id: Int64) {
-        if let entry = entries[id] { queue.remove(id, session: entry.session) }
+        if let entry = entries[id] { queue.remove(id, session: entry.session, startAfter: entry.startAfter) }
         entries[id] = nil
     }
 }
