@@ -81,7 +81,7 @@ let package = Package(
             dependencies: ["FerryKit", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // What a listener uses, on top of the transfer engine: the catalog, podcasts, playback,
-        // Up Next and sync with phones (their tables live in the one journal).
+        // Up Next and sync with phones (their tables, which it registers, live in the daemon's journal).
         .target(
             name: "FerryListening",
             dependencies: [
@@ -118,6 +118,7 @@ let package = Package(
                 "FerryListening",
                 "FerryKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -179,6 +180,7 @@ let package = Package(
             name: "FerryServerTests",
             dependencies: [
                 "FerryServer", "FerryListening", "FerryTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

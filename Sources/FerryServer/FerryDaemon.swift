@@ -77,10 +77,10 @@ public func buildDaemon(
 ) throws -> FerryDaemon {
     let paths = configuration.paths
     let token = try DaemonToken.loadOrCreate(paths)
-    let journal = try Journal.open(at: paths.journal)
+    let journal = try SQLiteJournal.open(at: paths.journal, tables: [.listening, .aria2])
     let engine = TransferEngine(
         configuration: configuration.engine, journal: configuration.cluster?.journal ?? journal, local: journal,
-        leases: configuration.cluster?.leases, library: Library(root: paths.library),
+        leases: configuration.cluster?.leases, library: LibraryFolder(root: paths.library),
         clients: HTTPClients(direct: httpClient, configuration: configuration.httpClientConfiguration, environment: configuration.proxies),
         clock: clock, logger: logger
     )

@@ -79,7 +79,7 @@ import Testing
 
     /// The ranges as the journal has them (the daemon is dead: nothing writes it).
     static func journaledRanges(_ id: Int64, home: URL) async throws -> [(start: Int64, durable: Int64, end: Int64)] {
-        let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+        let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"))
         let text = try #require(try await journal.transfer(id: id)?.segments, "the ranges are journaled")
         return try #require(SegmentPlan.ranges(journalText: text))
     }

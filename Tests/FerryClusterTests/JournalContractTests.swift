@@ -23,7 +23,7 @@ import Testing
         switch kind {
         case .sqlite:
             try await withTemporaryDirectory { folder in
-                try await body(try Journal.open(at: folder.appendingPathComponent("journal.sqlite")))
+                try await body(try SQLiteJournal.open(at: folder.appendingPathComponent("journal.sqlite")))
             }
         case .postgres:
             let journal = try await PostgresJournal.connect(to: try await PostgresServer.newDatabase())

@@ -18,8 +18,8 @@ import Testing
         switch kind {
         case .sqlite:
             try await withTemporaryDirectory { folder in
-                let journal = try Journal.open(at: folder.appendingPathComponent("journal.sqlite"))
-                try await body(journal, journal)
+                let journal = try SQLiteJournal.open(at: folder.appendingPathComponent("journal.sqlite"), tables: [.listening])
+                try await body(SQLiteListeningStore(journal), journal)
             }
         case .postgres:
             let journal = try await PostgresJournal.connect(to: try await PostgresServer.newDatabase())

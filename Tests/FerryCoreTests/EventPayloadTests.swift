@@ -13,16 +13,16 @@ import Testing
         for (index, session) in Self.sessions.enumerated() {
             let date = Date(timeIntervalSince1970: 1_795_000_000.987 + Double(index) * 86_400.5)
             let event = TransferEvent(kind: kind, transferId: Int64(index * 1_000_003), session: session, date: date)
-            #expect(try Journal.payload(event) == String(decoding: try FerryJSON.encoder().encode(event), as: UTF8.self))
+            #expect(try SQLiteJournal.payload(event) == String(decoding: try FerryJSON.encoder().encode(event), as: UTF8.self))
         }
     }
 
     @Test func anEventWithMoreIsWhatJSONEncoderWrites() throws {
         let event = TransferEvent(kind: .progress, transferId: 1, session: "s", bytesReceived: 10, totalBytes: 20, ranges: [])
-        #expect(try Journal.payload(event) == String(decoding: try FerryJSON.encoder().encode(event), as: UTF8.self))
+        #expect(try SQLiteJournal.payload(event) == String(decoding: try FerryJSON.encoder().encode(event), as: UTF8.self))
     }
 
-    /// A new field of TransferEvent must be added to `Journal.payload(_:)`'s test of what it
+    /// A new field of TransferEvent must be added to `SQLiteJournal.payload(_:)`'s test of what it
     /// can write by hand: this count says so.
     @Test func theEventHasTheFieldsThePayloadKnows() {
         let event = TransferEvent(kind: .created, transferId: 1, session: "s")

@@ -303,7 +303,7 @@ import Testing
     }
 
     /// A name at the cap must still get distinct variants: cutting `name (2).mp3` back to the cap
-    /// gave `name.mp3` again, so Library.place could never find a free name.
+    /// gave `name.mp3` again, so LibraryFolder.place could never find a free name.
     @Test(arguments: [
         a196 + ".mp3",
         String(repeating: "a", count: 200),

@@ -16,7 +16,7 @@ import Testing
             let updated = "2026-11-20 10:00:00.000"
             do {
                 let queue = try DatabaseQueue(path: path.path)
-                try Journal.migrator.migrate(queue, upTo: "v4: the boot the daemon last ran in")
+                try SQLiteTables.migrator([.transfers]).migrate(queue, upTo: "v4: the boot the daemon last ran in")
                 try await queue.write { db in
                     for (id, state) in [(1, "retrying"), (2, "paused")] {
                         try db.execute(
@@ -35,7 +35,7 @@ import Testing
                 // in the old mode made that open fail with a disk I/O error once, under load.
                 try queue.close()
             }
-            let journal = try Journal.open(at: path)
+            let journal = try SQLiteJournal.open(at: path)
             let waiting = try #require(try await journal.transfer(id: 1))
             #expect(waiting.state == .waiting)
             #expect(waiting.waitingSince == waiting.updatedAt)

@@ -17,10 +17,10 @@ import Testing
         try await withTemporaryDirectory { folder in
             let url = folder.appendingPathComponent("state/journal.sqlite")
             do {
-                let journal = try Journal.open(at: url)
+                let journal = try SQLiteJournal.open(at: url)
                 _ = try await journal.createTransfer(draft(), reuseExisting: false)
             }
-            let reopened = try Journal.open(at: url)
+            let reopened = try SQLiteJournal.open(at: url)
             #expect(try await reopened.transfers().count == 1)
             #expect(try await reopened.counts() == [.queued: 1])
         }

@@ -59,7 +59,7 @@ import Testing
 
     @Test func thePausedSessionStopsAndWaits() throws {
         var control = TransferControl(limits: .init(daemon: 4))
-        for id in 1...3 as ClosedRange<Int64> { control.adopt(id, .init(state: .queued, session: id == 3 ? "b" : "a")) }
+        for id in 1...3 as ClosedRange<Int64> { control.load(id, .init(state: .queued, session: id == 3 ? "b" : "a")) }
         let started = try control.handle(.scheduleDue, now: Date())
         #expect(started.count == 3)
         let held = try control.handle(.limits(.init(daemon: 4, paused: ["a"])), now: Date())

@@ -163,7 +163,7 @@ import Testing
     }
 
     static func journaledRanges(home: URL, id: Int64) async throws -> [(start: Int64, durable: Int64, end: Int64)] {
-        let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+        let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"))
         let text = try #require(try await journal.transfer(id: id)?.segments)
         return try #require(SegmentPlan.ranges(journalText: text))
     }

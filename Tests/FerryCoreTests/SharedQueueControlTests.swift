@@ -23,7 +23,7 @@ import Testing
     @Test func onlyClaimedTransfersStart() throws {
         var control = Control(limits: .init(daemon: 4), shared: true)
         // A transfer adopted for a command (another member's, or nobody's) is not queued here.
-        control.adopt(1, Entry(state: .queued, session: "s"))
+        control.load(1, Entry(state: .queued, session: "s"))
         #expect(Self.starts(try control.handle(.scheduleDue, now: Self.now)).isEmpty)
         #expect(control.queued == 0)
         let actions = try control.handle(Self.claimed([(2, Entry(state: .queued, session: "s")), (3, Entry(state: .queued, session: "s"))]), now: Self.now)
@@ -34,7 +34,7 @@ import Testing
 
     @Test func onOneMachineEveryTransferRunsHere() throws {
         var control = Control(limits: .init(daemon: 4))
-        control.adopt(1, Entry(state: .queued, session: "s"))
+        control.load(1, Entry(state: .queued, session: "s"))
         #expect(control.leased == nil && control.runsHere(1))
         #expect(Self.starts(try control.handle(.scheduleDue, now: Self.now)) == [1])
     }
@@ -43,18 +43,16 @@ import Testing
         var control = Control(limits: .init(daemon: 4), shared: true)
         // Running on another member: pausing it from here journals the pause (the journal takes
         // the claim away) and stops no worker of ours.
-        control.adopt(7, Entry(state: .running, session: "s"))
+        control.load(7, Entry(state: .running, session: "s"))
         let actions = try control.handle(.pause(7), now: Self.now)
         #expect(actions.contains(.journal(7, .paused)))
         #expect(Self.starts(actions).isEmpty)
-        control.tidy(7)
         #expect(control.entry(7) == nil)
         // Resumed from here: queued in the journal for whoever claims it, not started here.
-        control.adopt(7, Entry(state: .paused, session: "s"))
+        control.load(7, Entry(state: .paused, session: "s"))
         let resumed = try control.handle(.resume(7), now: Self.now)
         #expect(resumed.contains(.journal(7, .queued(.resumed))))
         #expect(Self.starts(resumed).isEmpty)
-        control.tidy(7)
         #expect(control.entry(7) == nil && control.queued == 0)
     }
 
@@ -78,8 +76,8 @@ import Testing
         #expect(!actions.contains { if case .journal = $0 { true } else { false } })
         #expect(Self.starts(actions) == [2])
         #expect(control.entry(1) == nil && control.leased == [2])
-        // The worker's late report changes nothing.
-        #expect(try control.handle(.workerEnded(1, worker: worker, .stopped), now: Self.now).isEmpty)
+        // The worker's late report changes nothing but gives the claim up, now that it let go.
+        #expect(try control.handle(.workerEnded(1, worker: worker, .stopped), now: Self.now) == [.releaseLease(1)])
     }
 
     @Test func aClaimedTransferWhoseMoveWasMadeCompletesAndNeverStarts() throws {
@@ -101,7 +99,8 @@ import Testing
         var waiting = Entry(state: .waiting, session: "s")
         waiting.retryAt = Self.now.addingTimeInterval(30)
         _ = try control.handle(Self.claimed([(4, waiting)]), now: Self.now)
-        #expect(try control.handle(.lost(4), now: Self.now) == [.cancelRetryTimer(4)])
+        // No worker holds it: its claim is given up at once.
+        #expect(try control.handle(.lost(4), now: Self.now) == [.cancelRetryTimer(4), .releaseLease(4)])
         #expect(control.entry(4) == nil && control.leased == [])
     }
 
@@ -109,10 +108,9 @@ import Testing
         var control = Control(limits: .init(daemon: 1), shared: true)
         _ = try control.handle(Self.claimed([(1, Entry(state: .queued, session: "s"))]), now: Self.now)
         let worker = try #require(control.entry(1)?.worker)
-        _ = try control.handle(.workerEnded(1, worker: worker, .completed(path: "/lib/f", sha256: "abc")), now: Self.now)
-        #expect(control.entry(1) == nil)
-        // The engine gives the claim back; the control forgets it.
-        control.release(1)
-        #expect(control.leased == [])
+        let actions = try control.handle(.workerEnded(1, worker: worker, .completed(path: "/lib/f", sha256: "abc")), now: Self.now)
+        // Completed, then the claim given back, in that order.
+        #expect(actions == [.journal(1, .completed(path: "/lib/f", sha256: "abc")), .releaseLease(1)])
+        #expect(control.entry(1) == nil && control.leased == [])
     }
 }

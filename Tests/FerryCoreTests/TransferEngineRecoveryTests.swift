@@ -22,7 +22,7 @@ import Testing
                 }
                 gate.open()
                 // After shutdown: still "running" in the journal, and every journaled byte is on disk.
-                let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+                let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"))
                 let record = try #require(try await journal.transfer(id: id))
                 #expect(record.state == .running)
                 #expect(record.durableBytes == 300_000)
@@ -141,7 +141,7 @@ import Testing
     private static func crashedDownload(
         home: URL, url: URL, boot: String?, tail: Data, state: TransferState = .running
     ) async throws -> Int64 {
-        let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+        let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"))
         if let boot { try await journal.recordBoot(boot) }
         var draft = TransferRecord(session: "test", url: url.absoluteString, folder: "Downloads")
         draft.state = state
@@ -158,7 +158,7 @@ import Testing
     @Test func recoveryFinishesAMoveInterruptedBeforeTheJournalEntry() async throws {
         try await withTemporaryDirectory { home in
             let data = Origin.bytes(5000)
-            let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+            let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"))
             // Crash window: the name and hash are journaled, the part file linked into the
             // library, but it was never unlinked nor the transfer marked completed.
             var draft = TransferRecord(session: "test", url: "http://127.0.0.1:9/x.bin", folder: "Downloads")

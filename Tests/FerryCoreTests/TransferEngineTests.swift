@@ -224,7 +224,7 @@ import Testing
                     let a = try await h.get(base.appendingPathComponent("a"), connections: 1)
                     try await h.wait(a.id, bytes: 300_000)
                     let paused = try await h.engine.pause(a.id)
-                    #expect(!h.engine.isHeld(a.id))
+                    #expect(await !h.engine.isHeld(a.id))
                     let journaled = try await h.journal.transfer(id: a.id)!.durableBytes
                     let onDisk = try FileManager.default.attributesOfItem(atPath: h.library.partURL(for: a.id).path)[.size] as? Int64
                     #expect(paused.bytesReceived == journaled)
@@ -232,12 +232,12 @@ import Testing
                     #expect(paused.bytesReceived == 300_000)
                     gateA.open()
                     _ = try await h.engine.resume(a.id)
-                    #expect(h.engine.isHeld(a.id))  // Taken by the scheduler within the resume.
+                    #expect(await h.engine.isHeld(a.id))  // Taken by the scheduler within the resume.
 
                     let b = try await h.get(base.appendingPathComponent("b"), connections: 1)
                     try await h.wait(b.id, bytes: 300_000)
                     _ = try await h.engine.cancel(b.id)
-                    #expect(!h.engine.isHeld(b.id))
+                    #expect(await !h.engine.isHeld(b.id))
                     #expect(!h.partFileExists(b.id))
                     gateB.open()
                     #expect(try await h.wait(a.id, for: .completed).sha256 == fileA.sha256)
@@ -327,7 +327,7 @@ import Testing
                     try await clock.waitForSleepers()
                     try await Self.refusePauses(h)
                     await #expect(throws: (any Error).self) { try await h.engine.pause(t.id) }
-                    try #require(h.engine.isHeld(t.id), "its retry timer again")
+                    try #require(await h.engine.isHeld(t.id), "its retry timer again")
                     try await clock.waitForSleepers()
                     clock.advance(by: .seconds(120))
                     #expect(try await h.wait(t.id, for: .completed).sha256 == file.sha256)

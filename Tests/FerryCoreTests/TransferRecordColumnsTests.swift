@@ -74,7 +74,7 @@ import Testing
 
     @Test func theColumnsAreTheTables() async throws {
         try await withTemporaryDirectory { folder in
-            let journal = try Journal.open(at: folder.appendingPathComponent("journal.sqlite"))
+            let journal = try SQLiteJournal.open(at: folder.appendingPathComponent("journal.sqlite"))
             let columns = try await journal.writer.read { db in try db.columns(in: "transfer").map(\.name) }
             #expect(Set(columns) == Set(TransferRecord.columns + ["id"]))
             #expect(TransferRecord.columns.count == Set(TransferRecord.columns).count)
@@ -84,7 +84,7 @@ import Testing
 
     @Test(arguments: [true, false]) func aRecordReadsBackAsWritten(full: Bool) async throws {
         try await withTemporaryDirectory { folder in
-            let journal = try Journal.open(at: folder.appendingPathComponent("journal.sqlite"))
+            let journal = try SQLiteJournal.open(at: folder.appendingPathComponent("journal.sqlite"))
             let written = full ? Self.full() : TransferRecord(session: "s", url: "http://127.0.0.1/a", folder: "Downloads",
                                                               now: Date(timeIntervalSince1970: 1_795_000_000.5))
             let (id, read) = try await journal.writer.write { db in

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryKit
+import FerryListening
+import FerryServer
 import Foundation
 import Logging
 import NIOSSL
@@ -53,8 +55,8 @@ public func withTestHTTPClient<T>(
 public struct EngineHarness: Sendable {
     public let engine: TransferEngine
     public let home: URL
-    public var library: Library { engine.library }
-    public var journal: Journal { engine.local }
+    public var library: LibraryFolder { engine.library }
+    public var journal: SQLiteJournal { engine.local }
 
     public static func run<T: Sendable>(
         home: URL, configuration: TransferEngine.Configuration = .fast, clock: any Clock<Duration> = ContinuousClock(),
@@ -75,9 +77,10 @@ public struct EngineHarness: Sendable {
         home: URL, configuration: TransferEngine.Configuration, clock: any Clock<Duration>, client: HTTPClient,
         _ body: (EngineHarness) async throws -> T
     ) async throws -> T {
-        let journal = try Journal.open(at: home.appendingPathComponent("state/journal.sqlite"))
+        // The daemon's tables: listening libraries and the aria2 RPC run on harnessed engines too.
+        let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"), tables: [.listening, .aria2])
         let engine = TransferEngine(
-            configuration: configuration, journal: journal, library: Library(root: home.appendingPathComponent("library")),
+            configuration: configuration, journal: journal, library: LibraryFolder(root: home.appendingPathComponent("library")),
             httpClient: client, clock: clock, random: { 0.5 }, logger: testLogger("engine")
         )
         let group = ServiceGroup(services: [engine], logger: testLogger("services"))
@@ -124,7 +127,7 @@ public struct EngineHarness: Sendable {
 
     /// Waits until no worker or timer holds the transfer (after a pause: checkpointed, file closed).
     public func waitUntilReleased(_ id: Int64) async throws {
-        try await eventually("transfer \(id) to be released") { !engine.isHeld(id) }
+        try await eventually("transfer \(id) to be released") { await !engine.isHeld(id) }
     }
 
     /// Waits until at least `bytes` are received.

@@ -48,17 +48,21 @@ public final class NotifySocket: @unchecked Sendable {
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
 public func unusedLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+    // Below the kernel's ephemeral range (32768-60999): a port that bind(0) found free was handed
+    // to the next socket bound with port 0, or to an outgoing connection, before the server that
+    // asked for it bound it (PostgreSQL could not start under a full parallel run).
+    for _ in 0..<200 {
+        let port = Int.random(in: 20_000..<32_768)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+        if bound { return port }
     }
-    guard named else { throw TestFailure("no free port: \(String(cString: strerror(errno)))") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    throw TestFailure("no free port below 32768: \(String(cString: strerror(errno)))")
 }

@@ -91,7 +91,9 @@ public final class PostgresServer: Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) && FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("postgres").path) }
     }()
 
-    func bin(_ name: String) -> String {
+    func bin(_ name: String) -> String { Self.bin(name) }
+
+    static func bin(_ name: String) -> String {
         let folder = Self.binaries!
         let own = folder.appendingPathComponent(name).path
         return FileManager.default.isExecutableFile(atPath: own) ? own : "/usr/bin/\(name)"
@@ -103,33 +105,50 @@ public final class PostgresServer: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let asRoot = getuid() == 0
         if asRoot { _ = try Self.run("/bin/chown", ["postgres:postgres", folder.path]) }
-        port = try unusedLoopbackPort()
         let data = folder.appendingPathComponent("data").path
         func asServerUser(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
             asRoot ? try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments) : try Self.run(program, arguments)
         }
-        let initdb = try asServerUser(bin("initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+        let initdb = try asServerUser(Self.bin("initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
         guard initdb.status == 0 else { throw TestFailure("initdb failed: \(initdb.output)") }
-        // Started through a shell that stops it when this process is gone.
+        // Another port when the one chosen was taken before the server bound it.
+        var log = ""
+        for attempt in 1...3 {
+            let port = try unusedLoopbackPort()
+            let logFile = folder.appendingPathComponent("log\(attempt)")
+            if try Self.start(data: data, port: port, folder: folder, log: logFile, asRoot: asRoot) {
+                self.port = port
+                return
+            }
+            log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            guard log.contains("could not bind") else { break }
+        }
+        throw TestFailure("PostgreSQL did not start within 60 s: \(log.suffix(2000))")
+    }
+
+    /// Starts the server on `port` through a shell that stops it when this process is gone.
+    /// - Returns: whether it answers within 60 s (a hang guard), false at once if it stopped.
+    private static func start(data: String, port: Int, folder: URL, log: URL, asRoot: Bool) throws -> Bool {
         let postgres = [
             bin("postgres"), "-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(folder.path)",
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
         ].map { "'\($0)'" }.joined(separator: " ")
         // The server's pid from its pid file: a restart (pg_ctl) makes another process.
-        let watcher = "\(postgres) >'\(folder.path)/log' 2>&1 & while [ -d /proc/\(getpid()) ]; do sleep 1; done; kill -INT $(head -1 '\(data)/postmaster.pid'); sleep 3; rm -rf '\(folder.path)'"
+        let watcher = "\(postgres) >'\(log.path)' 2>&1 & while [ -d /proc/\(getpid()) ]; do sleep 1; done; kill -INT $(head -1 '\(data)/postmaster.pid'); sleep 3; rm -rf '\(folder.path)'"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: asRoot ? "/usr/sbin/runuser" : "/bin/sh")
         process.arguments = asRoot ? ["-u", "postgres", "--", "/bin/sh", "-c", watcher] : ["-c", watcher]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if try Self.run(bin("pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"]).status == 0 { return }
+            if try run(bin("pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"]).status == 0 { return true }
+            // The server stopped: the port was taken, say.
+            if let text = try? String(contentsOf: log, encoding: .utf8), text.contains("could not bind") { return false }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        let log = (try? String(contentsOf: folder.appendingPathComponent("log"), encoding: .utf8)) ?? ""
-        throw TestFailure("PostgreSQL did not start within 30 s: \(log.suffix(2000))")
+        return false
     }
 
     /// Stops and starts the server again (same port, same data), as a restart mid-run does.

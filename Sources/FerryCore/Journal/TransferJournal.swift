@@ -2,7 +2,7 @@ import FerryKit
 import Foundation
 
 /// What the engine keeps of its transfers, their events and their sessions' settings: one
-/// protocol, two journals. ``Journal`` keeps it in a SQLite file (the embedded default, one
+/// protocol, two journals. ``SQLiteJournal`` keeps it in a SQLite file (the embedded default, one
 /// machine); `PostgresJournal` (FerryCluster) in PostgreSQL, which several daemons share.
 ///
 /// Every method is one transaction. Events get a sequence number that only grows, across all

@@ -76,7 +76,7 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     /// dropped. Nil without mirrors.
     public var mirrors: String?
     /// The folder the user chose (absolute), instead of a library folder: the part file waits
-    /// beside the file (``Library/partURL(for:)``) and the file keeps the name it is given.
+    /// beside the file (``LibraryFolder/partURL(for:)``) and the file keeps the name it is given.
     public var directory: String?
     /// The file name the user chose (`-o`): used as it is, without an extension added.
     public var outputName: String?
@@ -143,7 +143,7 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public var relativePath: String? { fileName.map { "\(folder)/\($0)" } }
 
     /// The finished file's absolute path: in the user's folder, else in the library's.
-    public func filePath(in library: Library) -> String? {
+    public func filePath(in library: LibraryFolder) -> String? {
         guard let fileName else { return nil }
         return directory.map { "\($0)/\(fileName)" } ?? library.absolutePath("\(folder)/\(fileName)")
     }

@@ -35,10 +35,7 @@ struct UploadAttempt: Sendable {
             let options = try await send(.OPTIONS, url, headers: [])
             uploadProtocol = UploadRequests.discover(status: options.status, headers: options.headers)
             let chosen = uploadProtocol
-            try await store.update(id: id) { record in
-                record.uploadProtocol = chosen
-                return nil
-            }
+            try await store.record(.uploadProtocol(chosen), of: id)
             logger.debug("upload protocol", metadata: ["transfer.id": "\(id)", "upload.protocol": "\(chosen.rawValue)"])
         }
         let response: RecordedResponse
@@ -57,7 +54,7 @@ struct UploadAttempt: Sendable {
 
     private func sendWhole(_ record: TransferRecord, url: URL, source: UploadSource, size: Int64) async throws -> RecordedResponse {
         let id = record.transferId
-        try await started(id, offset: 0, size: size, resumed: false)
+        try await started(id, offset: 0, size: size)
         let fileName = URL(fileURLWithPath: source.path).lastPathComponent
         let contentType = MediaTypes.forFileName(fileName)
         var headers: [(String, String)] = []
@@ -109,16 +106,13 @@ struct UploadAttempt: Sendable {
                 throw FerryError(.uploadRejected, "\(url.absoluteString) accepted the upload but named no usable upload URL (Location).")
             }
             uploadURL = created
-            try await store.update(id: id) { record in
-                record.uploadURL = created.absoluteString
-                return nil
-            }
+            try await store.record(.uploadURL(created.absoluteString), of: id)
         }
         guard let uploadURL else { throw FerryError(.internalError, "No upload URL.") }
         guard offset <= size else {
             throw FerryError(.uploadRejected, "The server says it has \(offset) bytes of a \(size)-byte file; start a new upload.")
         }
-        try await started(id, offset: offset, size: size, resumed: offset > 0)
+        try await started(id, offset: offset, size: size)
         let body = chunks(id, source, from: offset, to: size, around: nil)
         let response = try await send(
             .PATCH, uploadURL, headers: tus ? UploadRequests.tusAppend(offset: offset) : UploadRequests.ietfAppend(offset: offset),
@@ -134,15 +128,9 @@ struct UploadAttempt: Sendable {
     // MARK: Plumbing
 
     /// Journals where this attempt starts: the server's offset is the durable progress.
-    private func started(_ id: Int64, offset: Int64, size: Int64, resumed: Bool) async throws {
+    private func started(_ id: Int64, offset: Int64, size: Int64) async throws {
         progress.set(id, bytes: offset, total: size)
-        try await store.update(id: id) { record in
-            record.durableBytes = offset
-            record.totalBytes = size
-            var event = record.event(resumed ? .resumed : .started)
-            event.offset = offset
-            return event
-        }
+        try await store.record(.uploadStarted(offset: offset, size: size), of: id)
     }
 
     private func chunks(_ id: Int64, _ source: UploadSource, from: Int64, to: Int64, around parts: (Data, Data)?) -> UploadBody {
@@ -289,7 +277,7 @@ extension TransferRecord {
     /// Keeps the server's answer to an upload (sensitive headers redacted).
     mutating func record(_ response: RecordedResponse) {
         responseStatus = response.status
-        responseHeaders = try? String(decoding: Journal.encoder.encode(response.redactedHeaders), as: UTF8.self)
+        responseHeaders = try? String(decoding: FerryJSON.encoder().encode(response.redactedHeaders), as: UTF8.self)
         responseBody = response.body
     }
 }

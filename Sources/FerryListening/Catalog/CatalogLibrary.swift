@@ -15,7 +15,7 @@ public struct CatalogLibrary: Sendable {
     public init(catalog: CatalogClient, engine: TransferEngine, store: (any ListeningStore)? = nil) {
         self.catalog = catalog
         self.engine = engine
-        self.store = store ?? engine.local
+        self.store = store ?? SQLiteListeningStore(engine.local)
     }
 
     /// Searches and annotates the results.

@@ -24,12 +24,12 @@ public struct PodcastLibrary: Sendable {
     let logger: Logger
     /// Where subscriptions, episodes, playback and Up Next are kept.
     let store: any ListeningStore
-    var library: Library { engine.library }
+    var library: LibraryFolder { engine.library }
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
     public init(engine: TransferEngine, catalog: CatalogClient?, store: (any ListeningStore)? = nil, logger: Logger) {
         self.engine = engine
-        self.store = store ?? engine.local
+        self.store = store ?? SQLiteListeningStore(engine.local)
         self.catalog = catalog
         self.logger = logger
         fetcher = FeedFetcher(

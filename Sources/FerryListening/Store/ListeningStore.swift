@@ -4,8 +4,8 @@ import FerryKit
 import Foundation
 
 /// Where the listener's library lives: podcasts and their episodes, catalog songs, playback,
-/// Up Next and sync with phones. One machine keeps it in its SQLite journal (``FerryCore/Journal``,
-/// the `Journal+…` files here); a cluster keeps it in PostgreSQL with the queue
+/// Up Next and sync with phones. One machine keeps it in its SQLite journal, in tables of its own
+/// (``SQLiteListeningStore``); a cluster keeps it in PostgreSQL with the queue
 /// (`PostgresListeningStore`, FerryCluster), so every member shows and changes one library.
 ///
 /// Each method is one transaction. The rules that decide what a write does (episodes merged by

@@ -28,7 +28,7 @@ struct StatusCommand: AsyncParsableCommand {
         let counts = TransferState.allCases.compactMap { state in status.counts[state.rawValue].map { "\($0) \(state.rawValue)" } }
         Terminal.print("""
             Ferry \(status.version) is running at \(status.url) (pid \(status.pid)), since \(status.startedAt.formatted(.iso8601))
-            Library: \(status.libraryPath)
+            LibraryFolder: \(status.libraryPath)
             State:   \(status.statePath)
             Transfers: \(counts.isEmpty ? "none" : counts.joined(separator: ", ")) (at most \(status.maxConcurrent) at once)
             """)

@@ -1,0 +1,439 @@
+import FerryKit
+import Foundation
+
+extension TransferEngine {
+    /// Session identifiers are short names: letters, digits, `.`, `_`, `-`.
+    public static func validateSession(_ session: String) throws(FerryError) {
+        guard !session.isEmpty, session.count <= 64,
+            session.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") })
+        else {
+            throw FerryError.invalidRequest(
+                "'\(session.prefix(80))' is not a valid session name; use up to 64 letters, digits, '.', '_' or '-'."
+            )
+        }
+    }
+
+    /// Journals new transfers (or finds the ones already asked for) and schedules them.
+    /// - Returns: one transfer per URL, in order.
+    public func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
+        try Self.validateSession(request.session)
+        try request.options?.validate()
+        if request.options?.setsHooks == true || request.options?.desktopNotify != nil {
+            throw FerryError.invalidRequest("Hooks and notifications are set per session or for the daemon (`ferry session set`), not per transfer.")
+        }
+        let folder = LibraryFolder.safeFolder(request.folder)
+        let mirrors = try Self.mirrors(request)
+        let destination = try await destination(request)
+        let startAfter = try await startAfter(session: request.session, own: request.options)
+        let drafts = request.urls.map { url in
+            var draft = TransferRecord(
+                session: request.session, url: url.absoluteString, folder: folder,
+                suggestedName: request.suggestedName, preferredName: request.preferredName,
+                taskDescription: request.taskDescription
+            )
+            draft.transferOptions = request.options
+            draft.startAfter = startAfter
+            draft.mirrorList = mirrors
+            draft.directory = destination.directory
+            draft.outputName = destination.name
+            draft.overwrite = request.overwrite
+            draft.checksum = request.checksum?.description
+            draft.priority = request.priority.rank
+            if request.paused { draft.state = .paused }
+            return draft
+        }
+        // One transaction for the lot, and one scheduling pass.
+        var records = try await journal.createTransfers(drafts, reuseExisting: !request.force).map(\.record)
+        // The same URL already downloaded (a new one is never completed), but its file is gone:
+        // "downloaded" means the file is there, so it is downloaded again.
+        for (index, record) in records.enumerated() where record.state == .completed && record.kind == .download {
+            if let path = record.filePath(in: library), !FileManager.default.fileExists(atPath: path) {
+                records[index] = try await journal.createTransfer(drafts[index], reuseExisting: false).record
+            }
+        }
+        await schedule(records)
+        return records.map(model)
+    }
+
+    /// The request's mirrors, checked: one URL with them, at most ``maxMirrors``, none the URL
+    /// itself (repeats are dropped).
+    static func mirrors(_ request: DownloadRequest) throws(FerryError) -> [TransferMirror] {
+        guard !request.mirrors.isEmpty else { return [] }
+        guard request.urls.count == 1 else {
+            throw FerryError.invalidRequest("Mirrors go with one URL: they are other addresses of the same file.")
+        }
+        guard request.mirrors.count <= maxMirrors else {
+            throw FerryError.invalidRequest("At most \(maxMirrors) mirrors per download (\(request.mirrors.count) given).")
+        }
+        var seen: Set<String> = [request.urls[0].absoluteString]
+        return request.mirrors.compactMap { url in seen.insert(url.absoluteString).inserted ? TransferMirror(url: url.absoluteString) : nil }
+    }
+
+    /// Where the request's files go, checked now so that errors come at creation: a folder of
+    /// the user's (the request's, else the session's), and a name of theirs (with one URL).
+    private func destination(_ request: DownloadRequest) async throws -> (directory: String?, name: String?) {
+        if request.urls.count > 1 {
+            guard request.outputName == nil else { throw FerryError.invalidRequest("A file name goes with one URL.") }
+            guard request.checksum == nil else { throw FerryError.invalidRequest("A checksum goes with one URL.") }
+        }
+        let name = try request.outputName.map { name throws(FerryError) in try LibraryFolder.checkFileName(name) }
+        var directory = request.directory ?? request.options?.directory
+        if directory == nil { directory = try await options(session: request.session).directory }
+        return (try directory.map { path throws(FerryError) in try LibraryFolder.checkDirectory(path, create: request.createDirectory) }, name)
+    }
+
+    /// Mirrors of one download, at most (aria2c's `-x` is 16 too).
+    static let maxMirrors = 16
+
+    /// Journals an upload of a local file and schedules it. The file is checked now (it must be
+    /// a readable regular file) and again while it is sent.
+    public func upload(_ request: CreateUploadRequest, session: String) async throws -> Transfer {
+        try Self.validateSession(session)
+        try request.options?.validate()
+        let url = try TransferURL.validate(request.url)
+        guard request.file.hasPrefix("/") else {
+            throw FerryError.invalidRequest("Give the file's absolute path ('\(request.file.prefix(80))' is relative).")
+        }
+        let method = request.method?.uppercased()
+        guard method == nil || method == "PUT" || method == "POST" else {
+            throw FerryError.invalidRequest("Uploads are sent with PUT or POST, not \(request.method!.prefix(20)).")
+        }
+        let uploadProtocol = request.uploadProtocol ?? .auto
+        if let field = request.formField {
+            guard !field.isEmpty, field.count <= 100, !field.contains(where: { $0 == "\"" || $0.isNewline }) else {
+                throw FerryError.invalidRequest("'\(field.prefix(40))' is not a usable form field name.")
+            }
+            guard uploadProtocol == .auto || uploadProtocol == .plain else {
+                throw FerryError.invalidRequest("A form upload is one plain request; it cannot use the \(uploadProtocol.rawValue) protocol.")
+            }
+        }
+        let (identity, size): (String, Int64)
+        do {
+            (identity, size) = try UploadSource.identity(of: request.file)
+        } catch {
+            throw FerryError.invalidRequest(error.message)  // The caller named a file it cannot send.
+        }
+        var draft = TransferRecord(session: session, url: url.absoluteString, folder: "", taskDescription: request.taskDescription)
+        draft.kind = .upload
+        draft.method = method
+        draft.sourcePath = request.file
+        draft.sourceIdentity = identity
+        draft.formField = request.formField
+        // A form is always one plain request: no need to ask the server.
+        draft.uploadProtocol = request.formField != nil ? .plain : uploadProtocol
+        draft.totalBytes = size
+        draft.transferOptions = request.options
+        draft.startAfter = try await startAfter(session: session, own: request.options)
+        let (record, _) = try await journal.createTransfer(draft, reuseExisting: false)
+        await schedule([record])
+        return model(record)
+    }
+
+    /// When a new transfer may start: its own date, else its session's, else the daemon's.
+    private func startAfter(session: String, own: TransferOptions?) async throws -> Date? {
+        if let date = own?.startAfter { return date }
+        if let date = try await journal.sessionOptions(session).startAfter { return date }
+        return try await journal.daemonOptions().startAfter
+    }
+
+    // MARK: Configuration
+
+    /// A session's options (`nil`: the daemon's), as stored.
+    public nonisolated func options(session: String?) async throws -> TransferOptions {
+        if let session {
+            try Self.validateSession(session)
+            return try await journal.sessionOptions(session)
+        }
+        return try await journal.daemonOptions()
+    }
+
+    /// Changes a session's options (`nil`: the daemon's) and applies them to what is running
+    /// and queued.
+    public func updateOptions(session: String?, _ update: TransferOptionsUpdate) async throws -> TransferOptions {
+        if let session { try Self.validateSession(session) }
+        if let directory = update.set?.directory { _ = try LibraryFolder.checkDirectory(directory, create: false) }
+        if let program = update.set?.launch?.first, !FileManager.default.isExecutableFile(atPath: program) {
+            throw FerryError.invalidRequest("\(program) is not a program this daemon can run.")
+        }
+        let updated: TransferOptions
+        if let session {
+            updated = try await journal.updateSessionOptions(session) { try update.applied(to: $0) }
+        } else {
+            updated = try await journal.updateDaemonOptions { try update.applied(to: $0) }
+        }
+        await configurationChanged(session: session, options: updated)
+        return updated
+    }
+
+    /// A new priority, or a place at the head or tail of the queue.
+    public func update(_ id: Int64, _ update: TransferUpdate) async throws -> Transfer {
+        try await command(.reorder(id, priority: update.priority?.rank, position: update.position), id)
+    }
+
+    /// Changes a transfer's own options (not once it has ended). One running takes a new rate
+    /// limit at once when it has one already; any other change starts it again, from its
+    /// durable bytes.
+    public func updateOptions(_ id: Int64, _ update: TransferOptionsUpdate) async throws -> Transfer {
+        let (record, before, _) = try await journal.update(id: id) { (record: inout TransferRecord) -> (TransferOptions, TransferEvent?) in
+            guard !record.state.isFinal else {
+                throw FerryError.invalidState("Transfer \(id) is \(record.state.rawValue): its options no longer matter.")
+            }
+            let before = record.transferOptions ?? TransferOptions()
+            record.transferOptions = try update.applied(to: before)
+            return (before, nil)
+        }
+        let after = record.transferOptions ?? TransferOptions()
+        guard record.state == .running, after != before else { return model(record) }
+        var others = after
+        others.bytesPerSecond = before.bytesPerSecond
+        if others == before, bandwidth.setOwnLimit(id, bytesPerSecond: after.bytesPerSecond) { return model(record) }
+        _ = try await pause(id)
+        return try await resume(id)
+    }
+
+    /// The transfers waiting their turn (queued, waiting for a retry or the network, paused), of
+    /// `kind` or all, in the order they will start.
+    public func waitingOrder(kind: TransferKind? = nil) async throws -> [TransferRecord] {
+        let records = try await journal.transfers(states: [.queued, .waiting, .paused]).filter { kind == nil || $0.kind == kind }
+        let places = Dictionary(uniqueKeysWithValues: records.map { ($0.transferId, $0) })
+        return QueuePlacement.sorted(records.map(QueuePlacement.Place.init)).compactMap { places[$0.id] }
+    }
+
+    /// Puts a waiting transfer at a place of ``waitingOrder(kind:)`` (the head is 0; beyond
+    /// either end, that end), moving those ahead of it as needed.
+    /// - Parameter place: the place asked for, from the transfer's place now and the order's length.
+    /// - Returns: its place now; `nil` when it is not waiting its turn.
+    public func place(_ id: Int64, kind: TransferKind? = nil, at place: (_ current: Int, _ count: Int) throws -> Int) async throws -> Int? {
+        let order = try await waitingOrder(kind: kind)
+        guard let current = order.firstIndex(where: { $0.transferId == id }) else { return nil }
+        let index = min(max(0, try place(current, order.count)), order.count - 1)
+        for change in QueuePlacement.moves(order.map(QueuePlacement.Place.init), moving: id, to: index) {
+            _ = try await command(.place(change.id, priority: change.priority, rank: change.rank), change.id)
+        }
+        return index
+    }
+
+    /// Pauses every queued, running and waiting transfer (of `session`, else of every session).
+    /// - Returns: the transfers paused.
+    public func pauseAll(session: String?) async throws -> [Transfer] {
+        try await forEach(session: session, in: [.queued, .running, .waiting]) { try await self.pause($0) }
+    }
+
+    /// Resumes every paused transfer (of `session`, else of every session), one after the other
+    /// in their order in the queue, so the first to start are those at its head.
+    /// - Returns: the transfers resumed.
+    public func resumeAll(session: String?) async throws -> [Transfer] {
+        if let session { try Self.validateSession(session) }
+        var done: [Transfer] = []
+        for record in try await waitingOrder() where record.state == .paused && (session == nil || record.session == session) {
+            do {
+                done.append(try await resume(record.transferId))
+            } catch let error as FerryError where error.code == .invalidState || error.code == .notFound {
+                continue  // It moved on meanwhile.
+            }
+        }
+        return done.sorted { $0.id < $1.id }
+    }
+
+    /// One command for each transfer in `states`, a few dozen at once (a running one waits for
+    /// its worker's last checkpoint); one that moved on meanwhile is left out.
+    private func forEach(
+        session: String?, in states: Set<TransferState>, _ command: @escaping @Sendable (Int64) async throws -> Transfer
+    ) async throws -> [Transfer] {
+        if let session { try Self.validateSession(session) }
+        let ids = try await journal.transfers(session: session, states: states).map(\.transferId)
+        var done: [Transfer] = []
+        for chunk in stride(from: 0, to: ids.count, by: 64).map({ ids[$0..<min($0 + 64, ids.count)] }) {
+            try await withThrowingTaskGroup(of: Transfer?.self) { group in
+                for id in chunk {
+                    group.addTask {
+                        do {
+                            return try await command(id)
+                        } catch let error as FerryError where error.code == .invalidState || error.code == .notFound {
+                            return nil
+                        }
+                    }
+                }
+                for try await transfer in group { if let transfer { done.append(transfer) } }
+            }
+        }
+        return done.sorted { $0.id < $1.id }
+    }
+
+    public func pause(_ id: Int64) async throws -> Transfer {
+        try await command(.pause(id), id)
+    }
+
+    /// Resumes a paused or failed transfer (it joins the queue), or retries a waiting one now.
+    public func resume(_ id: Int64) async throws -> Transfer {
+        try await command(.resume(id), id)
+    }
+
+    /// Stops a transfer for good and deletes its part file, unless `keepingResumeData`, in which
+    /// case the part file stays for ``resumeData(for:)`` and ``resume(with:)``.
+    public func cancel(_ id: Int64, keepingResumeData: Bool = false) async throws -> Transfer {
+        try await command(.cancel(id, keepingPartFile: keepingResumeData), id)
+    }
+
+    /// Forgets a transfer (cancelling it first if needed). With `deleteFile`, a completed
+    /// transfer's file is deleted too.
+    public func remove(_ id: Int64, deleteFile: Bool) async throws {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        try await journaledCommand(.remove(id), id)
+        if deleteFile, record.state == .completed, let path = record.filePath(in: library) {
+            let url = URL(fileURLWithPath: path)
+            // A file in the user's own folder is the one this transfer placed there.
+            if record.directory != nil || library.contains(url) { try? FileManager.default.removeItem(at: url) }
+        }
+    }
+
+    /// Forgets every completed and cancelled transfer (of `session`, else of all): the history.
+    /// Files stay; a cancelled transfer's part file kept for resume data goes. Failed ones stay:
+    /// they can be resumed.
+    /// - Returns: the ids forgotten.
+    public func removeFinished(session: String?) async throws -> [Int64] {
+        if let session { try Self.validateSession(session) }
+        let kept = try await journal.transfers(session: session, states: [.cancelled]).filter(\.keepsPartFile)
+        let removed = try await journal.removeFinished(session: session)
+        for record in kept { try? FileManager.default.removeItem(at: library.partURL(for: record)) }
+        return removed
+    }
+
+    /// Continues a paused, failed or waiting transfer from a new URL of the same file (a signed
+    /// link that expired): the bytes on disk are kept if the new URL's answer has the same
+    /// validator and length (`If-Range`), else it starts over and says why.
+    public func resume(_ id: Int64, url: URL) async throws -> Transfer {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        guard record.kind == .download else { throw FerryError.invalidState("Transfer \(id) is an upload; its URL stays.") }
+        guard [.paused, .failed, .waiting, .queued].contains(record.state) else {
+            throw FerryError.invalidState("Transfer \(id) is \(record.state.rawValue); pause it before giving it a new URL.")
+        }
+        try await store.record(.url(url.absoluteString), of: id)
+        return try await resume(id)
+    }
+
+    /// The resume data of a transfer that has bytes on disk.
+    public func resumeData(for id: Int64) async throws -> ResumeData {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        if record.state == .cancelled, !record.keepsPartFile {
+            throw FerryError(.resumeDataStale, "Transfer \(id) was cancelled and its partial file deleted; start it again.")
+        }
+        guard record.state != .completed else {
+            throw FerryError.invalidState("Transfer \(id) is completed; there is nothing to resume.")
+        }
+        return ResumeData(
+            transferId: id, session: record.session, url: record.url, durableBytes: record.durableBytes,
+            totalBytes: record.totalBytes, validator: record.validator
+        )
+    }
+
+    /// Continues the transfer that `resumeData` came from, from the bytes still on disk.
+    /// - Throws: `resume_data_stale` when the daemon no longer has the part file or the
+    ///   transfer; `resume_data_invalid` when it belongs to another session or URL.
+    public func resume(with resumeData: ResumeData, session: String) async throws -> Transfer {
+        let id = resumeData.transferId
+        guard let record = try await journal.transfer(id: id) else {
+            throw FerryError(.resumeDataStale, "The daemon no longer knows transfer \(id); start the download again.")
+        }
+        guard record.session == session, record.url == resumeData.url else {
+            throw FerryError(.resumeDataInvalid, "This resume data belongs to another session or URL.")
+        }
+        if record.state == .completed || record.state.isActive { return model(record) }
+        let partExists = FileManager.default.fileExists(atPath: library.partURL(for: record).path)
+        let stale = (record.state == .cancelled && !record.keepsPartFile) || (!partExists && record.durableBytes > 0)
+        guard !stale else {
+            throw FerryError(.resumeDataStale, "The partial file of transfer \(id) is gone; start the download again.")
+        }
+        // Like a resumed pause: the worker journals `resumed` with the offset the server accepts.
+        return try await command(.reopen(id), id)
+    }
+
+    // MARK: - Reading
+
+    /// True while a download or a retry timer holds the transfer: after a pause or cancel, it
+    /// turns false once the worker has checkpointed and let go of the part file. The control's
+    /// own answer.
+    public func isHeld(_ id: Int64) -> Bool {
+        control.isHeld(id)
+    }
+
+    public nonisolated func transfer(_ id: Int64) async throws -> Transfer {
+        guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+        return model(record)
+    }
+
+    /// Transfers, optionally of one session and some states, with the newest event number.
+    /// Transfers in creation order (or newest first), all of them or a page of `limit` after
+    /// `cursor` (the previous page's ``TransferList/nextCursor``).
+    public nonisolated func list(
+        session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil, cursor: String? = nil, newestFirst: Bool = false
+    ) async throws -> TransferList {
+        let seq = try await journal.lastEventSeq()
+        let after = try cursor.map { text throws(FerryError) in
+            guard let id = Int64(text), id >= 0 else { throw FerryError.invalidRequest("'\(text.prefix(40))' is not a cursor this list gave out.") }
+            return id
+        }
+        // One more than asked: whether another page follows.
+        let records = try await journal.transfers(
+            session: session, states: states, limit: limit.map { $0 + 1 }, after: after, newestFirst: newestFirst
+        )
+        let page = limit.map { Array(records.prefix($0)) } ?? records
+        let next = limit.flatMap { records.count > $0 ? page.last.map { String($0.transferId) } : nil }
+        return TransferList(transfers: page.map(model), lastEventSeq: seq, nextCursor: next)
+    }
+
+    nonisolated func model(_ record: TransferRecord) -> Transfer {
+        record.model(library: library, live: record.state == .running ? progress.snapshot(record.transferId) : nil)
+    }
+
+    // MARK: - Commands
+
+    /// Applies a command through the control and carries out its actions: a stopped worker is
+    /// waited for (up to `Transfer.stopWait`) before the change is journaled, so that when a pause
+    /// returns its bytes are durable and counted, a resume right after it starts at once, and a
+    /// cancel has deleted the part file. Commands on one transfer run one at a time.
+    private func command(_ input: TransferControl.Input, _ id: Int64) async throws -> Transfer {
+        guard let record = try await journaledCommand(input, id) else { throw FerryError.notFound(transfer: id) }
+        return model(record)
+    }
+
+    /// - Returns: the transfer as journaled afterwards (nil once removed).
+    @discardableResult
+    private func journaledCommand(_ input: TransferControl.Input, _ id: Int64) async throws -> TransferRecord? {
+        // The control says when it is this command's turn on the transfer.
+        nextCommand += 1
+        let turn = StopSignal()
+        commandTurns[nextCommand] = turn
+        await self.input(.commandArrived(id, token: nextCommand))
+        await turn.wait()
+        do {
+            let record = try await turnCommand(input, id)
+            await self.input(.commandDone(id))
+            return record
+        } catch {
+            await self.input(.commandDone(id))
+            throw error
+        }
+    }
+
+    /// A command in its turn: carried out, or undone when the journal refuses it.
+    private func turnCommand(_ input: TransferControl.Input, _ id: Int64) async throws -> TransferRecord? {
+        // A finished transfer: the control knows it for the command, then forgets it again.
+        if control.entry(id) == nil {
+            guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
+            await self.input(.loaded([(id, .init(record))]))
+        }
+        guard let before = control.entry(id) else { throw FerryError.notFound(transfer: id) }
+        let actions = try control.handle(input, now: Date())
+        do {
+            let written = try await execute(actions, for: id)
+            if case .remove = input { return nil }
+            if let written { return written }
+            return try await journal.transfer(id: id)
+        } catch {
+            // Not journaled: the transfer is as it was, with a worker or timer again if it had one.
+            await execute((try? control.handle(.restore(id, before), now: Date())) ?? [])
+            throw error
+        }
+    }
+}

@@ -1,0 +1,354 @@
+import AsyncHTTPClient
+import FerryKit
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+/// One run of one transfer: claim it, make one request (following redirects, and at most one
+/// fresh request when the server mishandles a range), stream the body into the part file with
+/// checkpoints, then move the file into the library — or checkpoint on a stop, or record why it
+/// failed. Uploads go through an ``UploadAttempt`` instead. Every run applies the transfer's
+/// settings (headers, timeouts, bandwidth, retry limit). Retries are the engine's business: the
+/// worker only says after how long.
+struct TransferWorker: Sendable {
+    typealias Report = TransferControl.WorkerReport
+
+    let store: TransferStore
+    let library: LibraryFolder
+    let fetcher: HTTPFetcher
+    let progress: ProgressBoard
+    let bandwidth: Bandwidth
+    let network: NetworkChanges
+    let hosts: HostConnections
+    let configuration: TransferEngine.Configuration
+    let random: @Sendable () -> Double
+    let logger: Logger
+
+    /// Runs one attempt of a transfer whose start is journaled, and says how it ended.
+    /// - Parameter mayFinish: asks the control whether the file may go into the library now (no
+    ///   pause or cancel came first); after a yes, only this report may change the transfer.
+    func run(record: TransferRecord, signal: StopSignal, mayFinish: @escaping @Sendable () async -> Bool) async -> Report {
+        let id = record.transferId
+        var logger = logger
+        logger[metadataKey: "transfer.id"] = "\(id)"
+        let settings: TransferSettings
+        do {
+            settings = try await store.journal.settings(for: record)
+        } catch {
+            return failed(url: record.url, error: error, progressed: false, policy: configuration.retry, logger: logger)
+        }
+        if record.kind == .upload { return await upload(record, settings, signal: signal, logger: logger) }
+
+        let sink: DownloadSink
+        do {
+            if record.directory == nil { try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true) }
+            // A segmented download's ranges lie anywhere in the file: nothing is cut.
+            sink = try DownloadSink(url: library.partURL(for: record), durableBytes: record.segments == nil ? record.durableBytes : .max)
+        } catch {
+            return failed(
+                url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged,
+                logger: logger
+            )
+        }
+        defer {
+            sink.close()
+            progress.end(id)
+            bandwidth.release(id)
+        }
+        progress.begin(id, session: record.session, bytes: record.segments == nil ? sink.length : record.durableBytes, total: record.totalBytes)
+        let pace = bandwidth.pace(for: id, session: record.session, settings)
+        let progress = progress
+        let startBytes = progress.snapshot(id)?.bytes ?? 0
+        let segmented = SegmentedBox()
+        let host = URL(string: record.url)?.host?.lowercased() ?? ""
+        hosts.enter(host)
+        defer { hosts.leave(host) }
+        /// What a stop or failure must make durable: the ranges, or the one stream's bytes.
+        func checkpointOnExit() async {
+            if let download = segmented.current {
+                do { try await download.checkpoint() } catch { logger.warning("checkpoint failed", metadata: ["error": "\(error)"]) }
+            } else if sink.isTouched {
+                await checkpoint(id, sink, logger: logger)
+            }
+        }
+
+        do {
+            // On the event loop that will read the connection: see EventLoopExecutor.
+            let downloaded: Void? = try await withTaskExecutorPreference(fetcher.executor()) {
+                try await signal.race {
+                    try await IdleWatchdog.run(limit: settings.idleTimeout, network: network, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {
+                        try await download(record, into: sink, settings: settings, pace: pace, segmented: segmented)
+                    }
+                }
+            }
+            guard downloaded != nil else {
+                await checkpointOnExit()
+                return .stopped
+            }
+            let finishing = ContinuousClock.now
+            let done = try await complete(record, sink, mayFinish: mayFinish)
+            logger.info("completed", metadata: ["transfer.bytes": "\(sink.length)", "transfer.finish": "\(finishing.duration(to: .now))"])
+            return done
+        } catch {
+            // An attempt that wrote nothing (a refused connection, no network) has nothing to
+            // make durable: no fsync, no journal write, which is most of a waiting transfer's cost.
+            await checkpointOnExit()
+            if signal.isFired || error is FinishRefused { return .stopped }
+            let moved = (progress.snapshot(id)?.bytes ?? 0) > startBytes
+            return failed(
+                url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry),
+                options: settings.merged, logger: logger
+            )
+        }
+    }
+
+    /// A pause or cancel came before the move into the library.
+    struct FinishRefused: Error {}
+
+    // MARK: - Download
+
+    func download(
+        _ record: TransferRecord, into sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
+        segmented: SegmentedBox
+    ) async throws {
+        let id = record.transferId
+        let url = URL(string: record.url)!
+        // Mirrors still in use; one that fails in this attempt is left out of the rest of it.
+        var mirrors = record.mirrorList.filter { $0.dropped == nil }.compactMap { URL(string: $0.url) }
+        var startedOver = false
+        // After the file changed under a segmented download, the rest of this attempt is one
+        // stream: a file that keeps changing is fetched whole, as it is, from one response.
+        var segmenting = true
+        // A segmented download resumes each range from its own durable end.
+        if let text = record.segments, let total = record.totalBytes, let validator = record.validator,
+            let ranges = SegmentPlan.ranges(journalText: text), SegmentPlan.ranges(ranges, cover: total)
+        {
+            let plan = SegmentPlan(total: total, durable: ranges, minimumSplit: configuration.segmentMinimumSplit)
+            try await store.record(.rangesResumed(offset: plan.durableBytes), of: id)
+            do {
+                try await runSegments(
+                    record, plan: plan, sources: DownloadSources(reference: url, mirrors: mirrors, own: url), validator: validator, first: nil,
+                    sink: sink, settings: settings, pace: pace, into: segmented
+                )
+                return
+            } catch let changed as SegmentedDownload.FileChanged {
+                segmented.current = nil
+                startedOver = true
+                segmenting = false
+                try await restart(id, sink, reason: changed.reason)
+            }
+        } else if record.segments != nil {
+            try await restart(id, sink, reason: "its ranges in the journal were not readable")
+        }
+        var plan = startedOver
+            ? ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
+            : ResumePlan(durableBytes: sink.length, knownTotal: record.totalBytes, validator: record.validator)
+        if let reason = plan.discardReason {
+            try await restart(id, sink, reason: reason)
+        }
+        while true {
+            let (response, finalURL, source) = try await open(url, mirrors: &mirrors, plan: plan, record: record, settings: settings)
+            let status = Int(response.status.code)
+            let headers = response.headers
+            let facts = ResumePlan.Response(
+                status: status,
+                contentRange: headers.first(name: "Content-Range"),
+                contentLength: headers.first(name: "Content-Length").flatMap { Int64($0) },
+                validator: Validator.from(etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"))
+            )
+            switch plan.evaluate(facts) {
+            case .startOver(let reason):
+                guard !startedOver else {
+                    throw FerryError(.rangeMismatch, "The server keeps answering range requests wrongly: \(reason).")
+                }
+                startedOver = true
+                try await restart(id, sink, reason: reason)
+                plan = ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
+
+            case .complete(let total):
+                progress.set(id, bytes: sink.length, total: total)
+                return
+
+            case .write(let from, let total, let restartReason):
+                if from == 0, sink.length > 0 { try sink.restart() }
+                sink.hashExisting()
+                let contentType = headers.first(name: "Content-Type")
+                let nameHint = record.preferredName.map {
+                    FileNamer.name(preferred: $0, contentType: contentType, url: finalURL)
+                } ?? FileNamer.name(
+                    contentDisposition: headers.first(name: "Content-Disposition"), url: finalURL,
+                    suggested: record.suggestedName, contentType: contentType
+                )
+                // The server's digest of the whole file, checked at the end (a resumed download
+                // keeps the one its first response gave, unless this one states another).
+                let stated = DigestHeaders.checksum(
+                    reprDigest: headers.first(name: "Repr-Digest"), contentDigest: headers.first(name: "Content-Digest"),
+                    digest: headers.first(name: "Digest"), status: status, contentEncoding: headers.first(name: "Content-Encoding")
+                )
+                let accepted = TransferFact.Accepted(
+                    from: from, total: total, validator: facts.validator, nameHint: nameHint,
+                    serverDigest: stated.map { "\($0.header) \($0.checksum)" }, restartReason: restartReason
+                )
+                try await store.record(.accepted(accepted), of: id)
+                progress.set(id, bytes: from, total: total)
+                if segmenting, let total, let validator = facts.validator, status == 206 || Self.acceptsRanges(headers.first(name: "Accept-Ranges")),
+                    let mode = connectionMode(settings.merged), total - from >= 2 * configuration.segmentMinimumSplit
+                {
+                    do {
+                        try await runSegments(
+                            record, plan: SegmentPlan(total: total, done: from, minimumSplit: configuration.segmentMinimumSplit),
+                            sources: DownloadSources(reference: finalURL, mirrors: mirrors.filter { $0 != source }, own: url),
+                            validator: validator, first: .init(body: response.body, from: from), sink: sink, settings: settings, pace: pace,
+                            mode: mode, into: segmented
+                        )
+                        return
+                    } catch let changed as SegmentedDownload.FileChanged {
+                        segmented.current = nil
+                        startedOver = true
+                        segmenting = false
+                        try await restart(id, sink, reason: changed.reason)
+                        plan = ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
+                        continue
+                    }
+                }
+                try await stream(response.body, into: sink, id: id, total: total, pace: pace)
+                if let total, sink.length != total {
+                    throw FerryError(
+                        .lengthMismatch, "The server promised \(total) bytes but the response ended after \(sink.length)."
+                    )
+                }
+                return
+            }
+        }
+    }
+
+    /// `Accept-Ranges: bytes`.
+    static func acceptsRanges(_ header: String?) -> Bool {
+        header?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "bytes" } ?? false
+    }
+
+    /// How many connections a download may use: nil for one.
+    func connectionMode(_ options: TransferOptions) -> ConnectionTuner.Mode? {
+        let cap = options.maxConnectionsPerHost ?? HostConnections.defaultCap
+        switch options.connections {
+        case 1?: return nil
+        case let count?: return .fixed(count)
+        case nil: return cap > 1 ? .adaptive(maximum: cap) : nil
+        }
+    }
+
+    /// Runs the rest of the download over several connections (``SegmentedDownload``), then
+    /// brings the sink up to date with the file for the finish.
+    func runSegments(
+        _ record: TransferRecord, plan: SegmentPlan, sources: DownloadSources, validator: String, first: SegmentedDownload.FirstResponse?,
+        sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
+        mode: ConnectionTuner.Mode? = nil, into box: SegmentedBox
+    ) async throws {
+        let id = record.transferId
+        let options = settings.merged
+        let mode = mode ?? connectionMode(options) ?? .fixed(1)
+        var segmentSettings = SegmentedDownload.Settings(mode: mode)
+        segmentSettings.stallAfter = configuration.segmentStall
+        segmentSettings.minimumSplit = configuration.segmentMinimumSplit
+        segmentSettings.maxPerHost = options.maxConnectionsPerHost ?? HostConnections.defaultCap
+        segmentSettings.checkpointBytes = configuration.checkpointBytes
+        segmentSettings.checkpointMaxInterval = configuration.checkpointMaxInterval
+        segmentSettings.bytesPerSecond = [settings.daemon.bytesPerSecond, settings.session.bytesPerSecond, settings.own.bytesPerSecond]
+            .compactMap { $0 }.min()
+        let store = store
+        let download = try SegmentedDownload(
+            id: id, sources: sources, validator: validator, total: plan.total, plan: plan, settings: segmentSettings, partURL: sink.url, fetcher: fetcher,
+            extraHeaders: settings.headers, headTimeout: settings.headTimeout, options: options, hosts: hosts, progress: progress, pace: pace,
+            written: { [sink] prefix in sink.hash(through: prefix) },
+            journal: { ranges in
+                let durable = ranges.reduce(0) { $0 + ($1.durable - $1.start) }
+                try await store.record(.rangesCheckpointed(ranges: SegmentPlan.journalText(ranges), durable: durable), of: id)
+            },
+            dropped: { source, reason, forGood in await dropSource(id, source, reason: reason, forGood: forGood) },
+            logger: logger
+        )
+        box.current = download
+        progress.set(id, bytes: plan.writtenBytes, total: plan.total)
+        // The ranges are journaled before a second connection writes anywhere: from now on the
+        // part file may have holes, and recovery must know to trust only the ranges.
+        if record.segments == nil { try await download.checkpoint() }
+        try await download.run(first: first)
+        sink.adoptWrittenFile()
+    }
+
+    /// Streams the body into the sink. A checkpoint runs beside the stream rather than in its way:
+    /// its fsync waits for the disk while the next chunks arrive (at most one in flight; the
+    /// loop waits for it before the next one and before it returns or throws).
+    func stream(
+        _ body: HTTPClientResponse.Body, into sink: DownloadSink, id: Int64, total: Int64?, pace: (@Sendable (Int) async throws -> Void)?
+    ) async throws {
+        var sinceCheckpoint: Int64 = 0
+        var lastCheckpoint = ContinuousClock.now
+        var checkpointing: Task<Void, any Error>?
+        do {
+            for try await buffer in body {
+                try sink.append(buffer)
+                try await progress.count(id, bytes: buffer.readableBytes, pace: pace)
+                sinceCheckpoint += Int64(buffer.readableBytes)
+                if let total, sink.length > total {
+                    throw FerryError(.lengthMismatch, "The server sent more than the \(total) bytes it promised.")
+                }
+                let elapsed = lastCheckpoint.duration(to: .now)
+                if elapsed >= configuration.checkpointInterval,
+                    sinceCheckpoint >= configuration.checkpointBytes || elapsed >= configuration.checkpointMaxInterval
+                {
+                    try await checkpointing?.value
+                    try sink.flush()
+                    let durable = sink.length
+                    checkpointing = Task { try await checkpoint(id, sink, durable: durable) }
+                    sinceCheckpoint = 0
+                    lastCheckpoint = .now
+                }
+            }
+        } catch {
+            _ = try? await checkpointing?.value
+            throw error
+        }
+        try await checkpointing?.value
+    }
+
+    /// Write what is gathered, fsync, then journal the durable length (with a journaled progress
+    /// event). Only where no stream is appending: after a stop or a failure this is what keeps
+    /// the bytes that arrived before it.
+    func checkpoint(_ id: Int64, _ sink: DownloadSink) async throws {
+        try sink.flush()
+        try await checkpoint(id, sink, durable: sink.length)
+    }
+
+    /// fsync, then journal `durable`: bytes written (flushed) before the fsync began.
+    func checkpoint(_ id: Int64, _ sink: DownloadSink, durable: Int64) async throws {
+        try await sink.sync()
+        try await store.record(.checkpointed(durable: durable), of: id)
+    }
+
+    /// A checkpoint that must not fail the caller (on stop or after an error).
+    func checkpoint(_ id: Int64, _ sink: DownloadSink, logger: Logger) async {
+        do {
+            try await checkpoint(id, sink)
+        } catch {
+            logger.warning("checkpoint failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func restart(_ id: Int64, _ sink: DownloadSink, reason: String) async throws {
+        try sink.restart()
+        progress.set(id, bytes: 0, total: nil)
+        try await store.record(.restarted(reason: reason), of: id)
+    }
+
+}
+
+/// The segmented download of an attempt, if it became one: what a stop must checkpoint.
+final class SegmentedBox: Sendable {
+    private let download = Mutex<SegmentedDownload?>(nil)
+    var current: SegmentedDownload? {
+        get { download.withLock { $0 } }
+        set { download.withLock { $0 = newValue } }
+    }
+}

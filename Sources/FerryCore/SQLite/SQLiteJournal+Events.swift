@@ -1,0 +1,89 @@
+import FerryKit
+import Foundation
+import GRDB
+
+extension SQLiteJournal {
+    /// Journals an event on its own (a checkpoint's progress, a restart reason).
+    public func append(_ event: TransferEvent) async throws -> TransferEvent {
+        try await writer.write { db in try insert(event, db) }
+    }
+
+    /// The session's events after `seq` (every session's when `session` is nil), oldest first.
+    public func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, payload FROM event WHERE (? IS NULL OR session = ?) AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [session, session, seq, limit]
+            )
+            return try rows.map { row in
+                var event = try Self.decoder.decode(TransferEvent.self, from: Data((row["payload"] as String).utf8))
+                event.seq = row["seq"]
+                return event
+            }
+        }
+    }
+
+    /// The newest sequence number ever given (0 when none), across all sessions.
+    public func lastEventSeq() async throws -> Int64 {
+        try await writer.read { db in
+            // sqlite_sequence remembers the highest AUTOINCREMENT value even after pruning.
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+        }
+    }
+
+    public func acknowledgedSeq(session: String) async throws -> Int64 {
+        try await writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT acknowledgedSeq FROM session WHERE name = ?", arguments: [session]) ?? 0
+        }
+    }
+
+    /// Records that the session has handled every event up to `seq`, and prunes those events.
+    /// Acknowledging never goes backwards.
+    public func acknowledge(session: String, through seq: Int64) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO session (name, acknowledgedSeq) VALUES (?, ?)
+                    ON CONFLICT(name) DO UPDATE SET acknowledgedSeq = MAX(acknowledgedSeq, excluded.acknowledgedSeq)
+                    """,
+                arguments: [session, seq]
+            )
+            try db.execute(sql: "DELETE FROM event WHERE session = ? AND seq <= ?", arguments: [session, seq])
+        }
+    }
+
+    static let encoder = FerryJSON.encoder()
+    static let decoder = FerryJSON.decoder()
+
+    /// An event as JSON. One with nothing but its kind, transfer, session and date (most of
+    /// them, and every one of a long queue) is written by hand: JSONEncoder was a quarter of the
+    /// journal's time queueing many. The bytes are the same (`EventPayloadTests`).
+    static func payload(_ event: TransferEvent) throws -> String {
+        guard event.seq == nil, event.bytesReceived == nil, event.totalBytes == nil, event.offset == nil, event.reason == nil,
+            event.attempt == nil, event.retryAt == nil, event.path == nil, event.sha256 == nil, event.error == nil,
+            event.bytesPerSecond == nil, event.etaSeconds == nil, event.connections == nil, event.ranges == nil
+        else { return String(decoding: try encoder.encode(event), as: UTF8.self) }
+        var out = JSONWriter()
+        out.beginObject()
+        out.key("date"); out.date(event.date)
+        out.key("kind"); out.string(event.kind.rawValue)
+        out.key("session"); out.string(event.session)
+        out.key("transferId"); out.integer(event.transferId)
+        out.raw("}")
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+
+    /// Inserts an event inside the caller's transaction and returns it with its `seq`; the
+    /// ``onCommit(_:)`` handlers get it when the transaction commits.
+    func insert(_ event: TransferEvent, _ db: Database) throws -> TransferEvent {
+        var stored = event
+        stored.seq = nil
+        let payload = try Self.payload(stored)
+        try db.cachedStatement(sql: "INSERT INTO event (session, transferId, kind, payload, createdAt) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [event.session, event.transferId, event.kind.rawValue, payload, JournalDate(event.date)])
+        stored.seq = db.lastInsertedRowID
+        committed.send(stored, after: db)
+        return stored
+    }
+}

@@ -1,0 +1,66 @@
+import FerryKit
+import Foundation
+import GRDB
+
+extension SQLiteJournal {
+    /// A session's configuration (empty when never set).
+    public func sessionOptions(_ session: String) async throws -> TransferOptions {
+        try await writer.read { db in
+            let text = try String.fetchOne(db, sql: "SELECT options FROM session WHERE name = ?", arguments: [session])
+            return try text.map { try Self.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } ?? TransferOptions()
+        }
+    }
+
+    /// Changes a session's configuration in one transaction; returns the new one.
+    @discardableResult
+    public func updateSessionOptions(
+        _ session: String, _ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions
+    ) async throws -> TransferOptions {
+        try await writer.write { db in
+            let text = try String.fetchOne(db, sql: "SELECT options FROM session WHERE name = ?", arguments: [session])
+            let current = try text.map { try Self.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } ?? TransferOptions()
+            let updated = try change(current)
+            let json = updated.isEmpty ? nil : String(decoding: try Self.encoder.encode(updated), as: UTF8.self)
+            try db.execute(
+                sql: """
+                    INSERT INTO session (name, acknowledgedSeq, options) VALUES (?, 0, ?)
+                    ON CONFLICT(name) DO UPDATE SET options = excluded.options
+                    """,
+                arguments: [session, json]
+            )
+            return updated
+        }
+    }
+
+    /// Every session with options, by name.
+    public func allSessionOptions() async throws -> [String: TransferOptions] {
+        try await writer.read { db in
+            var result: [String: TransferOptions] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, options FROM session WHERE options IS NOT NULL") {
+                let text: String = row["options"]
+                result[row["name"]] = try Self.decoder.decode(TransferOptions.self, from: Data(text.utf8))
+            }
+            return result
+        }
+    }
+}
+
+extension TransferRecord {
+    /// This transfer's own options (JSON in the journal).
+    var transferOptions: TransferOptions? {
+        get { options.flatMap { try? SQLiteJournal.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } }
+        set {
+            options = newValue.flatMap { $0.isEmpty ? nil : try? String(decoding: SQLiteJournal.encoder.encode($0), as: UTF8.self) }
+        }
+    }
+
+    /// The recorded upload response, if any.
+    var uploadResponse: UploadResponse? {
+        guard let responseStatus else { return nil }
+        let headers = responseHeaders.flatMap { try? SQLiteJournal.decoder.decode([String: String].self, from: Data($0.utf8)) } ?? [:]
+        return UploadResponse(
+            status: responseStatus, headers: headers, body: responseBody,
+            bodyTruncated: (responseBody?.utf8.count ?? 0) >= RecordedResponse.maxBodyBytes
+        )
+    }
+}

@@ -1,0 +1,111 @@
+import FerryKit
+import Foundation
+import GRDB
+
+extension SQLiteJournal {
+    /// ``TransferJournal/createTransfers(_:reuseExisting:)``: a queue of half a million goes in
+    /// 10,000 at a time, not one transaction each.
+    public func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
+        try await writer.write { db in
+            try drafts.map { new in
+                if reuseExisting, let existing = try Self.reusable(new, db) { return (existing, nil) }
+                var record = new
+                try record.insertQuickly(db)
+                let event = try insert(
+                    TransferEvent(kind: .created, transferId: record.transferId, session: record.session, date: record.createdAt),
+                    db
+                )
+                return (record, event)
+            }
+        }
+    }
+
+    /// The session's newest transfer of the same URL that counts as already asked for, through
+    /// a statement prepared once (building it for every URL was a quarter of queueing many).
+    private static func reusable(_ new: TransferRecord, _ db: Database) throws -> TransferRecord? {
+        // The id alone first: most URLs queued are new, and a row read costs more than a lookup.
+        guard let id = try Int64.fetchOne(db.cachedStatement(sql: TransferRecord.selectReusable), arguments: [new.session, new.url]) else {
+            return nil
+        }
+        return try TransferRecord.fetchOne(db, id: id)
+    }
+
+    public func transfer(id: Int64) async throws -> TransferRecord? {
+        try await writer.read { db in try TransferRecord.fetchOne(db, id: id) }
+    }
+
+    public func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
+        try await writer.read { db in
+            var request = TransferRecord.order(newestFirst ? Column("id").desc : Column("id")).filter(Column("hidden") == false)
+            if let session { request = request.filter(Column("session") == session) }
+            if let states { request = request.filter(states.map(\.rawValue).contains(Column("state"))) }
+            if let after { request = request.filter(newestFirst ? Column("id") < after : Column("id") > after) }
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    public func counts() async throws -> [TransferState: Int] {
+        try await writer.read { db in
+            var counts: [TransferState: Int] = [:]
+            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM transfer WHERE NOT hidden GROUP BY state")
+            for row in rows {
+                if let state = TransferState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+
+    @discardableResult
+    public func update<Result: Sendable>(
+        id: Int64,
+        _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
+    ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
+        try await writer.write { db in
+            guard var record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
+            let before = record
+            let (result, draft) = try body(&record)
+            if record != before {
+                record.updatedAt = Date()
+                try record.updateQuickly(db)
+            }
+            let event = try draft.map { try insert($0, db) }
+            return (record, result, event)
+        }
+    }
+
+    /// Forgets every completed and cancelled transfer of `session`, or of all, with a `removed`
+    /// event each, in one transaction. Their files stay.
+    /// - Returns: the ids removed.
+    public func removeFinished(session: String?) async throws -> [Int64] {
+        try await writer.write { db in
+            var request = TransferRecord.filter([TransferState.completed, .cancelled].map(\.rawValue).contains(Column("state")))
+                .filter(Column("hidden") == false)
+            if let session { request = request.filter(Column("session") == session) }
+            let rows = try Row.fetchAll(db, request.select(Column("id"), Column("session"), Column("state")).order(Column("id")))
+            for row in rows {
+                let id: Int64 = row[0]
+                try forget(id, completed: row[2] == TransferState.completed.rawValue, db)
+                _ = try insert(TransferEvent(kind: .removed, transferId: id, session: row[1]), db)
+            }
+            return rows.map { $0[0] }
+        }
+    }
+
+    /// Takes a transfer off the list and journals `removed`.
+    public func removeTransfer(id: Int64) async throws -> TransferEvent {
+        try await writer.write { db in
+            guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
+            try forget(id, completed: record.state == .completed, db)
+            return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
+        }
+    }
+
+    /// Deletes a transfer's row; a completed one that another module's row still names
+    /// (``SQLiteTables/namesTransfer``: a song, an episode) is hidden instead, so removing it
+    /// from the list keeps what it downloaded while its file is there.
+    private func forget(_ id: Int64, completed: Bool, _ db: Database) throws {
+        let named = try completed && tables.contains { try $0.namesTransfer?(db, id) ?? false }
+        try db.execute(sql: named ? "UPDATE transfer SET hidden = 1 WHERE id = ?" : "DELETE FROM transfer WHERE id = ?", arguments: [id])
+    }
+}

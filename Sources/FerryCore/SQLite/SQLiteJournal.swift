@@ -1,0 +1,92 @@
+import FerryKit
+import Foundation
+import GRDB
+import Synchronization
+
+/// The crash-safe record of every transfer and every event, in SQLite (WAL).
+///
+/// All writes are single transactions, so the journal is consistent whatever moment the process
+/// dies at. ``TransferJournal`` is what it shares with the PostgreSQL journal; the boot id is the
+/// embedded daemon's. Other modules keep their tables in the same file (``SQLiteTables``): they
+/// register their migrations, and say which finished transfers their rows still name.
+public struct SQLiteJournal: TransferJournal {
+    package let writer: any DatabaseWriter
+    let committed = CommittedEvents()
+    /// The other modules' tables in this journal.
+    let tables: [SQLiteTables]
+
+    /// Opens (creating if needed) the journal file and brings its schema up to date: the
+    /// transfer engine's tables and `tables`, which must be the same at every opening of a file
+    /// (a module left out would not get its migrations).
+    public static func open(at url: URL, tables: [SQLiteTables] = []) throws -> SQLiteJournal {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // WAL with NORMAL sync survives any process crash; on power loss the newest
+            // transactions may be lost, which the resume protocol tolerates (durable byte counts
+            // only go backwards, and recovery repairs an interrupted move into the library).
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        return try SQLiteJournal(DatabasePool(path: url.path, configuration: configuration), tables: tables)
+    }
+
+    /// Calls `handler` with every event journaled from now on, once its transaction commits.
+    /// Calls come from the journal's writer, one at a time, in commit order, which is `seq`
+    /// order; a handler must return quickly.
+    public func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
+        committed.add(handler)
+    }
+
+    /// A journal in memory, for tests.
+    public static func inMemory(tables: [SQLiteTables] = []) throws -> SQLiteJournal {
+        try SQLiteJournal(DatabaseQueue(), tables: tables)
+    }
+
+    init(_ writer: any DatabaseWriter, tables: [SQLiteTables]) throws {
+        self.writer = writer
+        self.tables = tables
+        try SQLiteTables.migrator([.transfers] + tables).migrate(writer)
+    }
+}
+
+/// The handlers of ``SQLiteJournal/onCommit(_:)``. Events are handed over from the writer's queue
+/// after each commit rather than by whoever wrote them once their write returned: two workers'
+/// events could overtake each other that way, and an event stream, which skips sequence numbers
+/// it has passed, then lost the earlier one.
+///
+/// The events of one transaction wait together, behind one commit observer: GRDB asks every
+/// observer about every statement, so one observer per event made a transaction of 10,000
+/// new transfers quadratic (most of the time of queueing them).
+final class CommittedEvents: Sendable {
+    private let handlers = Mutex<[@Sendable (TransferEvent) -> Void]>([])
+    /// Events of the transaction in progress (writes are serialized: there is one at a time).
+    private let pending = Mutex<[TransferEvent]>([])
+
+    func add(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
+        handlers.withLock { $0.append(handler) }
+    }
+
+    /// Hands `event` to the handlers when the transaction of `db` commits.
+    func send(_ event: TransferEvent, after db: Database) {
+        let handlers = handlers.withLock { $0 }
+        guard !handlers.isEmpty else { return }
+        let first = pending.withLock { pending in
+            pending.append(event)
+            return pending.count == 1
+        }
+        guard first else { return }
+        db.afterNextTransaction(
+            onCommit: { [self] _ in
+                let events = self.pending.withLock { pending in
+                    defer { pending = [] }
+                    return pending
+                }
+                for event in events {
+                    for handler in handlers { handler(event) }
+                }
+            },
+            onRollback: { [self] _ in self.pending.withLock { $0 = [] } }
+        )
+    }
+}

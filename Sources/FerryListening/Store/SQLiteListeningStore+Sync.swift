@@ -1,0 +1,218 @@
+import FerryCore
+import FerryKit
+import Foundation
+import GRDB
+
+/// The sync API's tables (journal v14): users with their password hashes, their devices, the
+/// log of subscription changes (`since` deltas; triggers on `podcast` write it, so a
+/// subscription made in the web app reaches the phone too), URLs a phone added that are not
+/// fetched yet, and episode actions. Times are whole seconds since 1970, as the API counts them.
+extension SQLiteListeningStore {
+    // MARK: Users and devices
+
+    /// Adds the user, or sets its password. - Returns: true when the user is new.
+    public func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
+        try await writer.write { db in
+            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM syncUser WHERE name = ?)", arguments: [name]) ?? false
+            try db.execute(
+                sql: "INSERT INTO syncUser (name, passwordHash, createdAt) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET passwordHash = excluded.passwordHash",
+                arguments: [name, passwordHash, JournalDate(now)]
+            )
+            return !exists
+        }
+    }
+
+    /// Removes the user and its devices. - Returns: false when there was no such user.
+    public func removeSyncUser(_ name: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM syncDevice WHERE user = ?", arguments: [name])
+            try db.execute(sql: "DELETE FROM syncUser WHERE name = ?", arguments: [name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func syncUsers() async throws -> [SyncUser] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT u.name, u.createdAt, (SELECT COUNT(*) FROM syncDevice d WHERE d.user = u.name) FROM syncUser u ORDER BY u.name"
+            ).map { SyncUser(name: $0[0], createdAt: $0[1], devices: $0[2]) }
+        }
+    }
+
+    public func syncPasswordHash(_ name: String) async throws -> String? {
+        try await writer.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM syncUser WHERE name = ?", arguments: [name]) }
+    }
+
+    public func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT deviceId, caption, type FROM syncDevice WHERE user = ? ORDER BY deviceId", arguments: [user])
+                .map { ($0[0], $0[1], $0[2]) }
+        }
+    }
+
+    /// Creates the device, or changes what is given of its caption and type.
+    public func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws {
+        try await writer.write { db in
+            try Self.ensureDevice(db, user: user, id: id, now: now)
+            if let caption { try db.execute(sql: "UPDATE syncDevice SET caption = ? WHERE user = ? AND deviceId = ?", arguments: [caption, user, id]) }
+            if let type { try db.execute(sql: "UPDATE syncDevice SET type = ? WHERE user = ? AND deviceId = ?", arguments: [type, user, id]) }
+        }
+    }
+
+    private static func ensureDevice(_ db: Database, user: String, id: String, now: Date) throws {
+        try db.execute(
+            sql: "INSERT INTO syncDevice (user, deviceId, caption, type, updatedAt) VALUES (?, ?, '', 'other', ?) ON CONFLICT DO NOTHING",
+            arguments: [user, id, JournalDate(now)]
+        )
+    }
+
+    // MARK: Subscriptions
+
+    /// Every subscription's feed URL, and those a phone added that are not fetched yet.
+    public func syncSubscriptions() async throws -> [String] {
+        try await writer.read { db in
+            try String.fetchAll(db, sql: "SELECT feedURL FROM podcast UNION SELECT url FROM syncPending ORDER BY 1")
+        }
+    }
+
+    /// What changed at or after `since`: each URL's last change.
+    public func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT url, added FROM syncSubscriptionChange WHERE seq IN
+                        (SELECT MAX(seq) FROM syncSubscriptionChange WHERE at >= ? GROUP BY url)
+                    ORDER BY seq
+                    """, arguments: [since]
+            )
+            return (rows.filter { $0[1] as Bool }.map { $0[0] }, rows.filter { !($0[1] as Bool) }.map { $0[0] })
+        }
+    }
+
+    /// A phone's additions not subscribed yet become pending (fetched by ``SyncLibrary``); its
+    /// removals of pending ones are dropped. The device is created if new.
+    /// - Returns: the removals that are real subscriptions, for the caller to unsubscribe.
+    public func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
+        try await writer.write { db in
+            try Self.ensureDevice(db, user: user, id: device, now: now)
+            let at = Int64(now.timeIntervalSince1970)
+            for url in add {
+                let known = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM podcast WHERE feedURL = ?) OR EXISTS (SELECT 1 FROM syncPending WHERE url = ?)", arguments: [url, url]
+                ) ?? false
+                guard !known else { continue }
+                try db.execute(sql: "INSERT INTO syncPending (url, addedAt) VALUES (?, ?)", arguments: [url, at])
+                try db.execute(sql: "INSERT INTO syncSubscriptionChange (url, added, at) VALUES (?, 1, ?)", arguments: [url, at])
+            }
+            var unsubscribe: [Int64] = []
+            for url in remove {
+                try db.execute(sql: "DELETE FROM syncPending WHERE url = ?", arguments: [url])
+                if db.changesCount > 0 {
+                    try db.execute(sql: "INSERT INTO syncSubscriptionChange (url, added, at) VALUES (?, 0, ?)", arguments: [url, at])
+                }
+                unsubscribe += try Int64.fetchAll(db, sql: "SELECT id FROM podcast WHERE feedURL = ?", arguments: [url])
+            }
+            return unsubscribe
+        }
+    }
+
+    public func syncPending() async throws -> [String] {
+        try await writer.read { db in try String.fetchAll(db, sql: "SELECT url FROM syncPending ORDER BY addedAt, url") }
+    }
+
+    /// A pending URL is subscribed now (the podcast's trigger logs it), or failed with `error`.
+    public func resolvePending(_ url: String, error: String?) async throws {
+        try await writer.write { db in
+            if let error {
+                try db.execute(sql: "UPDATE syncPending SET errorMessage = ? WHERE url = ?", arguments: [error, url])
+            } else {
+                try db.execute(sql: "DELETE FROM syncPending WHERE url = ?", arguments: [url])
+            }
+        }
+    }
+
+    // MARK: Episode actions
+
+    /// Stores a phone's actions in one transaction; each `play` with a position that is newer
+    /// than what the daemon knows moves the episode's playback there (the web app resumes
+    /// from it), `new` marks it unplayed.
+    public func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
+        try await writer.write { db in
+            let at = Int64(now.timeIntervalSince1970)
+            for action in actions {
+                if let device = action.device { try Self.ensureDevice(db, user: user, id: device, now: now) }
+                try Self.insert(action, at: at, db)
+                try Self.applyToPlayback(action, now: now, db)
+            }
+        }
+    }
+
+    /// Actions received at or after `since`, oldest first; `aggregated`: only each episode's last.
+    public func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+        try await writer.read { db in
+            var conditions = ["receivedAt >= ?"]
+            var arguments: StatementArguments = [since]
+            if let podcast {
+                conditions.append("podcast = ?")
+                arguments += [podcast]
+            }
+            if let device {
+                conditions.append("device = ?")
+                arguments += [device]
+            }
+            let filter = conditions.joined(separator: " AND ")
+            let sql = aggregated
+                ? "SELECT * FROM syncEpisodeAction WHERE seq IN (SELECT MAX(seq) FROM syncEpisodeAction WHERE \(filter) GROUP BY podcast, episode) ORDER BY seq"
+                : "SELECT * FROM syncEpisodeAction WHERE \(filter) ORDER BY seq"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+                EpisodeAction.Kind(rawValue: row["action"]).map { kind in
+                    EpisodeAction(
+                        podcast: row["podcast"], episode: row["episode"], guid: row["guid"], action: kind, device: row["device"],
+                        timestamp: row["timestamp"], started: row["started"], position: row["position"], total: row["total"]
+                    )
+                }
+            }
+        }
+    }
+
+    private static func insert(_ action: EpisodeAction, at: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO syncEpisodeAction (podcast, episode, guid, device, action, timestamp, started, position, total, receivedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                action.podcast, action.episode, action.guid, action.device, action.action.rawValue, action.timestamp ?? at,
+                action.started, action.position, action.total, at,
+            ]
+        )
+    }
+
+    private static func applyToPlayback(_ action: EpisodeAction, now: Date, _ db: Database) throws {
+        let ids = try Int64.fetchAll(
+            db, sql: """
+                SELECT e.id FROM episode e JOIN podcast p ON p.id = e.podcastId
+                WHERE p.feedURL = ? AND (e.enclosureURL = ? OR (? IS NOT NULL AND e.guid = ?))
+                """,
+            arguments: [action.podcast, action.episode, action.guid, action.guid]
+        )
+        for id in ids {
+            guard let next = action.playback(after: try playback(.episode, id: id, db), now: now) else { continue }
+            try writePlayback(.episode, id: id, next, db)
+        }
+    }
+
+    /// Reports the daemon's own change to phones (``EpisodeAction/own(feed:media:guid:total:from:to:)``), one per episode.
+    static func recordOwnAction(episode id: Int64, from previous: Playback?, to next: Playback, duration: Double?, _ db: Database) throws {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT p.feedURL, e.enclosureURL, e.guid, e.duration FROM episode e JOIN podcast p ON p.id = e.podcastId WHERE e.id = ?",
+            arguments: [id]
+        ), let feed: String = row[0], let media: String = row[1] else { return }
+        let total = (duration ?? row[3]).map { Int($0.rounded()) }
+        let action = EpisodeAction.own(feed: feed, media: media, guid: row[2], total: total, from: previous, to: next)
+        try db.execute(
+            sql: "DELETE FROM syncEpisodeAction WHERE device = ? AND podcast = ? AND episode = ?", arguments: [EpisodeAction.ownDevice, feed, media]
+        )
+        try insert(action, at: action.timestamp ?? 0, db)
+    }
+}

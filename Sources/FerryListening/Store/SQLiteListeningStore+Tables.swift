@@ -1,0 +1,169 @@
+import FerryCore
+import GRDB
+
+extension SQLiteTables {
+    /// The listening library's: podcasts, episodes, catalog songs, playback, Up Next and sync
+    /// with phones. A completed transfer that a song or an episode names is hidden from the list
+    /// rather than deleted, so it stays downloaded (and playable) while its file is there.
+    /// Shipped migrations never change; new ones are appended, with a version after the newest
+    /// of every module's.
+    public static let listening = SQLiteTables(
+        migrations: [
+            // The tables of v2, when FerryCore registered every module's migrations: a journal made
+            // then has them (so "if not exists"), one made since gets them here, even one a
+            // program opened before with the transfer engine's tables alone.
+            Migration(2, "v2.1: podcasts, episodes, catalog tracks (v2's, registered by their module)") { db in
+                try db.create(table: "podcast", options: .ifNotExists) { t in
+                    t.autoIncrementedPrimaryKey("id")
+                    t.column("feedURL", .text).notNull().unique()
+                    t.column("title", .text).notNull()
+                    t.column("author", .text)
+                    t.column("descriptionText", .text)
+                    t.column("descriptionHTML", .text)
+                    t.column("artworkURL", .text)
+                    t.column("link", .text)
+                    t.column("folder", .text).notNull()
+                    t.column("catalogId", .integer)
+                    t.column("etag", .text)
+                    t.column("lastModified", .text)
+                    t.column("refreshedAt", .datetime)
+                    t.column("errorCode", .text)
+                    t.column("errorMessage", .text)
+                    t.column("autoDownload", .integer).notNull().defaults(to: 0)
+                    t.column("keepLatest", .integer)
+                    t.column("createdAt", .datetime).notNull()
+                    t.column("updatedAt", .datetime).notNull()
+                }
+                try db.create(table: "episode", options: .ifNotExists) { t in
+                    t.autoIncrementedPrimaryKey("id")
+                    t.belongsTo("podcast", onDelete: .cascade).notNull()
+                    t.column("guid", .text).notNull()
+                    t.column("title", .text).notNull()
+                    t.column("published", .datetime)
+                    t.column("duration", .double)
+                    t.column("enclosureURL", .text)
+                    t.column("enclosureLength", .integer)
+                    t.column("enclosureType", .text)
+                    t.column("descriptionHTML", .text)
+                    t.column("descriptionText", .text)
+                    t.column("season", .integer)
+                    t.column("episodeNumber", .integer)
+                    t.column("episodeType", .text)
+                    t.column("explicit", .boolean)
+                    t.column("link", .text)
+                    t.column("artworkURL", .text)
+                    t.column("chaptersURL", .text)
+                    t.column("transcriptURL", .text)
+                    t.column("transferId", .integer)
+                    t.column("filePath", .text)
+                    t.column("isNew", .boolean).notNull().defaults(to: true)
+                    t.column("firstSeenAt", .datetime).notNull()
+                    t.uniqueKey(["podcastId", "guid"])
+                }
+                try db.create(index: "episode_transfer", on: "episode", columns: ["transferId"], options: .ifNotExists)
+                try db.create(table: "track", options: .ifNotExists) { t in
+                    t.primaryKey("trackId", .integer)
+                    t.column("transferId", .integer)
+                    t.column("title", .text).notNull()
+                    t.column("artist", .text)
+                    t.column("collection", .text)
+                    t.column("artworkURL", .text)
+                    t.column("previewURL", .text)
+                    t.column("durationSeconds", .double)
+                    t.column("createdAt", .datetime).notNull()
+                }
+            },
+            Migration(6, "v6: private feeds' credentials") { db in
+                try db.alter(table: "podcast") { t in
+                    t.add(column: "username", .text)
+                    t.add(column: "password", .text)
+                }
+            },
+            Migration(11, "v11: where the listener is in each episode and song") { db in
+                try db.create(table: "playback") { t in
+                    t.column("media", .text).notNull()
+                    t.column("mediaId", .integer).notNull()
+                    t.column("positionSeconds", .double).notNull()
+                    t.column("played", .boolean).notNull()
+                    t.column("updatedAt", .datetime).notNull()
+                    t.primaryKey(["media", "mediaId"])
+                }
+            },
+            Migration(12, "v12: a podcast's speed and order") { db in
+                try db.alter(table: "podcast") { t in
+                    t.add(column: "playbackSpeed", .double)
+                    t.add(column: "oldestFirst", .boolean).notNull().defaults(to: false)
+                }
+            },
+            Migration(13, "v13: Up Next") { db in
+                try db.create(table: "upNext") { t in
+                    t.primaryKey("rank", .integer)
+                    t.column("media", .text).notNull()
+                    t.column("mediaId", .integer).notNull()
+                }
+            },
+            Migration(14, "v14: sync with phones (the gpodder.net API)") { db in
+                try db.create(table: "syncUser") { t in
+                    t.primaryKey("name", .text)
+                    t.column("passwordHash", .text).notNull()
+                    t.column("createdAt", .datetime).notNull()
+                }
+                try db.create(table: "syncDevice") { t in
+                    t.column("user", .text).notNull()
+                    t.column("deviceId", .text).notNull()
+                    t.column("caption", .text).notNull()
+                    t.column("type", .text).notNull()
+                    t.column("updatedAt", .datetime).notNull()
+                    t.primaryKey(["user", "deviceId"])
+                }
+                try db.create(table: "syncPending") { t in
+                    t.primaryKey("url", .text)
+                    t.column("addedAt", .integer).notNull()
+                    t.column("errorMessage", .text)
+                }
+                try db.create(table: "syncSubscriptionChange") { t in
+                    t.autoIncrementedPrimaryKey("seq")
+                    t.column("url", .text).notNull()
+                    t.column("added", .boolean).notNull()
+                    t.column("at", .integer).notNull().indexed()
+                }
+                // Every subscription made or ended anywhere (web app, CLI, OPML, a moved feed) is a change a phone asks for.
+                let now = "CAST(strftime('%s', 'now') AS INTEGER)"
+                try db.execute(sql: """
+                    CREATE TRIGGER podcast_subscribed AFTER INSERT ON podcast BEGIN
+                        INSERT INTO syncSubscriptionChange (url, added, at) VALUES (NEW.feedURL, 1, \(now));
+                    END;
+                    CREATE TRIGGER podcast_unsubscribed AFTER DELETE ON podcast BEGIN
+                        INSERT INTO syncSubscriptionChange (url, added, at) VALUES (OLD.feedURL, 0, \(now));
+                    END;
+                    CREATE TRIGGER podcast_moved AFTER UPDATE OF feedURL ON podcast WHEN OLD.feedURL != NEW.feedURL BEGIN
+                        INSERT INTO syncSubscriptionChange (url, added, at) VALUES (OLD.feedURL, 0, \(now)), (NEW.feedURL, 1, \(now));
+                    END;
+                    """)
+                try db.create(table: "syncEpisodeAction") { t in
+                    t.autoIncrementedPrimaryKey("seq")
+                    t.column("podcast", .text).notNull()
+                    t.column("episode", .text).notNull()
+                    t.column("guid", .text)
+                    t.column("device", .text)
+                    t.column("action", .text).notNull()
+                    t.column("timestamp", .integer).notNull()
+                    t.column("started", .integer)
+                    t.column("position", .integer)
+                    t.column("total", .integer)
+                    t.column("receivedAt", .integer).notNull().indexed()
+                }
+                try db.create(index: "syncEpisodeAction_episode", on: "syncEpisodeAction", columns: ["podcast", "episode"])
+            },
+            Migration(15, "v15: a podcast's own refresh interval") { db in
+                try db.alter(table: "podcast") { t in t.add(column: "refreshMinutes", .integer) }
+            }
+        ],
+        namesTransfer: { db, id in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM track WHERE transferId = ?) OR EXISTS (SELECT 1 FROM episode WHERE transferId = ?)",
+                arguments: [id, id]
+            ) ?? false
+        }
+    )
+}
