@@ -82,4 +82,22 @@ import Testing
         let actions: [Control.Action] = [.journal(1, .queued(.retry)), .journal(2, .queued(.interrupted)), .journal(3, .queued(.retry)), .startWorker(1, worker: 4), .startWorker(2, worker: 5)]
         #expect(Control.journaledOnce(actions) == [.journal(3, .queued(.retry)), .startWorker(1, worker: 4), .startWorker(2, worker: 5)])
     }
+
+    @Test func newOptionsStartARunningTransferAgainFromItsBytesWithoutPausingIt() throws {
+        var control = Control(limits: .init(daemon: 1))
+        _ = try control.handle(.enqueued([(id: Int64(1), entry: Entry(state: .queued, session: "s"))]), now: Self.now)
+        let worker = try #require(control.entry(1)?.worker)
+        #expect(try control.handle(.restart(1), now: Self.now) == [.stopWorker(1)])
+        #expect(try control.handle(.restart(1), now: Self.now).isEmpty, "already stopping")
+        // Its worker let go: it starts again at once (no second's delay), and nothing is journaled
+        // but the new start.
+        let again = try control.handle(.workerEnded(1, worker: worker, .stopped), now: Self.now)
+        #expect(TransferControlTests.normalized(again) == [.startWorker(1, worker: 0)])
+        #expect(control.entry(1)?.restarting == false)
+        // A worker that finished before it stopped: it completes.
+        let next = try #require(control.entry(1)?.worker)
+        _ = try control.handle(.restart(1), now: Self.now)
+        let done = try control.handle(.workerEnded(1, worker: next, .completed(path: "/f", sha256: "a")), now: Self.now)
+        #expect(done == [.journal(1, .completed(path: "/f", sha256: "a"))])
+    }
 }

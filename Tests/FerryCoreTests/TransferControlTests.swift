@@ -47,7 +47,7 @@ import Testing
     static func timer(_ control: Control) -> Int { control.entry(1)?.timer ?? 0 }
 
     enum Input: String, CaseIterable, Sendable {
-        case pause, resume, cancel, cancelKeeping, remove, reopen, prioritize, finishing
+        case pause, resume, cancel, cancelKeeping, remove, reopen, restart, prioritize, finishing
         case stopped, completed, busy, gone, retryDue, networkBack, scheduleDue
 
         func input(_ control: Control) -> Control.Input {
@@ -59,6 +59,7 @@ import Testing
             case .cancelKeeping: return .cancel(1, keepingPartFile: true)
             case .remove: return .remove(1)
             case .reopen: return .reopen(1)
+            case .restart: return .restart(1)
             case .prioritize: return .reorder(1, priority: 1, position: nil)
             case .finishing: return .finishing(1, worker: worker)
             case .stopped: return .workerEnded(1, worker: worker, .stopped)
@@ -117,6 +118,7 @@ import Testing
             .cancelKeeping: .to(nil, [.journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.queued, []),
+            .restart: .to(.queued, []),  // Its next start takes the new options.
             .prioritize: .to(.queued, [raised]),
             .finishing: .refused,
             .stopped: .to(.queued, []), .completed: .to(.queued, []), .busy: .to(.queued, []), .gone: .to(.queued, []),
@@ -131,6 +133,8 @@ import Testing
             .cancelKeeping: .to(.cancelled, [.stopWorker(1), .journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(.cancelled, [.stopWorker(1), .journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.running, []),
+            // Its worker stops; the transfer starts again once it has let go.
+            .restart: .to(.running, [.stopWorker(1)]),
             .prioritize: .to(.running, [raised]),
             .finishing: .to(.running, []),
             // Not asked to stop: its start could not be journaled; back into the queue for a second.
@@ -149,6 +153,7 @@ import Testing
             .cancelKeeping: .to(nil, [.cancelRetryTimer(1), .journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.cancelRetryTimer(1), .journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.waiting, []),
+            .restart: .to(.waiting, []),
             .prioritize: .to(.waiting, [raised]),
             .finishing: .refused,
             .stopped: .to(.waiting, []), .completed: .to(.waiting, []), .busy: .to(.waiting, []), .gone: .to(.waiting, []),
@@ -164,6 +169,7 @@ import Testing
             .cancelKeeping: .to(nil, [.journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.journal(1, .cancelled(keepsPartFile: false)), .deletePartFile(1), .journal(1, .removed)]),
             .reopen: .to(.running, [.journal(1, .queued(.reopened)), start]),
+            .restart: .to(.paused, []),
             .prioritize: .to(.paused, [raised]),
             .finishing: .refused,
             .stopped: .to(.paused, []), .completed: .to(.paused, []), .busy: .to(.paused, []), .gone: .to(.paused, []),
@@ -178,6 +184,7 @@ import Testing
             .cancelKeeping: .to(nil, [.journal(1, .cancelled(keepsPartFile: true))]),
             .remove: .to(nil, [.journal(1, .removed), .deletePartFile(1)]),
             .reopen: .to(.running, [.journal(1, .queued(.reopened)), start]),
+            .restart: .to(.failed, []),
             .prioritize: .to(.failed, [raised]),
             .finishing: .refused,
             .stopped: .to(.failed, []), .completed: .to(.failed, []), .busy: .to(.failed, []), .gone: .to(.failed, []),
@@ -189,6 +196,7 @@ import Testing
             .pause: .refused, .resume: .refused, .cancel: .refused, .cancelKeeping: .refused,
             .remove: .to(nil, [.journal(1, .removed), .deletePartFile(1)]),
             .reopen: .to(nil, []),
+            .restart: .to(nil, []),
             .prioritize: .refused,
             .finishing: .refused,
             .stopped: .to(nil, []), .completed: .to(nil, []), .busy: .to(nil, []), .gone: .to(nil, []),
@@ -202,6 +210,7 @@ import Testing
             .remove: .to(nil, [.journal(1, .removed), .deletePartFile(1)]),
             // Resume data: the part file was kept.
             .reopen: .to(.running, [.journal(1, .queued(.reopened)), start]),
+            .restart: .to(nil, []),
             .prioritize: .refused,
             .finishing: .refused,
             .stopped: .to(nil, []), .completed: .to(nil, []), .busy: .to(nil, []), .gone: .to(nil, []),

@@ -187,8 +187,7 @@ extension TransferEngine {
         var others = after
         others.bytesPerSecond = before.bytesPerSecond
         if others == before, bandwidth.setOwnLimit(id, bytesPerSecond: after.bytesPerSecond) { return model(record) }
-        _ = try await pause(id)
-        return try await resume(id)
+        return try await command(.restart(id), id)
     }
 
     /// The transfers waiting their turn (queued, waiting for a retry or the network, paused), of

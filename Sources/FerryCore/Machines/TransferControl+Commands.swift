@@ -2,6 +2,16 @@ import FerryKit
 import Foundation
 
 extension TransferControl {
+    /// Its options changed: a running transfer's worker stops, and the transfer starts again when
+    /// it has let go (``workerEnded(_:worker:_:now:)``). One about to complete just completes.
+    mutating func restart(_ id: Int64) throws(FerryError) -> [Action] {
+        guard var entry = entries[id] else { throw FerryError.notFound(transfer: id) }
+        guard entry.state == .running, entry.worker != nil, !entry.finishing, !entry.restarting else { return [] }
+        entry.restarting = true
+        entries[id] = entry
+        return [.stopWorker(id)]
+    }
+
     /// Forgets a transfer, cancelling it first if it is active or paused; its part file goes.
     mutating func remove(_ id: Int64, now: Date) throws(FerryError) -> [Action] {
         guard let entry = entries[id] else { throw FerryError.notFound(transfer: id) }

@@ -61,7 +61,7 @@ extension TransferControl {
         /// Nil when `entry` has more to it than a resting entry holds.
         init?(_ entry: Entry, sessions: inout Interned) {
             guard entry.worker == nil, entry.timer == nil, entry.failures == 0, entry.waitingSince == nil, entry.retryAt == nil,
-                !entry.waitsForNetwork, !entry.finishing, !entry.removed, let priority = Int8(exactly: entry.priority)
+                !entry.waitsForNetwork, !entry.finishing, !entry.removed, !entry.restarting, let priority = Int8(exactly: entry.priority)
             else { return nil }
             rank = entry.rank ?? 0
             hasRank = entry.rank != nil

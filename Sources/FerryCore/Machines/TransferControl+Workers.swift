@@ -43,8 +43,10 @@ extension TransferControl {
             if entries[id] == nil, releasing.remove(id) != nil { return [.releaseLease(id)] }
             return []
         }
+        let restarting = entry.restarting
         entry.worker = nil
         entry.finishing = false
+        entry.restarting = false
         entries[id] = entry
         var actions: [Action] = []
         if entry.state == .running, !entry.removed {
@@ -54,6 +56,9 @@ extension TransferControl {
                 actions += change(id, .complete, .completed(path: path, sha256: sha256))
             case .failed(let attempt) where !isShutDown:
                 actions += failed(id, attempt, now: now)
+            case .stopped where !isShutDown && restarting:
+                // Stopped to start again with its new options: back into the queue, at its place.
+                actions += change(id, .interrupt, .queued(.interrupted))
             case .stopped where !isShutDown:
                 // Not asked to stop: its start could not be journaled. Back into the queue, and
                 // not started again for a second, so that a failing journal is not a busy loop.

@@ -53,6 +53,8 @@ public struct TransferControl: Sendable {
         public var finishing = false
         /// Removed: forgotten once no worker holds it.
         public var removed = false
+        /// Its worker was asked to stop so that it starts again (``Input/restart(_:)``).
+        public var restarting = false
         /// ``TransferPriority/rank`` and its place among its priority (nil: its id).
         public var priority = 0
         public var rank: Int64?
@@ -97,6 +99,9 @@ public struct TransferControl: Sendable {
         case remove(Int64)
         /// Resume data: the transfer continues from its part file.
         case reopen(Int64)
+        /// Its options changed: a running transfer starts again, from its durable bytes (one not
+        /// running takes them at its next start).
+        case restart(Int64)
         /// A new priority, and or a place at the head or the tail of the queue.
         case reorder(Int64, priority: Int?, position: TransferUpdate.Position?)
         /// An exact priority and rank (``QueuePlacement``).
@@ -332,6 +337,9 @@ public struct TransferControl: Sendable {
                 entry.waitingSince = nil
             }
 
+        case .restart(let id):
+            return try restart(id)
+
         case .reorder(let id, let priority, let position):
             return try reorder(id, priority: priority, position: position, now: now)
 
@@ -413,7 +421,8 @@ extension TransferControl.Input {
     /// The one transfer the input is about, if it is about one.
     var transferID: Int64? {
         switch self {
-        case .pause(let id), .resume(let id), .cancel(let id, _), .remove(let id), .reopen(let id), .reorder(let id, _, _), .place(let id, _, _),
+        case .pause(let id), .resume(let id), .cancel(let id, _), .remove(let id), .reopen(let id), .restart(let id), .reorder(let id, _, _),
+            .place(let id, _, _),
             .restore(let id, _), .recoveredMove(let id, _, _), .finishing(let id, _), .workerEnded(let id, _, _), .retryDue(let id, _),
             .claimedMoved(let id, _, _, _), .lost(let id), .commandDone(let id):
             id
