@@ -274,7 +274,7 @@ def resident(pid):
     return None
 
 
-def cases(lab, ferry, name, out, stderr, single_flag):
+def cases(lab, ferry, name, out, stderr, single_flag, builds=()):
     """(variant, label, url, make) for every run of a round, each tool's two variants side by
     side; `make` returns a fresh Tool, or the Ferry whose daemon runs for the whole scenario."""
     target = out / name
@@ -290,6 +290,8 @@ def cases(lab, ferry, name, out, stderr, single_flag):
         url = lab.url(f"limited/{name}" if variant == "limited" else name)
         if ferry:
             made.append((variant, ferry_label(ferry.options), url, lambda: ferry))
+            for build_name, build in builds:
+                made.append((variant, f"{ferry_label(build.options)} [{build_name}]", url, lambda build=build: build))
             if single_flag and variant == "unlimited":
                 single = copy.copy(ferry)  # the same daemon, other options
                 single.options = [SINGLE_FLAG, "1"]
@@ -331,6 +333,7 @@ def throttled(ctx):
     clear(out)
     stderr = ctx.work / "throttled-stderr.log"
     ferry = None
+    builds = []
     single_flag = False
     results = {v: {} for v in VARIANTS}
     with Lab(www=www, nginx_workers=2, server_extra=limited_location(www, limit_text)) as lab:
@@ -340,9 +343,14 @@ def throttled(ctx):
             ferry = Ferry(lab, ctx.ferry, ctx.work / "ferry-throttled", session=SESSION, options=ctx.ferry_options)
             ferry.start_daemon()
             single_flag = has_single_connection_flag(ctx.ferry)
+            # Other builds (--variant), each with a daemon of its own, in the same rounds.
+            for build_name, binary in ctx.variants.items():
+                build = Ferry(lab, Path(binary), ctx.work / f"ferry-throttled-{build_name}", session=SESSION, options=ctx.ferry_options)
+                build.start_daemon()
+                builds.append((build_name, build))
         else:
             log(f"  throttled: no ferry binary at {ctx.ferry}: Ferry not measured")
-        runs = cases(lab, ferry, name, out, stderr, single_flag)
+        runs = cases(lab, ferry, name, out, stderr, single_flag, builds)
         log(f"  throttled: {size >> 20} MiB over htb {rate / 1e6:g} Mbit/s; limited: limit_rate {limit_text} "
             f"({limit / (1 << 20):g} MiB/s a request); {len(runs)} runs a round, timeouts "
             f"{timeouts['limited']:.0f} s / {timeouts['unlimited']:.0f} s")
@@ -370,9 +378,9 @@ def throttled(ctx):
                 log(f"  throttled: round {round_index + 1}/{ctx.throttled_runs} done")
             shaper = lab.run_in(lab.origin, ["tc", "-s", "class", "show", "dev", lab.origin_dev]).stdout
         finally:
-            if ferry:
-                ferry.stop_daemon()
-                shutil.rmtree(ferry.home, ignore_errors=True)
+            for daemon in ([ferry] if ferry else []) + [build for _, build in builds]:
+                daemon.stop_daemon()
+                shutil.rmtree(daemon.home, ignore_errors=True)
             shutil.rmtree(out, ignore_errors=True)
             stderr.unlink(missing_ok=True)
     if not ferry:
