@@ -26,7 +26,7 @@ import Testing
                 try await body(try SQLiteJournal.open(at: folder.appendingPathComponent("journal.sqlite")))
             }
         case .postgres:
-            let journal = try await PostgresJournal.connect(to: try await PostgresServer.newDatabase())
+            let journal = try await PostgresJournal.connect(to: try await MigratedDatabase.make())
             defer { journal.close() }
             try await body(journal)
         }

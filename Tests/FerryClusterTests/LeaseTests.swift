@@ -13,7 +13,7 @@ import Testing
 @Suite(.enabled(if: PostgresServer.isAvailable, "\(PostgresServer.unavailableReason ?? "")"))
 struct LeaseTests {
     static func withMembers(_ count: Int, _ body: ([PostgresJournal]) async throws -> Void) async throws {
-        let url = try await PostgresServer.newDatabase()
+        let url = try await MigratedDatabase.make()
         var members: [PostgresJournal] = []
         for _ in 0..<count { members.append(try await PostgresJournal.connect(to: url)) }
         defer { for member in members { member.close() } }
@@ -79,7 +79,7 @@ struct LeaseTests {
     /// The lease's end is moved into the past in the database rather than waited for: the
     /// database's clock is the one leases follow, and a wait would race a loaded machine.
     @Test func anExpiredLeaseIsTakenOverAndTheOldHoldersWritesAreRefused() async throws {
-        let url = try await PostgresServer.newDatabase()
+        let url = try await MigratedDatabase.make()
         let (a, b) = (try await PostgresJournal.connect(to: url), try await PostgresJournal.connect(to: url))
         defer {
             a.close()

@@ -22,7 +22,7 @@ import Testing
                 try await body(SQLiteListeningStore(journal), journal)
             }
         case .postgres:
-            let journal = try await PostgresJournal.connect(to: try await PostgresServer.newDatabase())
+            let journal = try await PostgresJournal.connect(to: try await MigratedDatabase.make())
             defer { journal.close() }
             try await body(PostgresListeningStore(journal: journal), journal)
         }

@@ -13,7 +13,7 @@ import Testing
 @Suite(.enabled(if: PostgresServer.isAvailable, "\(PostgresServer.unavailableReason ?? "")"))
 struct RefreshTurnTests {
     static func withMembers(_ body: (PostgresListeningStore, PostgresListeningStore) async throws -> Void) async throws {
-        let url = try await PostgresServer.newDatabase()
+        let url = try await MigratedDatabase.make()
         let first = try await PostgresJournal.connect(to: url)
         defer { first.close() }
         let second = try await PostgresJournal.connect(to: url)

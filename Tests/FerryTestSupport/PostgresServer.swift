@@ -8,24 +8,24 @@ import Synchronization
 /// own (``database()``). PostgreSQL refuses to run as root: as root it runs as the `postgres`
 /// user. It stops, and its folder goes, when the test process ends (a watcher polls the process
 /// that started it).
-public final class PostgresServer: Sendable {
-    public let port: Int
-    public let folder: URL
+package final class PostgresServer: Sendable {
+    package let port: Int
+    package let folder: URL
 
     /// Why there is none here (no binaries, no user to run them as), or nil. Found once: suites
     /// ask it when they are planned and again when they run.
-    public static let unavailableReason: String? = {
+    package static let unavailableReason: String? = {
         if binaries == nil { return "PostgreSQL is not installed (Debian's postgresql package: initdb and postgres)" }
         if getuid() == 0, getpwnam("postgres") == nil { return "running as root, and there is no postgres user to run PostgreSQL as" }
         return nil
     }()
 
-    public static var isAvailable: Bool { unavailableReason == nil }
+    package static var isAvailable: Bool { unavailableReason == nil }
 
     private static let shared = Mutex<Result<PostgresServer, any Error>?>(nil)
 
     /// The process's server, started on first use.
-    public static func start() throws -> PostgresServer {
+    package static func start() throws -> PostgresServer {
         try shared.withLock { shared in
             if let shared { return try shared.get() }
             let result = Result { try PostgresServer() }
@@ -38,19 +38,19 @@ public final class PostgresServer: Sendable {
 
     /// A new, empty database on the process's server: its URL
     /// (`postgres://postgres@127.0.0.1:PORT/NAME`).
-    public static func database() throws -> String {
+    package static func database() throws -> String {
         try start().database()
     }
 
     /// ``database()`` from async code: the work (a lock, child processes waited for) happens on
     /// a thread of its own, never blocking a thread Swift's concurrency needs. Several tests
     /// blocking those threads at once stalled a whole parallel run.
-    public static func newDatabase() async throws -> String {
+    package static func newDatabase() async throws -> String {
         try await offPool { try database() }
     }
 
     /// `body` on a thread of its own.
-    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
         }
@@ -58,26 +58,28 @@ public final class PostgresServer: Sendable {
 
     /// A server of the caller's own (to restart without disturbing other tests); it stops when
     /// the process ends, or with ``stop()``.
-    public static func dedicated() throws -> PostgresServer {
+    package static func dedicated() throws -> PostgresServer {
         try PostgresServer()
     }
 
-    /// A new, empty database on this server: its URL.
-    public func database() throws -> String {
+    /// A new database on this server: its URL. Empty, or a copy of `template` (a database of this
+    /// server nobody is connected to).
+    package func database(template: String? = nil) throws -> String {
         let name = "ferry_test_\(getpid())_\(Self.counter.add(1, ordering: .relaxed).newValue)"
-        let created = try Self.run(bin("psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        let copy = template.map { " TEMPLATE \($0.split(separator: "/").last.map(String.init) ?? $0) STRATEGY FILE_COPY" } ?? ""
+        let created = try Self.run(bin("psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)\(copy)"])
         guard created.status == 0 else { throw TestFailure("CREATE DATABASE failed: \(created.output)") }
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
     /// Stops the server now (`pg_ctl stop -m fast`).
-    public func stop() throws {
+    package func stop() throws {
         _ = try pgctl(["stop", "-m", "fast", "-w"])
     }
 
     /// Runs SQL on a database of the server (as the superuser) → psql's output.
     @discardableResult
-    public func psql(_ url: String, _ sql: String) throws -> String {
+    package func psql(_ url: String, _ sql: String) throws -> String {
         let name = url.split(separator: "/").last.map(String.init) ?? "postgres"
         let result = try Self.run(bin("psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", name, "-qAt", "-c", sql])
         guard result.status == 0 else { throw TestFailure("psql failed: \(result.output)") }
@@ -152,7 +154,7 @@ public final class PostgresServer: Sendable {
     }
 
     /// Stops and starts the server again (same port, same data), as a restart mid-run does.
-    public func restart() throws {
+    package func restart() throws {
         _ = try pgctl([
             "restart", "-m", "fast", "-w", "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(folder.path) -c fsync=off",
             "-l", folder.appendingPathComponent("log2").path,
@@ -160,7 +162,7 @@ public final class PostgresServer: Sendable {
     }
 
     /// Starts the server again after ``stop()`` (same port, same data).
-    public func restartStopped() throws {
+    package func restartStopped() throws {
         _ = try pgctl([
             "start", "-w", "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(folder.path) -c fsync=off",
             "-l", folder.appendingPathComponent("log2").path,

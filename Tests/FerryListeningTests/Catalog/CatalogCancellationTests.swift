@@ -10,12 +10,15 @@ import FerryCore
 /// gets `cancelled` at once, and its HTTP request really stops (the server sees its client go).
 @Suite struct CatalogCancellationTests {
     static let replaced = FerryError(.cancelled, "A newer search replaced this one before it finished.")
+    /// Cancellation is what these test, not the deadline: under a loaded full run, 10 s passed
+    /// before the other searches did, and the stalled one met its deadline instead.
+    static let patient = Duration.seconds(120)
 
     @Test func aNewSearchWithTheSameKeyCancelsTheOneInFlight() async throws {
         try await CatalogHarness.run { h in
-            h.server.answer("/search", where: ["term": "jo"], with: .stall(.seconds(30)))
+            h.server.answer("/search", where: ["term": "jo"], with: .stall(.seconds(120)))
             h.server.answer("/search", where: ["term": "jose james"], with: .fixture("search-music-jose-james.json"))
-            let client = h.client()
+            let client = h.client(requestTimeout: Self.patient)
             let old = Task { await ferryError { try await client.search(CatalogQuery(term: "jo"), replacing: "web") } }
             try await eventually("the first search to reach the server") { h.server.stalling == 1 }
 
@@ -31,9 +34,9 @@ import FerryCore
 
     @Test func otherKeysAndNoKeyAreLeftAlone() async throws {
         try await CatalogHarness.run { h in
-            h.server.answer("/search", where: ["term": "slow"], with: .stall(.seconds(30), then: "search-song-2-results.json"))
+            h.server.answer("/search", where: ["term": "slow"], with: .stall(.seconds(120), then: "search-song-2-results.json"))
             h.server.answer("/search", with: .fixture("search-empty.json"))
-            let client = h.client()
+            let client = h.client(requestTimeout: Self.patient)
             async let slow = client.search(CatalogQuery(term: "slow"), replacing: "tab 1")
             try await eventually("the slow search to reach the server") { h.server.stalling == 1 }
             _ = try await client.search(CatalogQuery(term: "fast"), replacing: "tab 2")
@@ -48,9 +51,9 @@ import FerryCore
 
     @Test func aSharedRequestLivesOnWhileSomeoneStillWaits() async throws {
         try await CatalogHarness.run { h in
-            h.server.answer("/search", where: ["term": "jo"], with: .stall(.seconds(30), then: "search-song-2-results.json"))
+            h.server.answer("/search", where: ["term": "jo"], with: .stall(.seconds(120), then: "search-song-2-results.json"))
             h.server.answer("/search", with: .fixture("search-empty.json"))
-            let client = h.client()
+            let client = h.client(requestTimeout: Self.patient)
             let key = try CatalogRequest.search(CatalogQuery(term: "jo")).key
             let typing = Task { await ferryError { try await client.search(CatalogQuery(term: "jo"), replacing: "web") } }
             async let other = client.search(CatalogQuery(term: "jo"))
@@ -71,8 +74,8 @@ import FerryCore
 
     @Test func cancellingTheCallerStopsTheRequest() async throws {
         try await CatalogHarness.run { h in
-            h.server.answer("/search", with: .stall(.seconds(30)))
-            let client = h.client()
+            h.server.answer("/search", with: .stall(.seconds(120)))
+            let client = h.client(requestTimeout: Self.patient)
             let search = Task { await ferryError { try await client.search(CatalogQuery(term: "jo")) } }
             try await eventually("the search to reach the server") { h.server.stalling == 1 }
             search.cancel()
@@ -84,8 +87,8 @@ import FerryCore
 
     @Test func anEmptiedSearchBoxStillCancelsTheOldSearch() async throws {
         try await CatalogHarness.run { h in
-            h.server.answer("/search", with: .stall(.seconds(30)))
-            let client = h.client()
+            h.server.answer("/search", with: .stall(.seconds(120)))
+            let client = h.client(requestTimeout: Self.patient)
             let old = Task { await ferryError { try await client.search(CatalogQuery(term: "jo"), replacing: "web") } }
             try await eventually("the first search to reach the server") { h.server.stalling == 1 }
             let error = await ferryError { try await client.search(CatalogQuery(term: ""), replacing: "web") }
@@ -99,7 +102,7 @@ import FerryCore
     @Test func aCancelledRateLimitWaitGivesItsTokenBack() async throws {
         try await CatalogHarness.run { h in
             h.server.answer("/search", with: .fixture("search-empty.json"))
-            let client = h.client(rateLimit: CatalogRateLimit(calls: 20, per: .seconds(60), burst: 1))
+            let client = h.client(rateLimit: CatalogRateLimit(calls: 20, per: .seconds(60), burst: 1), requestTimeout: Self.patient)
             _ = try await client.search(CatalogQuery(term: "a"))
             let waiting = Task { await ferryError { try await client.search(CatalogQuery(term: "b")) } }
             try await h.clock.waitForSleepers()
