@@ -32,12 +32,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ferry", targets: ["ferry"]),
+        // For other programs: the daemon's client and API types.
         .library(name: "FerryKit", targets: ["FerryKit"]),
+        // For the fuzz targets and the feed benchmark (Fuzz/, a package of its own): the parsers
+        // of untrusted input. Everything else in FerryCore is `package`: Ferry's own targets' only.
         .library(name: "FerryCore", targets: ["FerryCore"]),
         .library(name: "FerryFeeds", targets: ["FerryFeeds"]),
-        .library(name: "FerryListening", targets: ["FerryListening"]),
-        .library(name: "FerryServer", targets: ["FerryServer"]),
-        .library(name: "FerryCluster", targets: ["FerryCluster"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),

@@ -11,14 +11,14 @@ import PostgresNIO
 /// the database's clock, so members' clocks do not matter.
 extension PostgresJournal {
     /// A daemon working on the shared queue.
-    public struct Member: Sendable, Hashable, Codable {
-        public var id: String
+    package struct Member: Sendable, Hashable, Codable {
+        package var id: String
         /// Where its API answers (for `ferry cluster status`).
-        public var address: String?
-        public var startedAt: Date
-        public var heartbeatAt: Date
+        package var address: String?
+        package var startedAt: Date
+        package var heartbeatAt: Date
 
-        public init(id: String, address: String?, startedAt: Date = Date(), heartbeatAt: Date = Date()) {
+        package init(id: String, address: String?, startedAt: Date = Date(), heartbeatAt: Date = Date()) {
             self.id = id
             self.address = address
             self.startedAt = startedAt
@@ -27,18 +27,18 @@ extension PostgresJournal {
     }
 
     /// A member's hold on a transfer: valid while the transfer's fence is still `fence`.
-    public struct Lease: Sendable, Hashable {
-        public var transferId: Int64
-        public var member: String
-        public var fence: Int64
+    package struct Lease: Sendable, Hashable {
+        package var transferId: Int64
+        package var member: String
+        package var fence: Int64
         /// As the database's clock had it when granted or renewed.
-        public var expires: Date
+        package var expires: Date
     }
 
     /// Records that `member` is alive (now, by the database's clock).
     /// - Returns: how many members beat within `window`, this one included.
     @discardableResult
-    public func heartbeat(_ member: Member, aliveWithin window: Duration = .seconds(10)) async throws -> Int {
+    package func heartbeat(_ member: Member, aliveWithin window: Duration = .seconds(10)) async throws -> Int {
         try await read { connection in
             try await connection.query(
             #"""
@@ -56,7 +56,7 @@ extension PostgresJournal {
 
     /// Every member that ever beat, newest heartbeat first, each with whether it beat within
     /// `window` (by the database's clock).
-    public func members(aliveWithin window: Duration) async throws -> [(member: Member, alive: Bool)] {
+    package func members(aliveWithin window: Duration) async throws -> [(member: Member, alive: Bool)] {
         try await read { connection in
             var members: [(member: Member, alive: Bool)] = []
             let rows = try await connection.query(
@@ -80,7 +80,7 @@ extension PostgresJournal {
     /// claim raises the transfer's fence. Claims take turns (a transaction lock; a member finding
     /// another claiming gets nothing this time), so limits hold; rows a command is changing at
     /// that moment are skipped, not waited for.
-    public func claim(
+    package func claim(
         for member: String, limit: Int, lease: Duration, limits: [String: Int] = [:], paused: Set<String> = [], excluding: Set<Int64> = []
     ) async throws -> [(record: TransferRecord, lease: Lease)] {
         guard limit > 0 else { return [] }
@@ -148,7 +148,7 @@ extension PostgresJournal {
 
     /// Extends the leases still held (the same member and fence) by `lease` from now.
     /// - Returns: those renewed; a lease missing from them was lost.
-    public func renew(_ leases: [Lease], lease: Duration) async throws -> [Lease] {
+    package func renew(_ leases: [Lease], lease: Duration) async throws -> [Lease] {
         guard !leases.isEmpty else { return [] }
         let seconds = lease.seconds
         var renewed: [Lease] = []
@@ -178,7 +178,7 @@ extension PostgresJournal {
 
     /// Gives a transfer back to the queue (a member stopping, or done with it); nothing when
     /// the lease was lost already.
-    public func release(_ lease: Lease) async throws {
+    package func release(_ lease: Lease) async throws {
         try await write { connection in
             _ = try await connection.query(
                 #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL WHERE id = \#(lease.transferId) AND fence = \#(lease.fence)"#,
@@ -191,7 +191,7 @@ extension PostgresJournal {
     /// Gives back every transfer `member` holds, with their fences raised: at a member's start
     /// (what its name held before a crash goes back at once, not when the leases lapse), and
     /// at its stop.
-    public func releaseAll(of member: String) async throws {
+    package func releaseAll(of member: String) async throws {
         try await write { connection in
             _ = try await connection.query(
                 #"UPDATE transfer SET "owner" = NULL, "leaseExpires" = NULL, fence = fence + 1 WHERE "owner" = \#(member)"#, logger: self.logger
@@ -201,7 +201,7 @@ extension PostgresJournal {
     }
 
     /// The transfers each member holds (leases not lapsed), by member.
-    public func holdings() async throws -> [String: [Int64]] {
+    package func holdings() async throws -> [String: [Int64]] {
         try await read { connection in
             var holdings: [String: [Int64]] = [:]
             let rows = try await connection.query(
@@ -214,7 +214,7 @@ extension PostgresJournal {
 
     /// ``update(id:_:)`` under a lease: refused with `lease_lost`, nothing written, when
     /// another member has claimed the transfer since (its fence moved on).
-    public func update<Result: Sendable>(
+    package func update<Result: Sendable>(
         id: Int64, under lease: Lease, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
         try await update(id: id, fence: lease.fence, body)

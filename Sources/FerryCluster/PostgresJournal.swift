@@ -13,8 +13,8 @@ import Synchronization
 /// that has seen `seq` has seen every event before it, whichever member wrote it. Each commit
 /// with events sends a NOTIFY; every member LISTENs and hands the new events, its own and the others', to its
 /// ``onCommit(_:)`` handlers in `seq` order.
-public final class PostgresJournal: TransferJournal {
-    public static let channel = "ferry_events"
+package final class PostgresJournal: TransferJournal {
+    package static let channel = "ferry_events"
 
     let client: PostgresClient
     let logger: Logger
@@ -30,7 +30,7 @@ public final class PostgresJournal: TransferJournal {
 
     /// Connects to `url` (`postgres://user:password@host:port/database`) and brings its schema
     /// up to date, waiting up to `patience` for the server (one that is starting, say).
-    public static func connect(
+    package static func connect(
         to url: String, patience: Duration = .seconds(30), logger: Logger = Logger(label: "ferry.journal")
     ) async throws -> PostgresJournal {
         // The pool's own log: its errors only (a server that is down is reported by the calls
@@ -71,7 +71,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     /// Stops the connections (and the LISTEN).
-    public func close() {
+    package func close() {
         listener.withLock { $0?.cancel() }
         running.cancel()
     }
@@ -93,7 +93,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     /// The URL without its password, for messages.
-    public static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         guard var url = URLComponents(string: text), url.password != nil else { return text }
         url.password = "***"
         return url.string ?? "postgres://…"
@@ -104,7 +104,7 @@ public final class PostgresJournal: TransferJournal {
     /// In batches: one lookup of the URLs already asked for per session, then rows and their
     /// `created` events many to a statement (10,000 URLs queued one statement each took longer
     /// than a client waits).
-    public func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
+    package func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
         try await write { connection in
             var results = [(record: TransferRecord, event: TransferEvent?)?](repeating: nil, count: drafts.count)
             var fresh: [Int] = []
@@ -183,11 +183,11 @@ public final class PostgresJournal: TransferJournal {
         return found
     }
 
-    public func transfer(id: Int64) async throws -> TransferRecord? {
+    package func transfer(id: Int64) async throws -> TransferRecord? {
         try await read { connection in try await self.record(id, connection, lock: false) }
     }
 
-    public func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
+    package func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
         var conditions = ["NOT hidden"]
         var binds = PostgresBindings()
         if let session {
@@ -207,7 +207,7 @@ public final class PostgresJournal: TransferJournal {
         return try await records(PostgresQuery(unsafeSQL: sql, binds: binds))
     }
 
-    public func counts() async throws -> [TransferState: Int] {
+    package func counts() async throws -> [TransferState: Int] {
         try await read { connection in
             var counts: [TransferState: Int] = [:]
             let rows = try await connection.query("SELECT state, COUNT(*) FROM transfer WHERE NOT hidden GROUP BY state", logger: self.logger)
@@ -221,7 +221,7 @@ public final class PostgresJournal: TransferJournal {
     /// A transfer this member holds is written under its lease (refused once another member has
     /// taken it); any other is a command from here (pause, resume, cancel): when it changes the
     /// transfer's state, the member that held it loses its lease, and stops.
-    public func update<Result: Sendable>(
+    package func update<Result: Sendable>(
         id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
         try await update(id: id, fence: held.withLock { $0[id]?.fence }, body)
@@ -267,7 +267,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
 
-    public func removeFinished(session: String?) async throws -> [Int64] {
+    package func removeFinished(session: String?) async throws -> [Int64] {
         try await write { connection in
             var binds = PostgresBindings()
             binds.append([TransferState.completed.rawValue, TransferState.cancelled.rawValue])
@@ -287,7 +287,7 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    public func removeTransfer(id: Int64) async throws -> TransferEvent {
+    package func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await write { connection in
             guard let record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }
             try await connection.query("DELETE FROM transfer WHERE id = \(id)", logger: self.logger)
@@ -297,11 +297,11 @@ public final class PostgresJournal: TransferJournal {
 
     // MARK: Events
 
-    public func append(_ event: TransferEvent) async throws -> TransferEvent {
+    package func append(_ event: TransferEvent) async throws -> TransferEvent {
         try await write { connection in try await self.insert(event, connection) }
     }
 
-    public func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
+    package func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
         try await read { connection in
             let rows = try await connection.query(
                 #"SELECT seq, payload FROM event WHERE (\#(session)::text IS NULL OR "session" = \#(session)) AND seq > \#(seq) ORDER BY seq LIMIT \#(Int64(limit))"#,
@@ -317,13 +317,13 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    public func lastEventSeq() async throws -> Int64 {
+    package func lastEventSeq() async throws -> Int64 {
         try await read { connection in
             try await self.one(Int64.self, "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM event_seq_seq", connection)
         }
     }
 
-    public func acknowledgedSeq(session: String) async throws -> Int64 {
+    package func acknowledgedSeq(session: String) async throws -> Int64 {
         try await read { connection in
             for try await seq in try await connection.query(#"SELECT "acknowledgedSeq" FROM session WHERE name = \#(session)"#, logger: self.logger).decode(Int64.self) {
                 return seq
@@ -332,7 +332,7 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    public func acknowledge(session: String, through seq: Int64) async throws {
+    package func acknowledge(session: String, through seq: Int64) async throws {
         try await write { connection in
             try await connection.query(
                 #"""
@@ -383,7 +383,7 @@ public final class PostgresJournal: TransferJournal {
 
     // MARK: Sessions
 
-    public func sessionOptions(_ session: String) async throws -> TransferOptions {
+    package func sessionOptions(_ session: String) async throws -> TransferOptions {
         try await read { connection in
             for try await text in try await connection.query("SELECT options FROM session WHERE name = \(session)", logger: self.logger).decode(String?.self) {
                 return try text.map { try Self.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } ?? TransferOptions()
@@ -393,7 +393,7 @@ public final class PostgresJournal: TransferJournal {
     }
 
     @discardableResult
-    public func updateSessionOptions(_ session: String, _ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
+    package func updateSessionOptions(_ session: String, _ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
         try await write { connection in
             // The row first, so that two members changing options take turns on it.
             try await connection.query(#"INSERT INTO session (name, "acknowledgedSeq") VALUES (\#(session), 0) ON CONFLICT (name) DO NOTHING"#, logger: self.logger)
@@ -409,7 +409,7 @@ public final class PostgresJournal: TransferJournal {
         }
     }
 
-    public func allSessionOptions() async throws -> [String: TransferOptions] {
+    package func allSessionOptions() async throws -> [String: TransferOptions] {
         try await read { connection in
             var result: [String: TransferOptions] = [:]
             let rows = try await connection.query("SELECT name, options FROM session WHERE options IS NOT NULL", logger: self.logger)
@@ -422,7 +422,7 @@ public final class PostgresJournal: TransferJournal {
 
     // MARK: Committed events
 
-    public func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
+    package func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
         handlers.withLock { $0.append(handler) }
         listener.withLock { listener in
             guard listener == nil else { return }

@@ -4,26 +4,26 @@ import Foundation
 
 /// One member's claims on the shared queue in PostgreSQL: what ``TransferEngine`` runs on in
 /// a cluster (``TransferLeases``).
-public final class PostgresLeases: TransferLeases {
-    public let journal: PostgresJournal
-    public let member: String
+package final class PostgresLeases: TransferLeases {
+    package let journal: PostgresJournal
+    package let member: String
     /// Where this member's API answers, for `ferry cluster status`.
-    public let address: String?
-    public let leaseDuration: Duration
+    package let address: String?
+    package let leaseDuration: Duration
     private let startedAt = Date()
 
-    public init(journal: PostgresJournal, member: String, address: String?, leaseDuration: Duration = .seconds(10)) {
+    package init(journal: PostgresJournal, member: String, address: String?, leaseDuration: Duration = .seconds(10)) {
         self.journal = journal
         self.member = member
         self.address = address
         self.leaseDuration = leaseDuration
     }
 
-    public func claim(limit: Int, limits: [String: Int], paused: Set<String>, excluding: Set<Int64>) async throws -> [TransferRecord] {
+    package func claim(limit: Int, limits: [String: Int], paused: Set<String>, excluding: Set<Int64>) async throws -> [TransferRecord] {
         try await journal.claim(for: member, limit: limit, lease: leaseDuration, limits: limits, paused: paused, excluding: excluding).map(\.record)
     }
 
-    public func renew() async throws -> Set<Int64> {
+    package func renew() async throws -> Set<Int64> {
         let mine = journal.held.withLock { held in held.values.filter { $0.member == member } }
         let renewed = Set(try await journal.renew(mine, lease: leaseDuration).map(\.transferId))
         // One given back meanwhile (its holder finished it) was not lost.
@@ -31,7 +31,7 @@ public final class PostgresLeases: TransferLeases {
         return still.subtracting(renewed)
     }
 
-    public func release(_ id: Int64) async {
+    package func release(_ id: Int64) async {
         guard let lease = journal.held.withLock({ $0[id] }) else { return }
         do {
             try await journal.release(lease)
@@ -41,7 +41,7 @@ public final class PostgresLeases: TransferLeases {
         }
     }
 
-    public func releaseAll() async {
+    package func releaseAll() async {
         do {
             try await journal.releaseAll(of: member)
         } catch {
@@ -49,11 +49,11 @@ public final class PostgresLeases: TransferLeases {
         }
     }
 
-    public func heartbeat() async throws -> Int {
+    package func heartbeat() async throws -> Int {
         try await journal.heartbeat(.init(id: member, address: address, startedAt: startedAt), aliveWithin: leaseDuration)
     }
 
-    public func members() async throws -> [ClusterMember] {
+    package func members() async throws -> [ClusterMember] {
         let holdings = try await journal.holdings()
         return try await journal.members(aliveWithin: leaseDuration).map { member, alive in
             ClusterMember(

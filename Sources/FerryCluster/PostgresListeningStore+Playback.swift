@@ -7,7 +7,7 @@ import PostgresNIO
 /// Playback and Up Next, each change one transaction, so two browsers (on two members) never
 /// lose each other's writes or interleave their lists.
 extension PostgresListeningStore {
-    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
+    package func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
         try await journal.write { connection in
             guard try await self.exists(media, id: id, connection) else {
                 throw FerryError(.notFound, "There is no \(media.noun) \(id).")
@@ -22,7 +22,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func markPlayed(podcastId: Int64, now: Date) async throws {
+    package func markPlayed(podcastId: Int64, now: Date) async throws {
         try await journal.write { connection in
             var ids: [Int64] = []
             for try await id in try await connection.query(#"SELECT id FROM episode WHERE "podcastId" = \#(podcastId)"#, logger: self.logger)
@@ -39,7 +39,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func playbacks(podcastId: Int64) async throws -> [Int64: Playback] {
+    package func playbacks(podcastId: Int64) async throws -> [Int64: Playback] {
         try await journal.read { connection in
             try await self.playbacks(
                 #"""
@@ -50,14 +50,14 @@ extension PostgresListeningStore {
         }
     }
 
-    public func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
+    package func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
         guard !ids.isEmpty else { return [:] }
         return try await journal.read { connection in try await self.playbacks(media, ids: ids, connection, lock: false) }
     }
 
     // MARK: Up Next
 
-    public func upNextEntries() async throws -> [UpNextEntry] {
+    package func upNextEntries() async throws -> [UpNextEntry] {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"""
@@ -75,7 +75,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func setUpNext(_ entries: [UpNextEntry]) async throws {
+    package func setUpNext(_ entries: [UpNextEntry]) async throws {
         let unique = try UpNext.validated(entries)
         try await journal.write { connection in
             for entry in unique {

@@ -10,7 +10,7 @@ import PostgresNIO
 extension PostgresListeningStore {
     // MARK: Users and devices
 
-    public func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
+    package func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
         try await journal.write { connection in
             // xmax = 0 only for a row this statement inserted.
             try await self.journal.one(
@@ -23,14 +23,14 @@ extension PostgresListeningStore {
         }
     }
 
-    public func removeSyncUser(_ name: String) async throws -> Bool {
+    package func removeSyncUser(_ name: String) async throws -> Bool {
         try await journal.write { connection in
             try await connection.query(#"DELETE FROM "syncDevice" WHERE "user" = \#(name)"#, logger: self.logger)
             return try await !self.isEmpty(connection.query(#"DELETE FROM "syncUser" WHERE name = \#(name) RETURNING name"#, logger: self.logger))
         }
     }
 
-    public func syncUsers() async throws -> [SyncUser] {
+    package func syncUsers() async throws -> [SyncUser] {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"""
@@ -45,7 +45,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func syncPasswordHash(_ name: String) async throws -> String? {
+    package func syncPasswordHash(_ name: String) async throws -> String? {
         try await journal.read { connection in
             for try await hash in try await connection.query(#"SELECT "passwordHash" FROM "syncUser" WHERE name = \#(name)"#, logger: self.logger)
                 .decode(String.self) { return hash }
@@ -53,7 +53,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
+    package func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"SELECT "deviceId", caption, type FROM "syncDevice" WHERE "user" = \#(user) ORDER BY "deviceId""#, logger: self.logger
@@ -64,7 +64,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws {
+    package func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws {
         try await journal.write { connection in
             try await self.ensureDevice(user: user, id: id, now: now, connection)
             try await connection.query(
@@ -87,11 +87,11 @@ extension PostgresListeningStore {
 
     // MARK: Subscriptions
 
-    public func syncSubscriptions() async throws -> [String] {
+    package func syncSubscriptions() async throws -> [String] {
         try await strings(#"SELECT "feedURL" FROM podcast UNION SELECT url FROM "syncPending" ORDER BY 1"#)
     }
 
-    public func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
+    package func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"""
@@ -108,7 +108,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
+    package func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
         try await journal.write { connection in
             try await self.ensureDevice(user: user, id: device, now: now, connection)
             let at = Int64(now.timeIntervalSince1970)
@@ -141,11 +141,11 @@ extension PostgresListeningStore {
         }
     }
 
-    public func syncPending() async throws -> [String] {
+    package func syncPending() async throws -> [String] {
         try await strings(#"SELECT url FROM "syncPending" ORDER BY "addedAt", url"#)
     }
 
-    public func resolvePending(_ url: String, error: String?) async throws {
+    package func resolvePending(_ url: String, error: String?) async throws {
         _ = try await journal.write { connection in
             if let error {
                 try await connection.query(#"UPDATE "syncPending" SET "errorMessage" = \#(error) WHERE url = \#(url)"#, logger: self.logger)
@@ -157,7 +157,7 @@ extension PostgresListeningStore {
 
     // MARK: Episode actions
 
-    public func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
+    package func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
         try await journal.write { connection in
             let at = Int64(now.timeIntervalSince1970)
             for action in actions {
@@ -168,7 +168,7 @@ extension PostgresListeningStore {
         }
     }
 
-    public func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+    package func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
         // NULL filters match everything.
         let filter = #"""
             "receivedAt" >= $1 AND ($2::text IS NULL OR podcast = $2) AND ($3::text IS NULL OR device = $3)

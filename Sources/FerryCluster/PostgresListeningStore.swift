@@ -10,18 +10,18 @@ import PostgresNIO
 /// and changes one library. Podcasts, episodes and catalog songs are kept as their records' JSON
 /// with generated key columns (``PostgresSchema``, migration 3); playback, Up Next and sync
 /// have columns, as in SQLite. Calls wait out a lost server as the journal's do.
-public final class PostgresListeningStore: ListeningStore {
+package final class PostgresListeningStore: ListeningStore {
     let journal: PostgresJournal
     var logger: Logger { journal.logger }
 
     /// Shares `journal`'s connections (and its schema, which includes this store's tables).
-    public init(journal: PostgresJournal) {
+    package init(journal: PostgresJournal) {
         self.journal = journal
     }
 
     // MARK: Podcasts
 
-    public func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool) {
+    package func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool) {
         let json = try Self.json(new)
         return try await journal.write { connection in
             let rows = try await connection.query(
@@ -38,32 +38,32 @@ public final class PostgresListeningStore: ListeningStore {
         }
     }
 
-    public func podcast(id: Int64) async throws -> PodcastRecord? {
+    package func podcast(id: Int64) async throws -> PodcastRecord? {
         try await journal.read { connection in try await self.podcasts("SELECT id, record::text FROM podcast WHERE id = \(id)", connection).first }
     }
 
-    public func podcast(feedURL: String) async throws -> PodcastRecord? {
+    package func podcast(feedURL: String) async throws -> PodcastRecord? {
         try await journal.read { connection in
             try await self.podcasts(#"SELECT id, record::text FROM podcast WHERE "feedURL" = \#(feedURL)"#, connection).first
         }
     }
 
     /// By title as the SQLite journal orders them (Foundation's case-insensitive comparison).
-    public func podcasts() async throws -> [PodcastRecord] {
+    package func podcasts() async throws -> [PodcastRecord] {
         try await journal.read { connection in
             try await self.podcasts("SELECT id, record::text FROM podcast ORDER BY id", connection)
         }.sorted { $0.title.localizedCaseInsensitiveCompare($1.title) == .orderedAscending }
     }
 
     @discardableResult
-    public func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord {
+    package func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord {
         try await update(PodcastRecord.self, id: id, missing: "There is no podcast \(id). `ferry podcast ls` lists them.") { record in
             try body(&record)
             record.updatedAt = Date()
         }
     }
 
-    public func deletePodcast(id: Int64) async throws {
+    package func deletePodcast(id: Int64) async throws {
         try await journal.write { connection in
             let deleted = try await connection.query("DELETE FROM podcast WHERE id = \(id) RETURNING id", logger: self.logger)
             guard try await !self.isEmpty(deleted) else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
@@ -72,7 +72,7 @@ public final class PostgresListeningStore: ListeningStore {
 
     // MARK: Episodes
 
-    public func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
+    package func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
         try await journal.write { connection in
             let existing = try await self.episodes(#"SELECT id, record::text FROM episode WHERE "podcastId" = \#(podcastId)"#, connection)
             let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: Date())
@@ -101,7 +101,7 @@ public final class PostgresListeningStore: ListeningStore {
     }
 
     /// Newest first; episodes without a date last, as in SQLite.
-    public func episodes(podcastId: Int64) async throws -> [EpisodeRecord] {
+    package func episodes(podcastId: Int64) async throws -> [EpisodeRecord] {
         try await journal.read { connection in
             try await self.episodes(
                 #"""
@@ -112,16 +112,16 @@ public final class PostgresListeningStore: ListeningStore {
         }
     }
 
-    public func episode(id: Int64) async throws -> EpisodeRecord? {
+    package func episode(id: Int64) async throws -> EpisodeRecord? {
         try await journal.read { connection in try await self.episodes("SELECT id, record::text FROM episode WHERE id = \(id)", connection).first }
     }
 
     @discardableResult
-    public func updateEpisode(id: Int64, _ body: @escaping @Sendable (inout EpisodeRecord) throws -> Void) async throws -> EpisodeRecord {
+    package func updateEpisode(id: Int64, _ body: @escaping @Sendable (inout EpisodeRecord) throws -> Void) async throws -> EpisodeRecord {
         try await update(EpisodeRecord.self, id: id, missing: "There is no episode \(id).", body)
     }
 
-    public func markEpisodesSeen(podcastId: Int64) async throws {
+    package func markEpisodesSeen(podcastId: Int64) async throws {
         _ = try await journal.write { connection in
             try await connection.query(
                 #"""
@@ -132,7 +132,7 @@ public final class PostgresListeningStore: ListeningStore {
         }
     }
 
-    public func episodeCounts() async throws -> [Int64: (total: Int, new: Int, downloaded: Int)] {
+    package func episodeCounts() async throws -> [Int64: (total: Int, new: Int, downloaded: Int)] {
         try await journal.read { connection in
             let rows = try await connection.query(
                 """
@@ -153,7 +153,7 @@ public final class PostgresListeningStore: ListeningStore {
 
     // MARK: Catalog songs
 
-    public func saveTrack(_ track: TrackRecord) async throws {
+    package func saveTrack(_ track: TrackRecord) async throws {
         let json = try Self.json(track)
         _ = try await journal.write { connection in
             try await connection.query(
@@ -165,7 +165,7 @@ public final class PostgresListeningStore: ListeningStore {
         }
     }
 
-    public func tracks(ids: [Int64]) async throws -> [Int64: TrackRecord] {
+    package func tracks(ids: [Int64]) async throws -> [Int64: TrackRecord] {
         guard !ids.isEmpty else { return [:] }
         return try await journal.read { connection in
             let rows = try await connection.query(#"SELECT record::text FROM track WHERE "trackId" = ANY(\#(ids))"#, logger: self.logger)
@@ -181,13 +181,13 @@ public final class PostgresListeningStore: ListeningStore {
     // MARK: Refreshing, one member at a time
 
     /// Holds the refresh turn's advisory lock for `body`; nil at once when another member holds it.
-    public func duringRefreshTurn<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result? {
+    package func duringRefreshTurn<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result? {
         let key = PostgresSchema.Lock.refreshTurn.rawValue
         return try await holding(take: "SELECT pg_try_advisory_lock(\(key))", release: "SELECT pg_advisory_unlock(\(key))", body)
     }
 
     /// Waits for the podcast's advisory lock, and holds it for `body`.
-    public func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    package func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
         // The two-key form: Ferry's class, then the podcast (ids beyond 2³¹ share keys, and so turns).
         let (lock, object) = (PostgresSchema.Lock.podcastRefresh, Int32(truncatingIfNeeded: id))
         let held = try await holding(

@@ -9,59 +9,59 @@ import NIOCore
 import ServiceLifecycle
 
 /// Everything `ferry serve` runs: the transfer engine and the HTTP API on loopback.
-public struct DaemonConfiguration: Sendable {
+package struct DaemonConfiguration: Sendable {
     /// The interface to listen on; loopback by default.
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// 7447 by default; 0 picks a free port (tests).
-    public var port: Int = Self.defaultPort
+    package var port: Int = Self.defaultPort
     /// Where a daemon listens unless told otherwise (or unless another program holds it).
-    public static let defaultPort = 7447
-    public var paths: FerryPaths
-    public var engine = TransferEngine.Configuration()
+    package static let defaultPort = 7447
+    package var paths: FerryPaths
+    package var engine = TransferEngine.Configuration()
     /// Write `daemon.json` so clients can find this daemon.
-    public var publishesAddress = true
+    package var publishesAddress = true
     /// Apple's catalog, or a stand-in (`FERRY_CATALOG_URL`).
-    public var catalogBaseURL: URL = CatalogClient.defaultBaseURL
+    package var catalogBaseURL: URL = CatalogClient.defaultBaseURL
     /// How often every podcast feed is refreshed.
-    public var podcastRefreshInterval: Duration = .seconds(3600)
+    package var podcastRefreshInterval: Duration = .seconds(3600)
     /// False (`ferry serve --no-hooks`): hooks and session programs are refused and never run.
-    public var hooksEnabled = true
+    package var hooksEnabled = true
     /// The desktop's session bus for notifications (`DBUS_SESSION_BUS_ADDRESS`); nil: none.
-    public var desktopBus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+    package var desktopBus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
     /// Hooks still running after this are killed; webhooks are tried again after these pauses.
-    public var hookTimeout: Duration = .seconds(60)
-    public var webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]
+    package var hookTimeout: Duration = .seconds(60)
+    package var webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]
     /// The proxies of the daemon's environment (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
-    public var proxies = ProxyEnvironment()
+    package var proxies = ProxyEnvironment()
     /// What clients for proxies are made from: the direct client's configuration.
-    public var httpClientConfiguration = TransferEngine.httpClientConfiguration()
+    package var httpClientConfiguration = TransferEngine.httpClientConfiguration()
     /// Where phones sync (the gpodder.net API; `ferry serve --sync-listen`); nil: not at all.
-    public var sync: SyncListener?
+    package var sync: SyncListener?
     /// aria2's JSON-RPC for its front ends (`ferry serve --aria2-rpc`); nil: off.
-    public var aria2: Aria2Listener?
+    package var aria2: Aria2Listener?
     /// A cluster's shared journal and this member's claims (`ferry serve --database`); nil: the
     /// state folder's SQLite journal, one machine.
-    public var cluster: SharedQueue?
+    package var cluster: SharedQueue?
 
-    public init(paths: FerryPaths) {
+    package init(paths: FerryPaths) {
         self.paths = paths
     }
 }
 
 /// The built daemon: run ``application`` (a ServiceLifecycle service) to serve.
-public struct FerryDaemon: Sendable {
-    public let application: Application<RouterResponder<FerryRequestContext>>
-    public let engine: TransferEngine
-    public let podcasts: PodcastLibrary
-    public let catalog: CatalogLibrary
-    public let sync: SyncLibrary
-    public let token: String
+package struct FerryDaemon: Sendable {
+    package let application: Application<RouterResponder<FerryRequestContext>>
+    package let engine: TransferEngine
+    package let podcasts: PodcastLibrary
+    package let catalog: CatalogLibrary
+    package let sync: SyncLibrary
+    package let token: String
     /// The listening address, once the server runs.
-    public let address: DaemonAddress
+    package let address: DaemonAddress
     /// The sync listener's address, once it runs (if it was asked for).
-    public let syncAddress: DaemonAddress
+    package let syncAddress: DaemonAddress
     /// The aria2 RPC's URL (`…/jsonrpc`), once it runs (if it was asked for).
-    public let aria2Address: DaemonAddress
+    package let aria2Address: DaemonAddress
     let onServerRunning: @Sendable (any Channel) async -> Void
     let logger: Logger
 }
@@ -71,7 +71,7 @@ public struct FerryDaemon: Sendable {
 ///   - httpClient: for every outbound request (see ``TransferEngine/makeHTTPClient(connectTimeout:readTimeout:)``).
 ///   - clock: drives retry delays.
 ///   - requestShutdown: called by `POST /v1/shutdown`; it should start a graceful shutdown.
-public func buildDaemon(
+package func buildDaemon(
     _ configuration: DaemonConfiguration, httpClient: HTTPClient, clock: any Clock<Duration> = ContinuousClock(),
     logger: Logger, requestShutdown: @escaping @Sendable () -> Void
 ) throws -> FerryDaemon {
@@ -103,7 +103,7 @@ public func buildDaemon(
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: LoopbackGuardMiddleware())
-    // The web app's files, from the binary: public (no secrets in them); the API they call needs a login.
+    // The web app's files, from the binary: package (no secrets in them); the API they call needs a login.
     router.add(middleware: WebAppMiddleware())
     let web = WebRoutes(engine: engine, podcasts: podcasts, login: login, address: address)
     web.registerPublic(on: router)
@@ -178,7 +178,7 @@ extension FerryDaemon {
     /// - Parameters:
     ///   - whenListening: called once the API answers (after `daemon.json` is written).
     ///   - whenStopping: called when a graceful shutdown begins.
-    public func services(
+    package func services(
         listeningOn socket: ListeningSocket, whenListening: @escaping @Sendable () -> Void = {},
         whenStopping: @escaping @Sendable () -> Void = {}
     ) -> [any Service] {
@@ -197,13 +197,13 @@ extension FerryDaemon {
 }
 
 /// A cluster's queue as a daemon runs on it: the shared journal and this member's claims.
-public struct SharedQueue: Sendable {
-    public var journal: any TransferJournal
-    public var leases: any TransferLeases
+package struct SharedQueue: Sendable {
+    package var journal: any TransferJournal
+    package var leases: any TransferLeases
     /// The library every member shows: podcasts, episodes, songs, playback, Up Next, sync.
-    public var listening: any ListeningStore
+    package var listening: any ListeningStore
 
-    public init(journal: any TransferJournal, leases: any TransferLeases, listening: any ListeningStore) {
+    package init(journal: any TransferJournal, leases: any TransferLeases, listening: any ListeningStore) {
         self.journal = journal
         self.leases = leases
         self.listening = listening

@@ -11,9 +11,9 @@ import Synchronization
 /// cue (statuses, stalls, silence), and records every request with its query decoded the way
 /// a form-reading server like Apple's decodes it (`+` is a space), so tests see exactly what a
 /// term turned into.
-public final class CatalogServer: Sendable {
+package final class CatalogServer: Sendable {
     /// What to answer.
-    public enum Reply: Sendable {
+    package enum Reply: Sendable {
         /// 200 with a recorded response from `Tests/Fixtures/itunes/`, labelled as
         /// Apple labels it.
         case fixture(String)
@@ -29,29 +29,29 @@ public final class CatalogServer: Sendable {
     }
 
     /// A request as the server saw it.
-    public struct Seen: Sendable {
-        public struct Item: Sendable, Hashable {
-            public var name: String
-            public var value: String
-            public init(_ name: String, _ value: String) {
+    package struct Seen: Sendable {
+        package struct Item: Sendable, Hashable {
+            package var name: String
+            package var value: String
+            package init(_ name: String, _ value: String) {
                 self.name = name
                 self.value = value
             }
         }
 
-        public var path: String
+        package var path: String
         /// The query exactly as it arrived, still percent-encoded.
-        public var rawQuery: String
+        package var rawQuery: String
         /// The query decoded, in order.
-        public var items: [Item]
-        public var headers: [String: String]
+        package var items: [Item]
+        package var headers: [String: String]
 
         /// The first decoded value of `name`.
-        public subscript(name: String) -> String? { items.first { $0.name == name }?.value }
+        package subscript(name: String) -> String? { items.first { $0.name == name }?.value }
     }
 
-    public static let appleContentType = "text/javascript; charset=utf-8"
-    public static let emptyResult = #"{"resultCount":0,"results":[]}"#
+    package static let appleContentType = "text/javascript; charset=utf-8"
+    package static let emptyResult = #"{"resultCount":0,"results":[]}"#
 
     private struct Rule {
         var path: String
@@ -70,45 +70,45 @@ public final class CatalogServer: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     // MARK: Scripting
 
     /// Answers requests for `path` whose decoded query contains every name and value of
     /// `conditions` with `reply`. The first matching rule wins, like a router's: add specific
     /// rules before general ones.
-    public func answer(_ path: String, where conditions: [String: String] = [:], with reply: Reply) {
+    package func answer(_ path: String, where conditions: [String: String] = [:], with reply: Reply) {
         state.withLock { $0.rules.append(Rule(path: path, conditions: conditions, reply: reply)) }
     }
 
     /// Replies for the next requests of `path`, one per request, in order, before any rule.
-    public func script(_ path: String, _ replies: [Reply]) {
+    package func script(_ path: String, _ replies: [Reply]) {
         state.withLock { $0.scripted[path, default: []].append(contentsOf: replies) }
     }
 
     /// Ends every stall now in progress (each then sends its body).
-    public func releaseStalls() {
+    package func releaseStalls() {
         state.withLock { $0.releases += 1 }
     }
 
     // MARK: Observing
 
-    public var requests: [Seen] { state.withLock { $0.requests } }
-    public func requests(for path: String) -> [Seen] { requests.filter { $0.path == path } }
+    package var requests: [Seen] { state.withLock { $0.requests } }
+    package func requests(for path: String) -> [Seen] { requests.filter { $0.path == path } }
     /// Stalled responses still being sent.
-    public var stalling: Int { state.withLock { $0.stalling } }
+    package var stalling: Int { state.withLock { $0.stalling } }
     /// Stalled responses whose client went away before the end.
-    public var abandoned: Int { state.withLock { $0.abandoned } }
+    package var abandoned: Int { state.withLock { $0.abandoned } }
 
     // MARK: Fixtures
 
     /// `Tests/Fixtures/itunes/`: Apple's recorded answers (see `Tests/Fixtures/README.md`).
-    public static var fixturesFolder: URL {
+    package static var fixturesFolder: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/itunes")
     }
 
-    public static func fixture(_ name: String) throws -> Data {
+    package static func fixture(_ name: String) throws -> Data {
         try Data(contentsOf: fixturesFolder.appendingPathComponent(name))
     }
 
@@ -196,7 +196,7 @@ public final class CatalogServer: Sendable {
 
     /// Runs a catalog server on 127.0.0.1 (a free port) for the duration of `body`, which gets
     /// the server and its base URL.
-    public static func run<T: Sendable>(_ body: (CatalogServer, URL) async throws -> T) async throws -> T {
+    package static func run<T: Sendable>(_ body: (CatalogServer, URL) async throws -> T) async throws -> T {
         let server = CatalogServer()
         let router = Router()
         router.get("**") { request, _ in try await server.respond(request) }

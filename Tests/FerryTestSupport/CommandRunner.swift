@@ -5,16 +5,16 @@ import FerryKit
 import Foundation
 
 /// Runs the real `ferry` binary (or any program) and captures what it prints.
-public enum CommandRunner {
-    public struct Output: Sendable, CustomStringConvertible {
-        public var status: Int32
-        public var stdout: String
-        public var stderr: String
-        public var description: String { "status \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+package enum CommandRunner {
+    package struct Output: Sendable, CustomStringConvertible {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
+        package var description: String { "status \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
     }
 
     /// The `ferry` binary this test run built: `FERRY_BIN`, else `.build/debug/ferry`.
-    public static var ferryBinary: String {
+    package static var ferryBinary: String {
         if let bin = ProcessInfo.processInfo.environment["FERRY_BIN"] { return bin }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug/ferry").resolvingSymlinksInPath().path
@@ -25,7 +25,7 @@ public enum CommandRunner {
     /// - Parameters:
     ///   - input: what the command reads on standard input (else nothing: /dev/null).
     ///   - workingDirectory: where it runs (else this process's working directory).
-    public static func ferry(
+    package static func ferry(
         _ arguments: [String], home: URL, extraEnvironment: [String: String] = [:], input: String? = nil, workingDirectory: URL? = nil,
         timeout: Duration = .seconds(120)
     ) async throws -> Output {
@@ -39,7 +39,7 @@ public enum CommandRunner {
         return try await run("/usr/bin/env", ["-C", workingDirectory.path, ferryBinary] + arguments, environment: environment, input: input, timeout: timeout)
     }
 
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Duration
     ) async throws -> Output {
         var stdinPath = "/dev/null"
@@ -109,14 +109,14 @@ public enum CommandRunner {
     }
 
     /// The daemon that `ferry` started for `home`, if any.
-    public static func daemonInfo(home: URL) -> DaemonInfo? {
+    package static func daemonInfo(home: URL) -> DaemonInfo? {
         let paths = FerryPaths.resolve(environment: ["FERRY_HOME": home.path])
         return FileManager.default.contents(atPath: paths.daemonInfo.path).flatMap { try? FerryJSON.decoder().decode(DaemonInfo.self, from: $0) }
     }
 
     /// A temporary FERRY_HOME for `body`; whatever daemon `ferry` started there is stopped
     /// (or killed) before the folder goes.
-    public static func withHome(_ body: (URL) async throws -> Void) async throws {
+    package static func withHome(_ body: (URL) async throws -> Void) async throws {
         try await withTemporaryDirectory { home in
             do {
                 try await body(home)
@@ -129,7 +129,7 @@ public enum CommandRunner {
     }
 
     /// Stops (or kills) whatever daemon runs for `home`.
-    public static func stopDaemon(home: URL) async {
+    package static func stopDaemon(home: URL) async {
         _ = try? await ferry(["stop"], home: home, timeout: .seconds(40))
         if let info = daemonInfo(home: home), ChildProcess.isAlive(info.pid) { kill(info.pid, SIGKILL) }
     }

@@ -9,16 +9,16 @@ import NIOHTTP1
 
 /// The whole daemon (engine and HTTP API) in-process on a free loopback port, with a temporary
 /// FERRY_HOME, for the duration of `body`.
-public struct DaemonHarness: Sendable {
-    public let daemon: FerryDaemon
+package struct DaemonHarness: Sendable {
+    package let daemon: FerryDaemon
     /// A FerryKit client with the daemon's token.
-    public let client: DaemonClient
-    public let baseURL: String
-    public let port: Int
-    public let paths: FerryPaths
+    package let client: DaemonClient
+    package let baseURL: String
+    package let port: Int
+    package let paths: FerryPaths
     let http: HTTPClient
 
-    public static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         home: URL, engine: TransferEngine.Configuration = .fast, catalogBaseURL: URL? = nil,
         configure: (inout DaemonConfiguration) -> Void = { _ in },
         _ body: @Sendable (DaemonHarness) async throws -> T
@@ -53,7 +53,7 @@ public struct DaemonHarness: Sendable {
     }
 
     /// A web app login: the session cookie a one-time link sets (`Cookie` header value).
-    public func webCookie() async throws -> String {
+    package func webCookie() async throws -> String {
         let link = try await client.loginLink()
         let response = try await raw(.GET, String(link.url.dropFirst(baseURL.count)), authorized: false)
         guard let setCookie = response.headers.first(name: "Set-Cookie") else { throw TestFailure("no cookie from the login link") }
@@ -61,7 +61,7 @@ public struct DaemonHarness: Sendable {
     }
 
     /// A raw request, for what FerryKit would never send: no token, a foreign Host, bad JSON.
-    public func raw(
+    package func raw(
         _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], authorized: Bool = true, body: String? = nil
     ) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
         var request = HTTPClientRequest(url: baseURL + path)
@@ -77,7 +77,7 @@ public struct DaemonHarness: Sendable {
     /// Reads the session's event stream (every session's when nil) until `stop` says so (or `timeout`).
     /// Checks the stream's shape on the way: each journaled event's SSE id is its seq, and one
     /// `replayed` mark ends the replay, after every replayed event and before any live one.
-    public func collectEvents(
+    package func collectEvents(
         session: String?, after: Int64?, timeout: Duration = .seconds(30), until stop: @escaping @Sendable ([TransferEvent]) -> Bool
     ) async throws -> [TransferEvent] {
         let response = try await client.openEventStream(session: session, after: after)

@@ -3,8 +3,8 @@ import FerryKit
 import Foundation
 
 /// Digests of test data by every ``Checksum/Algorithm``, worked out apart from Ferry's own code.
-public enum Digests {
-    public static func bytes(_ data: Data, _ algorithm: Checksum.Algorithm) -> Data {
+package enum Digests {
+    package static func bytes(_ data: Data, _ algorithm: Checksum.Algorithm) -> Data {
         switch algorithm {
         case .sha256: Data(SHA256.hash(data: data))
         case .sha512: Data(SHA512.hash(data: data))
@@ -13,11 +13,11 @@ public enum Digests {
         }
     }
 
-    public static func hex(_ data: Data, _ algorithm: Checksum.Algorithm) -> String {
+    package static func hex(_ data: Data, _ algorithm: Checksum.Algorithm) -> String {
         bytes(data, algorithm).map { String(format: "%02x", $0) }.joined()
     }
 
-    public static func base64(_ data: Data, _ algorithm: Checksum.Algorithm) -> String {
+    package static func base64(_ data: Data, _ algorithm: Checksum.Algorithm) -> String {
         bytes(data, algorithm).base64EncodedString()
     }
 }

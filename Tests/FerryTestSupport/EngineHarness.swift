@@ -9,7 +9,7 @@ import NIOSSL
 import ServiceLifecycle
 
 /// A logger that is silent unless `FERRY_TEST_LOG` is set (to a level such as `debug`).
-public func testLogger(_ label: String) -> Logger {
+package func testLogger(_ label: String) -> Logger {
     guard let level = ProcessInfo.processInfo.environment["FERRY_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) else {
         return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
     }
@@ -19,7 +19,7 @@ public func testLogger(_ label: String) -> Logger {
 }
 
 /// A temporary folder, deleted when `body` ends.
-public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+package func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-test-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: url) }
@@ -28,7 +28,7 @@ public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async thr
 
 /// An HTTP client as the daemon makes it, optionally trusting the test certificate and with
 /// short timeouts for fault tests.
-public func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false) throws -> HTTPClient {
+package func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false) throws -> HTTPClient {
     var configuration = TransferEngine.httpClientConfiguration(connectTimeout: .seconds(5), readTimeout: readTimeout)
     if trustTestCertificate { configuration.tlsConfiguration = try Origin.trustingClientTLS() }
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -36,7 +36,7 @@ public func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCe
 
 /// Runs `body` with a test HTTP client that is shut down afterwards, even when `body` throws
 /// (a client dropped without shutdown traps, which would take every other test down with it).
-public func withTestHTTPClient<T>(
+package func withTestHTTPClient<T>(
     readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false, _ body: (HTTPClient) async throws -> T
 ) async throws -> T {
     let client = try makeTestHTTPClient(readTimeout: readTimeout, trustTestCertificate: trustTestCertificate)
@@ -52,13 +52,13 @@ public func withTestHTTPClient<T>(
 
 /// A transfer engine running (as a service) on a real SQLite journal in `home`, for the
 /// duration of `body`; then shut down gracefully.
-public struct EngineHarness: Sendable {
-    public let engine: TransferEngine
-    public let home: URL
-    public var library: LibraryFolder { engine.library }
-    public var journal: SQLiteJournal { engine.local }
+package struct EngineHarness: Sendable {
+    package let engine: TransferEngine
+    package let home: URL
+    package var library: LibraryFolder { engine.library }
+    package var journal: SQLiteJournal { engine.local }
 
-    public static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         home: URL, configuration: TransferEngine.Configuration = .fast, clock: any Clock<Duration> = ContinuousClock(),
         httpClient: HTTPClient? = nil, _ body: (EngineHarness) async throws -> T
     ) async throws -> T {
@@ -101,19 +101,19 @@ public struct EngineHarness: Sendable {
     }
 
     /// Starts downloads of `urls` in session `session`.
-    public func get(_ urls: [URL], session: String = "test", force: Bool = false) async throws -> [Transfer] {
+    package func get(_ urls: [URL], session: String = "test", force: Bool = false) async throws -> [Transfer] {
         try await engine.enqueue(.init(urls: urls, session: session, force: force))
     }
 
     /// - Parameter connections: the transfer's ``TransferOptions/connections`` (1: one stream,
     ///   for tests of what a single connection does).
-    public func get(_ url: URL, session: String = "test", connections: Int? = nil) async throws -> Transfer {
+    package func get(_ url: URL, session: String = "test", connections: Int? = nil) async throws -> Transfer {
         try await engine.enqueue(.init(urls: [url], session: session, options: connections.map { TransferOptions(connections: $0) }))[0]
     }
 
     /// Waits until the transfer reaches `state` (failing fast if it ends in another final one).
     @discardableResult
-    public func wait(_ id: Int64, for state: TransferState, timeout: Duration = .seconds(60)) async throws -> Transfer {
+    package func wait(_ id: Int64, for state: TransferState, timeout: Duration = .seconds(60)) async throws -> Transfer {
         var last: Transfer?
         try await eventually("transfer \(id) to be \(state) (is \(last?.state.rawValue ?? "?"), error \(last?.error?.message ?? "none"))", timeout: timeout) {
             last = try await engine.transfer(id)
@@ -126,28 +126,28 @@ public struct EngineHarness: Sendable {
     }
 
     /// Waits until no worker or timer holds the transfer (after a pause: checkpointed, file closed).
-    public func waitUntilReleased(_ id: Int64) async throws {
+    package func waitUntilReleased(_ id: Int64) async throws {
         try await eventually("transfer \(id) to be released") { await !engine.isHeld(id) }
     }
 
     /// Waits until at least `bytes` are received.
-    public func wait(_ id: Int64, bytes: Int64, timeout: Duration = .seconds(30)) async throws {
+    package func wait(_ id: Int64, bytes: Int64, timeout: Duration = .seconds(30)) async throws {
         try await eventually("transfer \(id) to receive \(bytes) bytes", timeout: timeout) {
             try await engine.transfer(id).bytesReceived >= bytes
         }
     }
 
     /// The journaled events of a session, oldest first.
-    public func events(session: String = "test") async throws -> [TransferEvent] {
+    package func events(session: String = "test") async throws -> [TransferEvent] {
         try await journal.events(session: session, after: 0, limit: 100_000)
     }
 
-    public func partFileExists(_ id: Int64) -> Bool {
+    package func partFileExists(_ id: Int64) -> Bool {
         FileManager.default.fileExists(atPath: library.partURL(for: id).path)
     }
 
     /// Every regular file under `home`, relative paths.
-    public func allFiles() -> [String] {
+    package func allFiles() -> [String] {
         let enumerator = FileManager.default.enumerator(atPath: home.path)
         var files: [String] = []
         while let path = enumerator?.nextObject() as? String {
@@ -162,7 +162,7 @@ public struct EngineHarness: Sendable {
 
 extension TransferEngine.Configuration {
     /// Small checkpoints and quick retries, for tests.
-    public static var fast: TransferEngine.Configuration {
+    package static var fast: TransferEngine.Configuration {
         var configuration = TransferEngine.Configuration()
         configuration.checkpointBytes = 64 * 1024
         configuration.checkpointInterval = .milliseconds(20)
@@ -173,5 +173,5 @@ extension TransferEngine.Configuration {
 }
 
 extension Data {
-    public var sha256Hex: String { Origin.sha256(self) }
+    package var sha256Hex: String { Origin.sha256(self) }
 }

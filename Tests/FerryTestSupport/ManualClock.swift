@@ -1,12 +1,12 @@
 import Synchronization
 
 /// A clock that moves only when a test says so: retry and backoff are tested without sleeping.
-public final class ManualClock: Clock, Sendable {
-    public struct Instant: InstantProtocol {
-        public var offset: Duration
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+package final class ManualClock: Clock, Sendable {
+    package struct Instant: InstantProtocol {
+        package var offset: Duration
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
     }
 
     private struct Sleeper {
@@ -24,16 +24,16 @@ public final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public var now: Instant { state.withLock { $0.now } }
-    public var minimumResolution: Duration { .zero }
+    package var now: Instant { state.withLock { $0.now } }
+    package var minimumResolution: Duration { .zero }
 
     /// Durations of every sleep requested so far.
-    public var requestedSleeps: [Duration] { state.withLock { $0.requested } }
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var requestedSleeps: [Duration] { state.withLock { $0.requested } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let key = state.withLock { state -> Int in
             defer { state.nextKey += 1 }
             state.requested.append(state.now.duration(to: deadline))
@@ -56,7 +56,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time forward, waking every sleeper whose deadline has come.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -68,7 +68,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Waits (in real time, up to `timeout`) until someone sleeps on this clock.
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async throws {
+    package func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async throws {
         let start = ContinuousClock.now
         while sleeperCount < count {
             if ContinuousClock.now - start > timeout { throw TestFailure("no one slept on the manual clock within \(timeout)") }
@@ -78,7 +78,7 @@ public final class ManualClock: Clock, Sendable {
 }
 
 /// A failure in test plumbing, with a message.
-public struct TestFailure: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct TestFailure: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

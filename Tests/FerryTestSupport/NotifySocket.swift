@@ -5,11 +5,11 @@ import Foundation
 
 /// A service manager's notification socket, as systemd gives a `Type=notify` service in
 /// `NOTIFY_SOCKET`: a Unix datagram socket the test reads the daemon's messages from.
-public final class NotifySocket: @unchecked Sendable {
-    public let path: String
+package final class NotifySocket: @unchecked Sendable {
+    package let path: String
     private let descriptor: Int32
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         unlink(path)
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -31,7 +31,7 @@ public final class NotifySocket: @unchecked Sendable {
     }
 
     /// The next message, or nil after `timeout`.
-    public func receive(timeout: Duration) async -> String? {
+    package func receive(timeout: Duration) async -> String? {
         let descriptor = descriptor
         let milliseconds = Int32(timeout / .milliseconds(1))
         return await withCheckedContinuation { continuation in
@@ -47,7 +47,7 @@ public final class NotifySocket: @unchecked Sendable {
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
-public func unusedLoopbackPort() throws -> Int {
+package func unusedLoopbackPort() throws -> Int {
     // Below the kernel's ephemeral range (32768-60999): a port that bind(0) found free was handed
     // to the next socket bound with port 0, or to an outgoing connection, before the server that
     // asked for it bound it (PostgreSQL could not start under a full parallel run).

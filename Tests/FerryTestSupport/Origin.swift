@@ -13,22 +13,22 @@ import Synchronization
 /// A real HTTP server on loopback standing in for the internet in tests: it serves files with
 /// ETag, Last-Modified, Range and If-Range, and misbehaves on cue (scripted faults, redirects,
 /// throttling). It records every request and counts the bytes it sends.
-public final class Origin: Sendable {
-    public struct File: Sendable {
-        public var data: Data
+package final class Origin: Sendable {
+    package struct File: Sendable {
+        package var data: Data
         /// A strong (`"v1"`) or weak (`W/"v1"`) ETag, or nil.
-        public var etag: String?
-        public var lastModified: String?
-        public var contentType: String?
-        public var contentDisposition: String?
+        package var etag: String?
+        package var lastModified: String?
+        package var contentType: String?
+        package var contentDisposition: String?
         /// When false, Range is ignored and the whole file is always sent with 200.
-        public var honorsRanges: Bool
+        package var honorsRanges: Bool
         /// Throttle: bytes per second, nil for full speed.
-        public var bytesPerSecond: Int?
+        package var bytesPerSecond: Int?
         /// More response headers (a digest header: `Repr-Digest`, `Content-Digest`, `Digest`).
-        public var extraHeaders: [String: String] = [:]
+        package var extraHeaders: [String: String] = [:]
 
-        public init(
+        package init(
             data: Data, etag: String? = "\"v1\"", lastModified: String? = "Sun, 06 Nov 1994 08:49:37 GMT",
             contentType: String? = "application/octet-stream", contentDisposition: String? = nil,
             honorsRanges: Bool = true, bytesPerSecond: Int? = nil
@@ -42,11 +42,11 @@ public final class Origin: Sendable {
             self.bytesPerSecond = bytesPerSecond
         }
 
-        public var sha256: String { Origin.sha256(data) }
+        package var sha256: String { Origin.sha256(data) }
     }
 
     /// One scripted misbehaviour, used by the next request for its path.
-    public enum Fault: Sendable {
+    package enum Fault: Sendable {
         /// Answer with this status (and a body that must never be saved).
         case status(Int, retryAfter: String? = nil)
         /// Send the headers and this many body bytes, then drop the connection.
@@ -68,12 +68,12 @@ public final class Origin: Sendable {
     /// Holds responses (``Fault/holdAfter(_:_:)``) until the test opens it, so a test can act
     /// while a download is certainly under way instead of racing its length. The origin opens
     /// every gate it was given when the test's body ends.
-    public final class Gate: Sendable {
+    package final class Gate: Sendable {
         private let waiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
-        public init() {}
+        package init() {}
 
-        public func open() {
+        package func open() {
             for waiter in waiters.withLock({ waiters in defer { waiters = nil }; return waiters ?? [] }) { waiter.resume() }
         }
 
@@ -89,20 +89,20 @@ public final class Origin: Sendable {
     }
 
     /// A request as the origin saw it.
-    public struct Seen: Sendable {
-        public var method: String
-        public var path: String
-        public var range: String?
-        public var ifRange: String?
-        public var ifNoneMatch: String? { headers["if-none-match"] }
+    package struct Seen: Sendable {
+        package var method: String
+        package var path: String
+        package var range: String?
+        package var ifRange: String?
+        package var ifNoneMatch: String? { headers["if-none-match"] }
         /// Header values by lower-case name.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// When the request arrived.
-        public var date = Date()
+        package var date = Date()
         /// Whether it came over HTTP/2 (a stream of a multiplexed connection).
-        public var http2 = false
+        package var http2 = false
         /// Which connection it came on (unique among the connections open at once).
-        public var connection: ObjectIdentifier?
+        package var connection: ObjectIdentifier?
     }
 
     /// The request context: BasicRequestContext's, the connection, and whether it is HTTP/2.
@@ -138,16 +138,16 @@ public final class Origin: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     // MARK: Scripting
 
-    public func serve(_ path: String, _ file: File) {
+    package func serve(_ path: String, _ file: File) {
         state.withLock { $0.files[path] = file }
     }
 
     /// Changes a served file (e.g. a new version with a new ETag).
-    public func update(_ path: String, _ change: (inout File) -> Void) {
+    package func update(_ path: String, _ change: (inout File) -> Void) {
         state.withLock { state in
             if var file = state.files[path] {
                 change(&file)
@@ -157,7 +157,7 @@ public final class Origin: Sendable {
     }
 
     /// Faults for the next requests of `path`, one per request, in order.
-    public func script(_ path: String, _ faults: [Fault]) {
+    package func script(_ path: String, _ faults: [Fault]) {
         state.withLock { state in
             state.faults[path, default: []].append(contentsOf: faults)
             for case .holdAfter(_, let gate) in faults { state.gates.append(gate) }
@@ -165,31 +165,31 @@ public final class Origin: Sendable {
     }
 
     /// Answers `path` only with HTTP Basic credentials `user` / `password` (else 401).
-    public func protect(_ path: String, user: String, password: String) {
+    package func protect(_ path: String, user: String, password: String) {
         let credentials = Data("\(user):\(password)".utf8).base64EncodedString()
         state.withLock { $0.protected[path] = "Basic \(credentials)" }
     }
 
-    public func redirect(_ path: String, to location: String, status: Int = 302) {
+    package func redirect(_ path: String, to location: String, status: Int = 302) {
         state.withLock { $0.redirects[path] = (status, location) }
     }
 
     // MARK: Observing
 
-    public var requests: [Seen] { state.withLock { $0.requests } }
-    public func requests(for path: String) -> [Seen] { requests.filter { $0.path == path } }
+    package var requests: [Seen] { state.withLock { $0.requests } }
+    package func requests(for path: String) -> [Seen] { requests.filter { $0.path == path } }
     /// Body bytes sent for `path`, over all requests.
-    public func bytesSent(_ path: String) -> Int { state.withLock { $0.bytesSent[path] ?? 0 } }
+    package func bytesSent(_ path: String) -> Int { state.withLock { $0.bytesSent[path] ?? 0 } }
     /// Body bytes sent for `path`, request by request, in the order of `requests(for:)`. Unlike
     /// the running total, a request's count cannot include bytes an earlier response was still
     /// writing into the socket when the client hung up.
-    public func bytesSentPerRequest(_ path: String) -> [Int] {
+    package func bytesSentPerRequest(_ path: String) -> [Int] {
         state.withLock { state in
             zip(state.requests, state.sentByRequest).filter { $0.0.path == path }.map(\.1)
         }
     }
     /// The most requests in flight at once.
-    public var peakConcurrency: Int { state.withLock { $0.peakActive } }
+    package var peakConcurrency: Int { state.withLock { $0.peakActive } }
 
     // MARK: Serving
 
@@ -323,22 +323,22 @@ public final class Origin: Sendable {
 
     /// `bytes=100-` or `bytes=100-199` → 100.
     /// The last byte of `bytes=a-b`, nil for `bytes=a-`.
-    public static func rangeEnd(_ header: String) -> Int? {
+    package static func rangeEnd(_ header: String) -> Int? {
         guard header.hasPrefix("bytes="), let dash = header.firstIndex(of: "-") else { return nil }
         return Int(header[header.index(after: dash)...])
     }
 
-    public static func rangeStart(_ header: String) -> Int? {
+    package static func rangeStart(_ header: String) -> Int? {
         guard header.hasPrefix("bytes="), let dash = header.firstIndex(of: "-") else { return nil }
         return Int(header[header.index(header.startIndex, offsetBy: 6)..<dash])
     }
 
-    public static func sha256(_ data: Data) -> String {
+    package static func sha256(_ data: Data) -> String {
         SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Deterministic pseudo-random bytes (so files differ and hashes mean something).
-    public static func bytes(_ count: Int, seed: UInt64 = 1) -> Data {
+    package static func bytes(_ count: Int, seed: UInt64 = 1) -> Data {
         var generator = SplitMix64(seed: seed)
         var data = Data(count: count)
         data.withUnsafeMutableBytes { raw in
@@ -359,7 +359,7 @@ public final class Origin: Sendable {
     /// - Parameters:
     ///   - tls: serve https with the test certificate (see ``Origin/trustingClientTLS``).
     ///   - http2: serve https offering HTTP/2 (ALPN `h2`, and HTTP/1.1 for clients without it).
-    public static func run<T: Sendable>(tls: Bool = false, http2: Bool = false, _ body: (Origin, URL) async throws -> T) async throws -> T {
+    package static func run<T: Sendable>(tls: Bool = false, http2: Bool = false, _ body: (Origin, URL) async throws -> T) async throws -> T {
         let origin = Origin()
         let router = Router(context: Context.self)
         router.get("**") { request, context in try await origin.respond(request, context: context) }
@@ -398,7 +398,7 @@ public final class Origin: Sendable {
         }
     }
 
-    public static func certificatesFolder() -> URL {
+    package static func certificatesFolder() -> URL {
         Bundle.module.resourceURL!.appendingPathComponent("Certificates")
     }
 
@@ -410,7 +410,7 @@ public final class Origin: Sendable {
     }
 
     /// Client TLS settings that trust the test certificate.
-    public static func trustingClientTLS() throws -> TLSConfiguration {
+    package static func trustingClientTLS() throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         let certificates = try NIOSSLCertificate.fromPEMFile(certificatesFolder().appendingPathComponent("localhost.crt").path)
         configuration.trustRoots = .certificates(certificates)
@@ -419,10 +419,10 @@ public final class Origin: Sendable {
 }
 
 /// A small seeded generator (SplitMix64).
-public struct SplitMix64: RandomNumberGenerator {
+package struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,6 +1,6 @@
 /// Polls `condition` every few milliseconds until it holds, failing after `timeout` with
 /// `message`. For waiting on background work in tests; never a pass/fail timing threshold.
-public func eventually(
+package func eventually(
     _ message: @autoclosure () -> String, timeout: Duration = .seconds(20), poll: Duration = .milliseconds(10),
     _ condition: () async throws -> Bool
 ) async throws {

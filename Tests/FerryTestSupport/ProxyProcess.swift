@@ -7,28 +7,28 @@ import Foundation
 /// A real proxy from Debian's packages on loopback for the duration of a test: tinyproxy (HTTP,
 /// with Basic authentication) or dante (SOCKS5, no authentication). Nil when the program is not
 /// installed (`scripts/test` installs both as root).
-public final class ProxyProcess: @unchecked Sendable {
-    public enum Kind: Sendable { case http, socks5 }
+package final class ProxyProcess: @unchecked Sendable {
+    package enum Kind: Sendable { case http, socks5 }
 
-    public let kind: Kind
-    public let port: Int
-    public let log: URL
+    package let kind: Kind
+    package let port: Int
+    package let log: URL
     private let folder: URL
     private var pid: pid_t = 0
 
-    public static let user = "ann"
+    package static let user = "ann"
     /// tinyproxy's configuration takes no punctuation beyond `-` in a password.
-    public static let password = "s3cret-pw"
+    package static let password = "s3cret-pw"
 
     /// The program's path, or nil when it is missing.
-    public static func program(_ kind: Kind) -> String? {
+    package static func program(_ kind: Kind) -> String? {
         let path = kind == .http ? "/usr/bin/tinyproxy" : "/usr/sbin/danted"
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 
     /// Writes the configuration and starts the proxy, waiting until it accepts connections.
     /// - Parameter connectPorts: ports tinyproxy lets clients `CONNECT` to (the origin's).
-    public init(_ kind: Kind, folder: URL, connectPorts: [Int] = []) async throws {
+    package init(_ kind: Kind, folder: URL, connectPorts: [Int] = []) async throws {
         guard let program = Self.program(kind) else { throw TestFailure("\(kind) proxy not installed") }
         self.kind = kind
         self.folder = folder
@@ -70,7 +70,7 @@ public final class ProxyProcess: @unchecked Sendable {
     }
 
     /// The proxy URL, with the test credentials for tinyproxy unless `password` says otherwise.
-    public func url(password: String? = ProxyProcess.password) -> String {
+    package func url(password: String? = ProxyProcess.password) -> String {
         switch kind {
         case .http:
             return password.map { "http://\(Self.user):\($0)@127.0.0.1:\(port)" } ?? "http://127.0.0.1:\(port)"
@@ -80,10 +80,10 @@ public final class ProxyProcess: @unchecked Sendable {
     }
 
     /// What the proxy logged so far.
-    public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    package var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
     /// Stops it (SIGKILL: a proxy that dies) and waits until the port is free.
-    public func kill() async {
+    package func kill() async {
         guard pid > 0 else { return }
         Glibc.kill(pid, SIGKILL)
         _ = await ChildProcess.wait(pid)
@@ -91,7 +91,7 @@ public final class ProxyProcess: @unchecked Sendable {
     }
 
     /// Starts it again on the same port.
-    public func restart() async throws {
+    package func restart() async throws {
         await kill()
         let config = folder.appendingPathComponent("\(kind).conf")
         try start(Self.program(kind)!, kind == .http ? ["-d", "-c", config.path] : ["-f", config.path])

@@ -6,11 +6,11 @@ import Synchronization
 /// A loopback port that refuses every connection and that nothing else can take while this
 /// lives: a socket bound to it that never listens. (A port merely found free may be taken by
 /// another test's server before the test connects to it.)
-public final class RefusingPort: Sendable {
-    public let port: Int
+package final class RefusingPort: Sendable {
+    package let port: Int
     private let descriptor: Mutex<Int32>
 
-    public init() throws {
+    package init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -30,7 +30,7 @@ public final class RefusingPort: Sendable {
     }
 
     /// Lets the port go: a server may listen on it from now on.
-    public func release() {
+    package func release() {
         descriptor.withLock { descriptor in
             if descriptor >= 0 { close(descriptor) }
             descriptor = -1

@@ -6,11 +6,11 @@ import Foundation
 /// A loopback port where connections never complete: a listener that never accepts, its accept
 /// queue filled at once, so the kernel drops every further SYN and a client's connect hangs
 /// until its own timeout. (A closed port would refuse at once.)
-public final class SilentPort: @unchecked Sendable {
-    public let port: Int
+package final class SilentPort: @unchecked Sendable {
+    package let port: Int
     private var sockets: [Int32] = []
 
-    public init() throws {
+    package init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw TestFailure("socket: \(errno)") }
         sockets.append(listener)

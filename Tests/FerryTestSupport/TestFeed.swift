@@ -1,16 +1,16 @@
 import Foundation
 
 /// A podcast RSS feed written for a test, with enclosures on the test's own origin.
-public struct TestFeed: Sendable {
-    public struct Item: Sendable {
-        public var guid: String
-        public var title: String
-        public var published: String
-        public var enclosure: String
-        public var type: String
-        public var duration: String?
+package struct TestFeed: Sendable {
+    package struct Item: Sendable {
+        package var guid: String
+        package var title: String
+        package var published: String
+        package var enclosure: String
+        package var type: String
+        package var duration: String?
 
-        public init(guid: String, title: String, published: String, enclosure: String, type: String = "audio/mpeg", duration: String? = "12:34") {
+        package init(guid: String, title: String, published: String, enclosure: String, type: String = "audio/mpeg", duration: String? = "12:34") {
             self.guid = guid
             self.title = title
             self.published = published
@@ -20,11 +20,11 @@ public struct TestFeed: Sendable {
         }
     }
 
-    public var title: String
-    public var items: [Item]
-    public var newFeedURL: String?
+    package var title: String
+    package var items: [Item]
+    package var newFeedURL: String?
 
-    public init(title: String, items: [Item], newFeedURL: String? = nil) {
+    package init(title: String, items: [Item], newFeedURL: String? = nil) {
         self.title = title
         self.items = items
         self.newFeedURL = newFeedURL
@@ -35,7 +35,7 @@ public struct TestFeed: Sendable {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    public var xml: String {
+    package var xml: String {
         var text = """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd">
@@ -61,5 +61,5 @@ public struct TestFeed: Sendable {
         return text + "</channel>\n</rss>\n"
     }
 
-    public var data: Data { Data(xml.utf8) }
+    package var data: Data { Data(xml.utf8) }
 }

@@ -10,15 +10,15 @@ import Synchronization
 /// as Apple's URLSession speaks it) under `/ietf`. It keeps every byte it is sent, can fail an
 /// upload part-way on cue, and counts completed uploads, so a test can check that the server
 /// ends with exactly the file's bytes, once.
-public final class UploadReceiver: Sendable {
+package final class UploadReceiver: Sendable {
     /// A finished upload, as the server holds it.
-    public struct Completed: Sendable {
-        public var path: String
-        public var method: String
+    package struct Completed: Sendable {
+        package var path: String
+        package var method: String
         /// Request headers by lower-case name (of the request that completed it).
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The request body (plain), or the assembled upload (tus, IETF).
-        public var body: Data
+        package var body: Data
     }
 
     /// A resumable upload resource.
@@ -45,29 +45,29 @@ public final class UploadReceiver: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     // MARK: Scripting and observing
 
     /// The next request that carries a body gets a 500 after this many bytes of it (the bytes
     /// before are kept, as a real server keeps what reached it before the connection broke).
-    public func failNextBody(after bytes: Int) { state.withLock { $0.failAfter = (bytes, nil) } }
+    package func failNextBody(after bytes: Int) { state.withLock { $0.failAfter = (bytes, nil) } }
 
     /// The next request that carries a body stops reading after this many bytes until the test
     /// opens `gate`, then fails as ``failNextBody(after:)`` does: the server keeps exactly these
     /// bytes, so a test can act while an upload is certainly under way. The receiver opens it
     /// when the test's body ends, if the test has not.
-    public func holdNextBody(after bytes: Int, until gate: Origin.Gate) {
+    package func holdNextBody(after bytes: Int, until gate: Origin.Gate) {
         state.withLock { state in
             state.failAfter = (bytes, gate)
             state.gates.append(gate)
         }
     }
 
-    public var completed: [Completed] { state.withLock { $0.completed } }
-    public var bytesReceived: Int { state.withLock { $0.bytesIn } }
-    public var requests: [(method: String, path: String)] { state.withLock { $0.requests } }
-    public var requestHeaders: [[String: String]] { state.withLock { $0.headers } }
+    package var completed: [Completed] { state.withLock { $0.completed } }
+    package var bytesReceived: Int { state.withLock { $0.bytesIn } }
+    package var requests: [(method: String, path: String)] { state.withLock { $0.requests } }
+    package var requestHeaders: [[String: String]] { state.withLock { $0.headers } }
 
     // MARK: Serving
 
@@ -179,7 +179,7 @@ public final class UploadReceiver: Sendable {
     // MARK: Running
 
     /// Runs a fresh receiver on 127.0.0.1 (port 0) for the duration of `body`.
-    public static func run<T: Sendable>(_ body: (UploadReceiver, URL) async throws -> T) async throws -> T {
+    package static func run<T: Sendable>(_ body: (UploadReceiver, URL) async throws -> T) async throws -> T {
         let receiver = UploadReceiver()
         let router = Router()
         router.put("plain/**") { request, _ in try await receiver.plain(request) }

@@ -3,7 +3,7 @@ import Foundation
 
 extension TransferEngine {
     /// Session identifiers are short names: letters, digits, `.`, `_`, `-`.
-    public static func validateSession(_ session: String) throws(FerryError) {
+    package static func validateSession(_ session: String) throws(FerryError) {
         guard !session.isEmpty, session.count <= 64,
             session.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") })
         else {
@@ -15,7 +15,7 @@ extension TransferEngine {
 
     /// Journals new transfers (or finds the ones already asked for) and schedules them.
     /// - Returns: one transfer per URL, in order.
-    public func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
+    package func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
         try Self.validateSession(request.session)
         try request.options?.validate()
         if request.options?.setsHooks == true || request.options?.desktopNotify != nil {
@@ -87,7 +87,7 @@ extension TransferEngine {
 
     /// Journals an upload of a local file and schedules it. The file is checked now (it must be
     /// a readable regular file) and again while it is sent.
-    public func upload(_ request: CreateUploadRequest, session: String) async throws -> Transfer {
+    package func upload(_ request: CreateUploadRequest, session: String) async throws -> Transfer {
         try Self.validateSession(session)
         try request.options?.validate()
         let url = try TransferURL.validate(request.url)
@@ -139,7 +139,7 @@ extension TransferEngine {
     // MARK: Configuration
 
     /// A session's options (`nil`: the daemon's), as stored.
-    public nonisolated func options(session: String?) async throws -> TransferOptions {
+    package nonisolated func options(session: String?) async throws -> TransferOptions {
         if let session {
             try Self.validateSession(session)
             return try await journal.sessionOptions(session)
@@ -149,7 +149,7 @@ extension TransferEngine {
 
     /// Changes a session's options (`nil`: the daemon's) and applies them to what is running
     /// and queued.
-    public func updateOptions(session: String?, _ update: TransferOptionsUpdate) async throws -> TransferOptions {
+    package func updateOptions(session: String?, _ update: TransferOptionsUpdate) async throws -> TransferOptions {
         if let session { try Self.validateSession(session) }
         if let directory = update.set?.directory { _ = try LibraryFolder.checkDirectory(directory, create: false) }
         if let program = update.set?.launch?.first, !FileManager.default.isExecutableFile(atPath: program) {
@@ -166,14 +166,14 @@ extension TransferEngine {
     }
 
     /// A new priority, or a place at the head or tail of the queue.
-    public func update(_ id: Int64, _ update: TransferUpdate) async throws -> Transfer {
+    package func update(_ id: Int64, _ update: TransferUpdate) async throws -> Transfer {
         try await command(.reorder(id, priority: update.priority?.rank, position: update.position), id)
     }
 
     /// Changes a transfer's own options (not once it has ended). One running takes a new rate
     /// limit at once when it has one already; any other change starts it again, from its
     /// durable bytes.
-    public func updateOptions(_ id: Int64, _ update: TransferOptionsUpdate) async throws -> Transfer {
+    package func updateOptions(_ id: Int64, _ update: TransferOptionsUpdate) async throws -> Transfer {
         let (record, before, _) = try await journal.update(id: id) { (record: inout TransferRecord) -> (TransferOptions, TransferEvent?) in
             guard !record.state.isFinal else {
                 throw FerryError.invalidState("Transfer \(id) is \(record.state.rawValue): its options no longer matter.")
@@ -192,7 +192,7 @@ extension TransferEngine {
 
     /// The transfers waiting their turn (queued, waiting for a retry or the network, paused), of
     /// `kind` or all, in the order they will start.
-    public func waitingOrder(kind: TransferKind? = nil) async throws -> [TransferRecord] {
+    package func waitingOrder(kind: TransferKind? = nil) async throws -> [TransferRecord] {
         let records = try await journal.transfers(states: [.queued, .waiting, .paused]).filter { kind == nil || $0.kind == kind }
         let places = Dictionary(uniqueKeysWithValues: records.map { ($0.transferId, $0) })
         return QueuePlacement.sorted(records.map(QueuePlacement.Place.init)).compactMap { places[$0.id] }
@@ -202,7 +202,7 @@ extension TransferEngine {
     /// either end, that end), moving those ahead of it as needed.
     /// - Parameter place: the place asked for, from the transfer's place now and the order's length.
     /// - Returns: its place now; `nil` when it is not waiting its turn.
-    public func place(_ id: Int64, kind: TransferKind? = nil, at place: (_ current: Int, _ count: Int) throws -> Int) async throws -> Int? {
+    package func place(_ id: Int64, kind: TransferKind? = nil, at place: (_ current: Int, _ count: Int) throws -> Int) async throws -> Int? {
         let order = try await waitingOrder(kind: kind)
         guard let current = order.firstIndex(where: { $0.transferId == id }) else { return nil }
         let index = min(max(0, try place(current, order.count)), order.count - 1)
@@ -214,14 +214,14 @@ extension TransferEngine {
 
     /// Pauses every queued, running and waiting transfer (of `session`, else of every session).
     /// - Returns: the transfers paused.
-    public func pauseAll(session: String?) async throws -> [Transfer] {
+    package func pauseAll(session: String?) async throws -> [Transfer] {
         try await forEach(session: session, in: [.queued, .running, .waiting]) { try await self.pause($0) }
     }
 
     /// Resumes every paused transfer (of `session`, else of every session), one after the other
     /// in their order in the queue, so the first to start are those at its head.
     /// - Returns: the transfers resumed.
-    public func resumeAll(session: String?) async throws -> [Transfer] {
+    package func resumeAll(session: String?) async throws -> [Transfer] {
         if let session { try Self.validateSession(session) }
         var done: [Transfer] = []
         for record in try await waitingOrder() where record.state == .paused && (session == nil || record.session == session) {
@@ -259,24 +259,24 @@ extension TransferEngine {
         return done.sorted { $0.id < $1.id }
     }
 
-    public func pause(_ id: Int64) async throws -> Transfer {
+    package func pause(_ id: Int64) async throws -> Transfer {
         try await command(.pause(id), id)
     }
 
     /// Resumes a paused or failed transfer (it joins the queue), or retries a waiting one now.
-    public func resume(_ id: Int64) async throws -> Transfer {
+    package func resume(_ id: Int64) async throws -> Transfer {
         try await command(.resume(id), id)
     }
 
     /// Stops a transfer for good and deletes its part file, unless `keepingResumeData`, in which
     /// case the part file stays for ``resumeData(for:)`` and ``resume(with:)``.
-    public func cancel(_ id: Int64, keepingResumeData: Bool = false) async throws -> Transfer {
+    package func cancel(_ id: Int64, keepingResumeData: Bool = false) async throws -> Transfer {
         try await command(.cancel(id, keepingPartFile: keepingResumeData), id)
     }
 
     /// Forgets a transfer (cancelling it first if needed). With `deleteFile`, a completed
     /// transfer's file is deleted too.
-    public func remove(_ id: Int64, deleteFile: Bool) async throws {
+    package func remove(_ id: Int64, deleteFile: Bool) async throws {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
         try await journaledCommand(.remove(id), id)
         if deleteFile, record.state == .completed, let path = record.filePath(in: library) {
@@ -290,7 +290,7 @@ extension TransferEngine {
     /// Files stay; a cancelled transfer's part file kept for resume data goes. Failed ones stay:
     /// they can be resumed.
     /// - Returns: the ids forgotten.
-    public func removeFinished(session: String?) async throws -> [Int64] {
+    package func removeFinished(session: String?) async throws -> [Int64] {
         if let session { try Self.validateSession(session) }
         let kept = try await journal.transfers(session: session, states: [.cancelled]).filter(\.keepsPartFile)
         let removed = try await journal.removeFinished(session: session)
@@ -301,7 +301,7 @@ extension TransferEngine {
     /// Continues a paused, failed or waiting transfer from a new URL of the same file (a signed
     /// link that expired): the bytes on disk are kept if the new URL's answer has the same
     /// validator and length (`If-Range`), else it starts over and says why.
-    public func resume(_ id: Int64, url: URL) async throws -> Transfer {
+    package func resume(_ id: Int64, url: URL) async throws -> Transfer {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
         guard record.kind == .download else { throw FerryError.invalidState("Transfer \(id) is an upload; its URL stays.") }
         guard [.paused, .failed, .waiting, .queued].contains(record.state) else {
@@ -312,7 +312,7 @@ extension TransferEngine {
     }
 
     /// The resume data of a transfer that has bytes on disk.
-    public func resumeData(for id: Int64) async throws -> ResumeData {
+    package func resumeData(for id: Int64) async throws -> ResumeData {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
         if record.state == .cancelled, !record.keepsPartFile {
             throw FerryError(.resumeDataStale, "Transfer \(id) was cancelled and its partial file deleted; start it again.")
@@ -329,7 +329,7 @@ extension TransferEngine {
     /// Continues the transfer that `resumeData` came from, from the bytes still on disk.
     /// - Throws: `resume_data_stale` when the daemon no longer has the part file or the
     ///   transfer; `resume_data_invalid` when it belongs to another session or URL.
-    public func resume(with resumeData: ResumeData, session: String) async throws -> Transfer {
+    package func resume(with resumeData: ResumeData, session: String) async throws -> Transfer {
         let id = resumeData.transferId
         guard let record = try await journal.transfer(id: id) else {
             throw FerryError(.resumeDataStale, "The daemon no longer knows transfer \(id); start the download again.")
@@ -352,11 +352,11 @@ extension TransferEngine {
     /// True while a download or a retry timer holds the transfer: after a pause or cancel, it
     /// turns false once the worker has checkpointed and let go of the part file. The control's
     /// own answer.
-    public func isHeld(_ id: Int64) -> Bool {
+    package func isHeld(_ id: Int64) -> Bool {
         control.isHeld(id)
     }
 
-    public nonisolated func transfer(_ id: Int64) async throws -> Transfer {
+    package nonisolated func transfer(_ id: Int64) async throws -> Transfer {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }
         return model(record)
     }
@@ -364,7 +364,7 @@ extension TransferEngine {
     /// Transfers, optionally of one session and some states, with the newest event number.
     /// Transfers in creation order (or newest first), all of them or a page of `limit` after
     /// `cursor` (the previous page's ``TransferList/nextCursor``).
-    public nonisolated func list(
+    package nonisolated func list(
         session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil, cursor: String? = nil, newestFirst: Bool = false
     ) async throws -> TransferList {
         let seq = try await journal.lastEventSeq()

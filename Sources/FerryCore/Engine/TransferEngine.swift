@@ -10,17 +10,17 @@ import Synchronization
 /// most `maxConcurrent` at once and the rest in order, with retries, checkpoints and graceful
 /// shutdown. Every input (a command, a worker's report, a timer, the network) goes to the
 /// ``TransferControl``, which decides; the engine carries out the actions it returns.
-public actor TransferEngine: Service {
-    public nonisolated let configuration: Configuration
+package actor TransferEngine: Service {
+    package nonisolated let configuration: Configuration
     /// Transfers, their events and the sessions' settings: this machine's SQLite journal, or a
     /// cluster's PostgreSQL one.
-    public nonisolated let journal: any TransferJournal
+    package nonisolated let journal: any TransferJournal
     /// This machine's own journal: its boots, aria2 names, and the listening data.
-    public nonisolated let local: SQLiteJournal
+    package nonisolated let local: SQLiteJournal
     /// In a cluster, the shared queue's claims: only claimed transfers run here. Nil on one machine.
-    public nonisolated let leases: (any TransferLeases)?
-    public nonisolated let library: LibraryFolder
-    public nonisolated let hub: EventHub
+    package nonisolated let leases: (any TransferLeases)?
+    package nonisolated let library: LibraryFolder
+    package nonisolated let hub: EventHub
     nonisolated let store: TransferStore
     nonisolated let progress = ProgressBoard()
     nonisolated let bandwidth = Bandwidth()
@@ -31,9 +31,9 @@ public actor TransferEngine: Service {
     nonisolated let logger: Logger
     /// Told by the ``NetworkWatcher`` when a link, address or route comes: transfers waiting for
     /// the network try again at once, running ones whose connection went quiet reconnect.
-    public nonisolated let network: NetworkChanges
+    package nonisolated let network: NetworkChanges
     /// Every outbound client: direct, and one per proxy in use.
-    public nonisolated let clients: HTTPClients
+    package nonisolated let clients: HTTPClients
 
     /// The one owner of every transfer's control; the engine carries out its actions.
     var control: TransferControl
@@ -67,7 +67,7 @@ public actor TransferEngine: Service {
 
     /// An engine whose requests all go out directly through `httpClient` unless a transfer's
     /// options name a proxy.
-    public init(
+    package init(
         configuration: Configuration = Configuration(), journal: SQLiteJournal, library: LibraryFolder, httpClient: HTTPClient,
         hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(), network: NetworkChanges = NetworkChanges(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger
@@ -83,7 +83,7 @@ public actor TransferEngine: Service {
     ///     must not follow redirects themselves (see ``makeHTTPClient(connectTimeout:readTimeout:)``).
     ///   - clock: drives retry delays; tests pass a manual clock.
     ///   - random: numbers in 0..<1 for backoff jitter.
-    public init(
+    package init(
         configuration: Configuration = Configuration(), journal: SQLiteJournal, library: LibraryFolder, clients: HTTPClients,
         hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(), network: NetworkChanges = NetworkChanges(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger
@@ -98,7 +98,7 @@ public actor TransferEngine: Service {
     ///   - journal: transfers, events and settings; in a cluster, the shared one.
     ///   - local: this machine's own journal (the same as `journal` on one machine).
     ///   - leases: in a cluster, the shared queue's claims.
-    public init(
+    package init(
         configuration: Configuration = Configuration(), journal: any TransferJournal, local: SQLiteJournal, leases: (any TransferLeases)?,
         library: LibraryFolder, clients: HTTPClients, hub: EventHub = EventHub(), clock: any Clock<Duration> = ContinuousClock(),
         network: NetworkChanges = NetworkChanges(), random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -130,7 +130,7 @@ public actor TransferEngine: Service {
 
     // MARK: - Service
 
-    public func run() async throws {
+    package func run() async throws {
         if leases == nil {
             try await recover()
         } else {

@@ -7,23 +7,23 @@ import Synchronization
 /// Each subscription has a bounded buffer. A listener too slow to keep up loses messages
 /// rather than growing the daemon's memory; it then sees ``Subscription/takeLag()`` return true
 /// and re-reads what it missed from the journal.
-public final class EventHub: Sendable {
-    public enum Message: Sendable {
+package final class EventHub: Sendable {
+    package enum Message: Sendable {
         case event(TransferEvent)
         /// Nothing happened for a while; streams send a keep-alive comment.
         case heartbeat
     }
 
     /// One listener's messages.
-    public struct Subscription: AsyncSequence, Sendable {
-        public typealias Element = Message
+    package struct Subscription: AsyncSequence, Sendable {
+        package typealias Element = Message
         let stream: AsyncStream<Message>
         let lag: Lag
 
-        public func makeAsyncIterator() -> AsyncStream<Message>.Iterator { stream.makeAsyncIterator() }
+        package func makeAsyncIterator() -> AsyncStream<Message>.Iterator { stream.makeAsyncIterator() }
 
         /// True once after messages were dropped for this listener.
-        public func takeLag() -> Bool { lag.flag.withLock { flag in defer { flag = false }; return flag } }
+        package func takeLag() -> Bool { lag.flag.withLock { flag in defer { flag = false }; return flag } }
     }
 
     final class Lag: Sendable {
@@ -45,12 +45,12 @@ public final class EventHub: Sendable {
     private let state = Mutex(State())
     private let bufferSize: Int
 
-    public init(bufferSize: Int = 4096) {
+    package init(bufferSize: Int = 4096) {
         self.bufferSize = bufferSize
     }
 
     /// Listens to one session's events, or to every session's when `session` is nil.
-    public func subscribe(session: String?) -> Subscription {
+    package func subscribe(session: String?) -> Subscription {
         let (stream, continuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingNewest(bufferSize))
         let lag = Lag()
         let key: Int? = state.withLock { state in
@@ -72,15 +72,15 @@ public final class EventHub: Sendable {
 
     /// Someone listens to this very session's events (not only to every session's, as the web
     /// app does): its program is running.
-    public func hasListener(session: String) -> Bool {
+    package func hasListener(session: String) -> Bool {
         state.withLock { state in state.listeners.values.contains { $0.session == session } }
     }
 
-    public func publish(_ event: TransferEvent) {
+    package func publish(_ event: TransferEvent) {
         send(.event(event), session: event.session)
     }
 
-    public func heartbeat() {
+    package func heartbeat() {
         send(.heartbeat, session: nil)
     }
 
@@ -96,7 +96,7 @@ public final class EventHub: Sendable {
     }
 
     /// Ends every subscription; later ones end at once.
-    public func close() {
+    package func close() {
         let listeners = state.withLock { state in
             state.closed = true
             defer { state.listeners = [:] }

@@ -6,28 +6,28 @@ import Foundation
 
 /// The library folder and the rules for putting files into it. Nothing is ever written outside
 /// the root: folders and names are sanitised, and every path is checked to stay inside.
-public struct LibraryFolder: Sendable {
-    public let root: URL
+package struct LibraryFolder: Sendable {
+    package let root: URL
     /// `root.path`, kept: ``absolutePath(_:)`` runs for every transfer of a list.
     private let rootPath: String
 
-    public init(root: URL) {
+    package init(root: URL) {
         self.root = root.standardizedFileURL
         let path = self.root.path
         rootPath = path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
     /// Where unfinished downloads live.
-    public var partials: URL { root.appendingPathComponent(".partial", isDirectory: true) }
+    package var partials: URL { root.appendingPathComponent(".partial", isDirectory: true) }
 
-    public func partURL(for id: Int64) -> URL {
+    package func partURL(for id: Int64) -> URL {
         partials.appendingPathComponent("\(id).part")
     }
 
     /// Where a transfer's unfinished bytes wait: beside the file in a folder the user chose (a
     /// hidden `.NAME.ID.ferry-part`, so the last step is a rename on one file system), else in
     /// `.partial/`.
-    public func partURL(for record: TransferRecord) -> URL {
+    package func partURL(for record: TransferRecord) -> URL {
         guard let directory = record.directory else { return partURL(for: record.transferId) }
         return URL(fileURLWithPath: directory, isDirectory: true)
             .appendingPathComponent(".\(record.outputName ?? "download").\(record.transferId).ferry-part")
@@ -36,7 +36,7 @@ public struct LibraryFolder: Sendable {
     /// Checks a folder the user chose for downloads, before anything is journaled: an absolute
     /// path to a writable folder (created first with `create`).
     /// - Returns: the path, standardized.
-    public static func checkDirectory(_ path: String, create: Bool) throws(FerryError) -> String {
+    package static func checkDirectory(_ path: String, create: Bool) throws(FerryError) -> String {
         guard path.hasPrefix("/") else {
             throw FerryError.invalidRequest("Give the folder as an absolute path ('\(path.prefix(80))' is relative).")
         }
@@ -62,7 +62,7 @@ public struct LibraryFolder: Sendable {
     }
 
     /// Checks a file name the user chose: a name, never a path.
-    public static func checkFileName(_ name: String) throws(FerryError) -> String {
+    package static func checkFileName(_ name: String) throws(FerryError) -> String {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
             throw FerryError.invalidRequest("'\(name.prefix(80))' is not a file name: give a name without '/', not '.' or '..'.")
         }
@@ -71,24 +71,24 @@ public struct LibraryFolder: Sendable {
     }
 
     /// The absolute path of a path relative to the root.
-    public func absolute(_ relative: String) -> URL {
+    package func absolute(_ relative: String) -> URL {
         root.appendingPathComponent(relative)
     }
 
     /// `absolute(relative).path` without building a URL (which stats the file to learn whether
     /// it is a folder).
-    public func absolutePath(_ relative: String) -> String {
+    package func absolutePath(_ relative: String) -> String {
         rootPath + "/" + relative
     }
 
     /// A library folder such as `Downloads` or `Podcasts/Show name`, every component sanitised.
-    public static func safeFolder(_ folder: String) -> String {
+    package static func safeFolder(_ folder: String) -> String {
         let parts = folder.unicodeScalars.split(separator: "/").compactMap { FileNamer.sanitize(String($0)) }
         return parts.isEmpty ? "Downloads" : parts.joined(separator: "/")
     }
 
     /// True when `url` is inside the root (after resolving `..` and symlinks).
-    public func contains(_ url: URL) -> Bool {
+    package func contains(_ url: URL) -> Bool {
         let rootPath = Self.resolved(root)
         let path = Self.resolved(url)
         return path.hasPrefix(rootPath + "/")

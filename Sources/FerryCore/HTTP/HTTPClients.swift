@@ -9,10 +9,10 @@ import Synchronization
 /// one client per proxy in use, made on first use from the same configuration as the direct one.
 /// An HTTP proxy is asked to `CONNECT` for https and http alike, with Basic credentials when its
 /// URL has them; a SOCKS5 proxy resolves the server's name itself.
-public final class HTTPClients: Sendable {
+package final class HTTPClients: Sendable {
     /// The client for direct connections; its owner shuts it down.
-    public let direct: HTTPClient
-    public let environment: ProxyEnvironment
+    package let direct: HTTPClient
+    package let environment: ProxyEnvironment
     let configuration: HTTPClient.Configuration
     private let proxied = Mutex<[ProxyURL: HTTPClient]>([:])
     /// The daemon's own options (`ferry session set '*' --proxy …`), for requests that belong to
@@ -23,7 +23,7 @@ public final class HTTPClients: Sendable {
     ///   - direct: the client for direct connections.
     ///   - configuration: what clients for proxies are made from (the direct one's, ideally).
     ///   - environment: the daemon's proxy variables.
-    public init(
+    package init(
         direct: HTTPClient, configuration: HTTPClient.Configuration = TransferEngine.httpClientConfiguration(),
         environment: ProxyEnvironment = ProxyEnvironment()
     ) {
@@ -33,13 +33,13 @@ public final class HTTPClients: Sendable {
     }
 
     /// Takes the daemon's options (its proxy or `noProxy`) for requests of no transfer.
-    public func setDaemonOptions(_ options: TransferOptions) {
+    package func setDaemonOptions(_ options: TransferOptions) {
         daemonOptions.withLock { $0 = options }
     }
 
     /// The proxy `url` goes through under `options` (by default the daemon's), or nil for a
     /// direct connection.
-    public func proxy(for url: URL, options: TransferOptions? = nil) -> ProxyURL? {
+    package func proxy(for url: URL, options: TransferOptions? = nil) -> ProxyURL? {
         let options = options ?? daemonOptions.withLock { $0 }
         if options.noProxy == true { return nil }
         if let text = options.proxy, let proxy = try? ProxyURL(parsing: text) { return proxy }
@@ -47,7 +47,7 @@ public final class HTTPClients: Sendable {
     }
 
     /// The client to request `url` with.
-    public func client(for url: URL, options: TransferOptions? = nil) -> HTTPClient {
+    package func client(for url: URL, options: TransferOptions? = nil) -> HTTPClient {
         guard let proxy = proxy(for: url, options: options) else { return direct }
         return proxied.withLock { clients in
             if let client = clients[proxy] { return client }
@@ -66,7 +66,7 @@ public final class HTTPClients: Sendable {
     }
 
     /// Shuts down the clients made for proxies (the direct one belongs to whoever made it).
-    public func shutdownProxied() async {
+    package func shutdownProxied() async {
         let clients = proxied.withLock { clients in
             defer { clients = [:] }
             return Array(clients.values)

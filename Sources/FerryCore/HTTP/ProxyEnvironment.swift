@@ -6,13 +6,13 @@ import Foundation
 /// the lower-case one winning), and `no_proxy`: hosts reached directly, a comma-separated list
 /// of names (matching the name and every name below it: `example.com`, `.example.com`),
 /// addresses, address ranges (`10.0.0.0/8`, `fd00::/8`), optionally with `:port`, or `*`.
-public struct ProxyEnvironment: Sendable, Hashable, CustomStringConvertible {
-    public var http: ProxyURL?
-    public var https: ProxyURL?
-    public var all: ProxyURL?
-    public var noProxy: [String]
+package struct ProxyEnvironment: Sendable, Hashable, CustomStringConvertible {
+    package var http: ProxyURL?
+    package var https: ProxyURL?
+    package var all: ProxyURL?
+    package var noProxy: [String]
 
-    public init(http: ProxyURL? = nil, https: ProxyURL? = nil, all: ProxyURL? = nil, noProxy: [String] = []) {
+    package init(http: ProxyURL? = nil, https: ProxyURL? = nil, all: ProxyURL? = nil, noProxy: [String] = []) {
         self.http = http
         self.https = https
         self.all = all
@@ -21,7 +21,7 @@ public struct ProxyEnvironment: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads the variables.
     /// - Throws: `invalid_request` naming the variable whose proxy URL Ferry cannot use.
-    public init(environment: [String: String]) throws(FerryError) {
+    package init(environment: [String: String]) throws(FerryError) {
         func proxy(_ name: String) throws(FerryError) -> ProxyURL? {
             guard let text = environment[name] ?? environment[name.uppercased()], !text.isEmpty else { return nil }
             do {
@@ -37,23 +37,23 @@ public struct ProxyEnvironment: Sendable, Hashable, CustomStringConvertible {
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
     }
 
-    public var isEmpty: Bool { http == nil && https == nil && all == nil }
+    package var isEmpty: Bool { http == nil && https == nil && all == nil }
 
     /// `http: http://ann:<redacted>@proxy:3128, no_proxy: localhost`: passwords hidden, for logs.
-    public var description: String {
+    package var description: String {
         let named = [("http", http), ("https", https), ("all", all)].compactMap { name, proxy in proxy.map { "\(name): \($0.redacted)" } }
         return (named + (noProxy.isEmpty ? [] : ["no_proxy: \(noProxy.joined(separator: ","))"])).joined(separator: ", ")
     }
 
     /// The proxy for `url`, or nil to connect directly.
-    public func proxy(for url: URL) -> ProxyURL? {
+    package func proxy(for url: URL) -> ProxyURL? {
         let scheme = url.scheme?.lowercased()
         guard let proxy = (scheme == "https" ? https : scheme == "http" ? http : nil) ?? all, let host = url.host else { return nil }
         return bypasses(host: host, port: url.port ?? (scheme == "https" ? 443 : 80)) ? nil : proxy
     }
 
     /// True when `no_proxy` names this host (or its domain, or a range holding its address).
-    public func bypasses(host rawHost: String, port: Int) -> Bool {
+    package func bypasses(host rawHost: String, port: Int) -> Bool {
         let host = rawHost.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         for entry in noProxy {
             if entry == "*" { return true }

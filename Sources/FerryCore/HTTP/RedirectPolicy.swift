@@ -4,16 +4,16 @@ import Foundation
 /// Decides whether to follow one redirect hop. Ferry follows redirects itself (not
 /// AsyncHTTPClient) so that every hop is checked: http or https only, no https→http downgrade
 /// unless allowed, at most `maxHops`, and no loops.
-public struct RedirectPolicy: Sendable {
-    public var maxHops: Int
-    public var allowsDowngrade: Bool
+package struct RedirectPolicy: Sendable {
+    package var maxHops: Int
+    package var allowsDowngrade: Bool
 
-    public init(maxHops: Int = 10, allowsDowngrade: Bool = false) {
+    package init(maxHops: Int = 10, allowsDowngrade: Bool = false) {
         self.maxHops = maxHops
         self.allowsDowngrade = allowsDowngrade
     }
 
-    public static func isRedirect(status: Int) -> Bool {
+    package static func isRedirect(status: Int) -> Bool {
         [301, 302, 303, 307, 308].contains(status)
     }
 
@@ -22,7 +22,7 @@ public struct RedirectPolicy: Sendable {
     ///   - current: the URL that answered with the redirect.
     ///   - visited: every URL requested so far in this chain, in order, starting with the first.
     /// - Returns: the URL to request next.
-    public func next(location: String?, from current: URL, visited: [URL]) throws(FerryError) -> URL {
+    package func next(location: String?, from current: URL, visited: [URL]) throws(FerryError) -> URL {
         guard let location, !location.isEmpty else {
             throw FerryError(.redirectRefused, "\(current.absoluteString) redirected without a Location header.")
         }

@@ -9,7 +9,7 @@ extension TransferEngine {
     /// no silent retrying of a refused connection: the engine's retry policy (with its backoff
     /// and events) decides, and the catalog reports "connection refused" at once instead of a
     /// timeout at its deadline.
-    public static func makeHTTPClient(connectTimeout: Duration = .seconds(15), readTimeout: Duration = .seconds(60)) -> HTTPClient {
+    package static func makeHTTPClient(connectTimeout: Duration = .seconds(15), readTimeout: Duration = .seconds(60)) -> HTTPClient {
         HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: httpClientConfiguration(connectTimeout: connectTimeout, readTimeout: readTimeout)
@@ -18,7 +18,7 @@ extension TransferEngine {
 
     /// The configuration of ``makeHTTPClient(connectTimeout:readTimeout:)``, for tests that
     /// add to it (a test certificate).
-    public static func httpClientConfiguration(connectTimeout: Duration = .seconds(15), readTimeout: Duration = .seconds(60)) -> HTTPClient.Configuration {
+    package static func httpClientConfiguration(connectTimeout: Duration = .seconds(15), readTimeout: Duration = .seconds(60)) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .init(connectTimeout), read: .init(readTimeout)),
@@ -36,7 +36,7 @@ extension TransferEngine {
     }
 
     /// The most a connection reads from its socket at once.
-    public static let connectionReadSize = 256 * 1024
+    package static let connectionReadSize = 256 * 1024
 
     /// NIO reads a socket 64 KiB at a time, up to 4 times each time AsyncHTTPClient asks for
     /// more of a body; one read of up to 256 KiB instead makes a 1 GiB download 2–11 % faster

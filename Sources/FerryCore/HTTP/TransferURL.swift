@@ -2,10 +2,10 @@ import FerryKit
 import Foundation
 
 /// Checks a URL someone asked Ferry to download, before anything is journaled.
-public enum TransferURL {
+package enum TransferURL {
     /// - Returns: the URL, trimmed, if it is an absolute http or https URL with a host.
     /// - Throws: `invalid_url` or `unsupported_scheme`, with a message that quotes the input.
-    public static func validate(_ text: String) throws(FerryError) -> URL {
+    package static func validate(_ text: String) throws(FerryError) -> URL {
         let trimmed = String(text.trimmingWhitespace())
         let shown = trimmed.count > 120 ? trimmed.prefix(117) + "..." : trimmed
         guard !trimmed.isEmpty else { throw FerryError(.invalidURL, "The URL is empty.") }

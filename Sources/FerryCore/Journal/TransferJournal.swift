@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Every method is one transaction. Events get a sequence number that only grows, across all
 /// sessions, never reused after pruning; ``onCommit(_:)`` handlers see them in that order.
-public protocol TransferJournal: Sendable {
+package protocol TransferJournal: Sendable {
     /// Journals new transfers with their `created` events in one transaction; with
     /// `reuseExisting`, a session's URL already queued, running, paused, waiting or completed
     /// gives that transfer back (and no event) instead.
@@ -67,22 +67,22 @@ public protocol TransferJournal: Sendable {
     func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void)
 }
 
-public enum TransferJournalKeys {
+package enum TransferJournalKeys {
     /// The name the daemon's options are kept under (never a session's: not a valid name).
-    public static let daemonOptions = "*"
+    package static let daemonOptions = "*"
     /// States in which a transfer of the same URL counts as already asked for.
-    public static let reusableStates: [TransferState] = [.queued, .running, .paused, .waiting, .completed]
+    package static let reusableStates: [TransferState] = [.queued, .running, .paused, .waiting, .completed]
     /// In a cluster: states in which a member keeps a transfer it claimed; in any other it gives
     /// the claim back.
-    public static let claimedStates: Set<TransferState> = [.queued, .running, .waiting]
+    package static let claimedStates: Set<TransferState> = [.queued, .running, .waiting]
 }
 
 extension TransferJournal {
-    public func createTransfer(_ new: TransferRecord, reuseExisting: Bool) async throws -> (record: TransferRecord, event: TransferEvent?) {
+    package func createTransfer(_ new: TransferRecord, reuseExisting: Bool) async throws -> (record: TransferRecord, event: TransferEvent?) {
         try await createTransfers([new], reuseExisting: reuseExisting)[0]
     }
 
-    public func transfers(
+    package func transfers(
         session: String? = nil, states: Set<TransferState>? = nil, limit: Int? = nil, after: Int64? = nil, newestFirst: Bool = false
     ) async throws -> [TransferRecord] {
         try await listTransfers(session: session, states: states, limit: limit, after: after, newestFirst: newestFirst)
@@ -90,7 +90,7 @@ extension TransferJournal {
 
     /// ``update(id:_:)`` for changes that return nothing but an event.
     @discardableResult
-    public func update(
+    package func update(
         id: Int64, _ body: @escaping @Sendable (inout TransferRecord) throws -> TransferEvent?
     ) async throws -> (record: TransferRecord, event: TransferEvent?) {
         let (record, _, event) = try await update(id: id) { (record: inout TransferRecord) -> (Bool, TransferEvent?) in
@@ -99,17 +99,17 @@ extension TransferJournal {
         return (record, event)
     }
 
-    public func events(session: String?, after seq: Int64) async throws -> [TransferEvent] {
+    package func events(session: String?, after seq: Int64) async throws -> [TransferEvent] {
         try await events(session: session, after: seq, limit: 1000)
     }
 
     /// The daemon-wide options (bandwidth for all transfers together, concurrency).
-    public func daemonOptions() async throws -> TransferOptions {
+    package func daemonOptions() async throws -> TransferOptions {
         try await sessionOptions(TransferJournalKeys.daemonOptions)
     }
 
     @discardableResult
-    public func updateDaemonOptions(_ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
+    package func updateDaemonOptions(_ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
         try await updateSessionOptions(TransferJournalKeys.daemonOptions, change)
     }
 }

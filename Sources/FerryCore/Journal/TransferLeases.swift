@@ -5,7 +5,7 @@ import Foundation
 /// transfers it has claimed, renews its claims while it works, and gives them back when it
 /// is done with them. A claim that lapses (the member died or was cut off) lets another member
 /// take the transfer; the old member's writes to it are refused from then on.
-public protocol TransferLeases: Sendable {
+package protocol TransferLeases: Sendable {
     /// This member's name in the cluster.
     var member: String { get }
 

@@ -3,103 +3,103 @@ import Foundation
 import GRDB
 
 /// A row of the `transfer` table: what the journal knows of one transfer.
-public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "transfer"
+package struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    package static let databaseTableName = "transfer"
 
-    public var id: Int64?
-    public var session: String
-    public var url: String
-    public var state: TransferState
+    package var id: Int64?
+    package var session: String
+    package var url: String
+    package var state: TransferState
     /// Library folder, relative to the library root (`Downloads`).
-    public var folder: String
+    package var folder: String
     /// A name from metadata, used when the response suggests none.
-    public var suggestedName: String?
+    package var suggestedName: String?
     /// A name chosen by the caller (a song's `Artist - Track`, an episode's `date title`) that
     /// wins over the server's; the extension comes from the response when it has none.
-    public var preferredName: String?
-    public var taskDescription: String?
+    package var preferredName: String?
+    package var taskDescription: String?
     /// The file name the response suggested (Content-Disposition, final URL, Content-Type).
-    public var nameHint: String?
+    package var nameHint: String?
     /// The final name inside `folder`. Set just before the part file is moved into the library,
     /// so recovery can finish a move that a crash interrupted.
-    public var fileName: String?
+    package var fileName: String?
     /// Bytes fsynced to the part file.
-    public var durableBytes: Int64
-    public var totalBytes: Int64?
+    package var durableBytes: Int64
+    package var totalBytes: Int64?
     /// The `If-Range` validator of the response the bytes came from.
-    public var validator: String?
-    public var sha256: String?
-    public var errorCode: String?
-    public var errorMessage: String?
+    package var validator: String?
+    package var sha256: String?
+    package var errorCode: String?
+    package var errorMessage: String?
     /// Requests made so far.
-    public var attempts: Int
+    package var attempts: Int
     /// Consecutive failed attempts without new bytes; reset by progress.
-    public var failures: Int
-    public var retryAt: Date?
+    package var failures: Int
+    package var retryAt: Date?
     /// A cancelled transfer whose part file is kept for its resume data.
-    public var keepsPartFile: Bool
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var completedAt: Date?
-    public var kind: TransferKind = .download
+    package var keepsPartFile: Bool
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var completedAt: Date?
+    package var kind: TransferKind = .download
     /// Uploads: the request method.
-    public var method: String?
+    package var method: String?
     /// Uploads: the file sent, and its size, modification time and inode when the upload was
     /// created, to notice a file that changes or vanishes before the upload completes.
-    public var sourcePath: String?
-    public var sourceIdentity: String?
+    package var sourcePath: String?
+    package var sourceIdentity: String?
     /// Uploads: the multipart field name, when sent as a form.
-    public var formField: String?
-    public var uploadProtocol: UploadProtocol?
+    package var formField: String?
+    package var uploadProtocol: UploadProtocol?
     /// Resumable uploads: the upload resource the server created.
-    public var uploadURL: String?
-    public var responseStatus: Int?
+    package var uploadURL: String?
+    package var responseStatus: Int?
     /// JSON of the response's headers (sensitive values redacted).
-    public var responseHeaders: String?
-    public var responseBody: String?
+    package var responseHeaders: String?
+    package var responseBody: String?
     /// JSON of this transfer's own ``TransferOptions`` (overriding the session's).
-    public var options: String?
+    package var options: String?
     /// Not started before this date.
-    public var startAfter: Date?
+    package var startAfter: Date?
     /// Why a waiting transfer waits, in a few words ("no network").
-    public var waitReason: String?
+    package var waitReason: String?
     /// When the transfer last moved a byte or first failed since: the resource timeout counts
     /// from here. Nil while nothing has failed.
-    public var waitingSince: Date?
+    package var waitingSince: Date?
     /// True when it waits for the network (not for a date a server named): it tries again as
     /// soon as the machine's network changes.
-    public var waitsForNetwork: Bool = false
+    package var waitsForNetwork: Bool = false
     /// A segmented download's ranges, `[[start, durable, end], ...]` (``SegmentPlan``): each range
     /// resumes from its own durable end. Nil for a download over one connection.
-    public var segments: String?
+    package var segments: String?
     /// JSON of the download's ``TransferMirror``s: other URLs of the same file, and why any was
     /// dropped. Nil without mirrors.
-    public var mirrors: String?
+    package var mirrors: String?
     /// The folder the user chose (absolute), instead of a library folder: the part file waits
     /// beside the file (``LibraryFolder/partURL(for:)``) and the file keeps the name it is given.
-    public var directory: String?
+    package var directory: String?
     /// The file name the user chose (`-o`): used as it is, without an extension added.
-    public var outputName: String?
+    package var outputName: String?
     /// Replace a file of the same name instead of choosing `name (2).ext`.
-    public var overwrite = false
+    package var overwrite = false
     /// The digest the file must have (``Checksum``, as text), given by the user.
-    public var checksum: String?
+    package var checksum: String?
     /// The whole file's digest as the server stated it: `HEADER ALGORITHM=HEX`
     /// (`Repr-Digest sha-256=…`, ``DigestHeaders``).
-    public var serverDigest: String?
+    package var serverDigest: String?
     /// What the finished file was checked against, comma-separated (`checksum sha-256`,
     /// `Repr-Digest sha-256`).
-    public var verifiedBy: String?
+    package var verifiedBy: String?
     /// ``TransferPriority/rank``: higher starts first.
-    public var priority = 0
+    package var priority = 0
     /// Its place among queued transfers of its priority (smaller first); nil: its id.
-    public var queueRank: Int64?
+    package var queueRank: Int64?
     /// Removed from the list, kept for a song or an episode that names it (its file is theirs).
-    public var hidden = false
+    package var hidden = false
     /// In a cluster: the member holding its lease (as read; the SQLite journal has none).
-    public var member: String?
+    package var member: String?
 
-    public init(
+    package init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,
         taskDescription: String? = nil, now: Date = Date()
     ) {
@@ -118,14 +118,14 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
         self.updatedAt = now
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 
     /// The id; records read from the journal always have one.
-    public var transferId: Int64 { id ?? 0 }
+    package var transferId: Int64 { id ?? 0 }
 
-    public var error: TransferErrorInfo? {
+    package var error: TransferErrorInfo? {
         get { errorCode.map { TransferErrorInfo(code: $0, message: errorMessage ?? "") } }
         set {
             errorCode = newValue?.code
@@ -134,16 +134,16 @@ public struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     }
 
     /// The mirrors, as ``mirrors`` keeps them.
-    public var mirrorList: [TransferMirror] {
+    package var mirrorList: [TransferMirror] {
         get { mirrors.flatMap { try? JSONDecoder().decode([TransferMirror].self, from: Data($0.utf8)) } ?? [] }
         set { mirrors = newValue.isEmpty ? nil : String(decoding: (try? JSONEncoder().encode(newValue)) ?? Data("[]".utf8), as: UTF8.self) }
     }
 
     /// Path of the finished file relative to the library root.
-    public var relativePath: String? { fileName.map { "\(folder)/\($0)" } }
+    package var relativePath: String? { fileName.map { "\(folder)/\($0)" } }
 
     /// The finished file's absolute path: in the user's folder, else in the library's.
-    public func filePath(in library: LibraryFolder) -> String? {
+    package func filePath(in library: LibraryFolder) -> String? {
         guard let fileName else { return nil }
         return directory.map { "\($0)/\(fileName)" } ?? library.absolutePath("\(folder)/\(fileName)")
     }

@@ -3,20 +3,20 @@
 /// is exactly the one asked for. The queue's order is (higher priority, lower rank, lower id);
 /// a transfer never moved ranks as its id. No rank goes up, so a transfer added later (a higher
 /// id) still goes last. Pure.
-public enum QueuePlacement {
-    public struct Place: Sendable, Hashable {
-        public var id: Int64
-        public var priority: Int
+package enum QueuePlacement {
+    package struct Place: Sendable, Hashable {
+        package var id: Int64
+        package var priority: Int
         /// Its rank, or its id when it has none.
-        public var rank: Int64
+        package var rank: Int64
 
-        public init(id: Int64, priority: Int, rank: Int64?) {
+        package init(id: Int64, priority: Int, rank: Int64?) {
             self.id = id
             self.priority = priority
             self.rank = rank ?? id
         }
 
-        public init(_ record: TransferRecord) {
+        package init(_ record: TransferRecord) {
             self.init(id: record.transferId, priority: record.priority, rank: record.queueRank)
         }
 
@@ -24,14 +24,14 @@ public enum QueuePlacement {
     }
 
     /// `places` in the order the queue runs them.
-    public static func sorted(_ places: [Place]) -> [Place] {
+    package static func sorted(_ places: [Place]) -> [Place] {
         places.sorted { $0.key < $1.key }
     }
 
     /// The new places of `id` moved to `index` of `order` (0 is the head; past the end, the
     /// tail) and of those ahead that must step further ahead, in the order to write them: those
     /// ahead first, the moved one last. Empty when it is at that place already.
-    public static func moves(_ order: [Place], moving id: Int64, to index: Int) -> [Place] {
+    package static func moves(_ order: [Place], moving id: Int64, to index: Int) -> [Place] {
         guard let from = order.firstIndex(where: { $0.id == id }) else { return [] }
         let others = order.filter { $0.id != id }
         let index = min(max(0, index), others.count)

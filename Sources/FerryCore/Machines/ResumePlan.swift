@@ -4,17 +4,17 @@ import FerryKit
 /// Made from what the journal knows before a request; it says which headers to send, then
 /// judges the response: keep the bytes on disk and append, start over with this same response,
 /// start over with a new request, or recognise that the file is already complete.
-public struct ResumePlan: Sendable, Hashable {
+package struct ResumePlan: Sendable, Hashable {
     /// Bytes on disk that the request asks the server to continue after.
-    public let offset: Int64
+    package let offset: Int64
     /// The `If-Range` value, when resuming.
-    public let validator: String?
+    package let validator: String?
     /// The total size recorded earlier, if any.
-    public let knownTotal: Int64?
+    package let knownTotal: Int64?
     /// Set when bytes were on disk but cannot be trusted: why the transfer starts over.
-    public let discardReason: String?
+    package let discardReason: String?
 
-    public init(durableBytes: Int64, knownTotal: Int64?, validator: String?) {
+    package init(durableBytes: Int64, knownTotal: Int64?, validator: String?) {
         self.knownTotal = knownTotal
         if durableBytes > 0, let validator {
             offset = durableBytes
@@ -30,20 +30,20 @@ public struct ResumePlan: Sendable, Hashable {
     }
 
     /// `Range` and `If-Range` when resuming; nothing when starting from zero.
-    public var requestHeaders: [(name: String, value: String)] {
+    package var requestHeaders: [(name: String, value: String)] {
         guard offset > 0, let validator else { return [] }
         return [("Range", "bytes=\(offset)-"), ("If-Range", validator)]
     }
 
     /// What a 200, 206 or 416 response says.
-    public struct Response: Sendable, Hashable {
-        public var status: Int
-        public var contentRange: String?
-        public var contentLength: Int64?
+    package struct Response: Sendable, Hashable {
+        package var status: Int
+        package var contentRange: String?
+        package var contentLength: Int64?
         /// The response's own validator (see ``Validator``).
-        public var validator: String?
+        package var validator: String?
 
-        public init(status: Int, contentRange: String? = nil, contentLength: Int64? = nil, validator: String? = nil) {
+        package init(status: Int, contentRange: String? = nil, contentLength: Int64? = nil, validator: String? = nil) {
             self.status = status
             self.contentRange = contentRange
             self.contentLength = contentLength
@@ -51,7 +51,7 @@ public struct ResumePlan: Sendable, Hashable {
         }
     }
 
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// Keep `from` bytes, append this response's body; `total` is the complete size if known.
         /// `restartReason` is set when `from` is 0 although bytes were on disk.
         case write(from: Int64, total: Int64?, restartReason: String?)
@@ -61,7 +61,7 @@ public struct ResumePlan: Sendable, Hashable {
         case startOver(reason: String)
     }
 
-    public func evaluate(_ response: Response) -> Outcome {
+    package func evaluate(_ response: Response) -> Outcome {
         switch response.status {
         case 206:
             guard let header = response.contentRange, let range = ContentRange(header), let bytes = range.range else {

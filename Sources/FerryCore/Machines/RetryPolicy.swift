@@ -5,20 +5,20 @@ import Foundation
 /// failures that waiting can mend (no network, connection errors, timeouts, 408, 429, 5xx),
 /// honouring `Retry-After`; never on the others. A transfer gives up only when it has gone its
 /// resource timeout (7 days by default) without progress, or, if set, after `maxAttempts`.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Consecutive failed attempts (without any new bytes) before the transfer fails; nil: no
     /// limit, the resource timeout decides.
-    public var maxAttempts: Int?
-    public var baseDelay: Duration
-    public var maxDelay: Duration
+    package var maxAttempts: Int?
+    package var baseDelay: Duration
+    package var maxDelay: Duration
     /// The longest `Retry-After` Ferry waits for; longer requests fail the transfer.
-    public var maxRetryAfter: Duration
+    package var maxRetryAfter: Duration
     /// How long a transfer may go without progress before it fails.
-    public var resourceTimeout: Duration
+    package var resourceTimeout: Duration
 
-    public static let defaultResourceTimeout = Duration.seconds(7 * 86_400)
+    package static let defaultResourceTimeout = Duration.seconds(7 * 86_400)
 
-    public init(
+    package init(
         maxAttempts: Int? = nil, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(60),
         maxRetryAfter: Duration = .seconds(3600), resourceTimeout: Duration = Self.defaultResourceTimeout
     ) {
@@ -36,14 +36,14 @@ public struct RetryPolicy: Sendable {
     ///   - retryAfter: the server's `Retry-After`, if any.
     ///   - unit: a random number in 0..<1 (injected so tests are exact).
     ///   - waited: how long the transfer has gone without progress.
-    public func delay(afterFailures failures: Int, retryAfter: Duration?, unit: Double, waited: Duration) -> Duration? {
+    package func delay(afterFailures failures: Int, retryAfter: Duration?, unit: Double, waited: Duration) -> Duration? {
         guard let delay = delay(afterFailures: failures, retryAfter: retryAfter, unit: unit) else { return nil }
         return waited + delay <= resourceTimeout ? delay : nil
     }
 
     /// Statuses worth another try (DESIGN: 408, 429 and 5xx): the server may answer
     /// differently later.
-    public static func isRetryable(status: Int) -> Bool {
+    package static func isRetryable(status: Int) -> Bool {
         status == 408 || status == 429 || (500...599).contains(status)
     }
 
@@ -52,7 +52,7 @@ public struct RetryPolicy: Sendable {
     ///   - failures: consecutive failed attempts so far (≥ 1).
     ///   - retryAfter: the server's `Retry-After`, if any.
     ///   - unit: a random number in 0..<1 (injected so tests are exact).
-    public func delay(afterFailures failures: Int, retryAfter: Duration?, unit: Double) -> Duration? {
+    package func delay(afterFailures failures: Int, retryAfter: Duration?, unit: Double) -> Duration? {
         if let maxAttempts, failures >= maxAttempts { return nil }
         let failures = max(failures, 1)
         if let retryAfter {
@@ -66,7 +66,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// `Retry-After` as seconds or an HTTP date.
-    public static func retryAfter(_ header: String?, now: Date) -> Duration? {
+    package static func retryAfter(_ header: String?, now: Date) -> Duration? {
         guard let header = header?.trimmingWhitespace(), !header.isEmpty else { return nil }
         if let seconds = Int64(header), seconds >= 0 { return .seconds(seconds) }
         if let date = HTTPDate.parse(String(header)) { return .seconds(max(0, date.timeIntervalSince(now))) }

@@ -3,7 +3,7 @@ import Foundation
 
 /// A change of a transfer's state that ``TransferControl`` decided and the journal is to record,
 /// with its event. The control owns the state; the journal is its durable copy.
-public enum TransferChange: Sendable, Hashable {
+package enum TransferChange: Sendable, Hashable {
     /// Running: one more attempt. Journaled by the worker's job just before the worker runs.
     case started
     case paused
@@ -19,7 +19,7 @@ public enum TransferChange: Sendable, Hashable {
     /// Its place in the queue changed (no event: its state did not).
     case reordered(priority: Int, rank: Int64?)
 
-    public enum Requeue: Sendable, Hashable {
+    package enum Requeue: Sendable, Hashable {
         /// A person resumed it: the count of failures starts again.
         case resumed
         /// A waiting transfer's time, or the network, came.
@@ -30,19 +30,19 @@ public enum TransferChange: Sendable, Hashable {
         case reopened
     }
 
-    public struct Wait: Sendable, Hashable {
-        public var failures: Int
-        public var waitingSince: Date
-        public var retryAt: Date
-        public var reason: String
-        public var forNetwork: Bool
-        public var error: TransferErrorInfo
+    package struct Wait: Sendable, Hashable {
+        package var failures: Int
+        package var waitingSince: Date
+        package var retryAt: Date
+        package var reason: String
+        package var forNetwork: Bool
+        package var error: TransferErrorInfo
     }
 
-    public struct Failure: Sendable, Hashable {
-        public var failures: Int
-        public var waitingSince: Date?
-        public var error: TransferErrorInfo
+    package struct Failure: Sendable, Hashable {
+        package var failures: Int
+        package var waitingSince: Date?
+        package var error: TransferErrorInfo
     }
 }
 

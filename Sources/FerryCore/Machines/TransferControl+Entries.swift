@@ -8,7 +8,7 @@ extension TransferControl {
     /// A transfer at rest (no worker, no timer, no failures, no wait: most of a long queue) is
     /// kept as a ``Resting`` of 24 bytes rather than an ``Entry`` of 136: half a million queued
     /// transfers take 32 MB of buckets instead of 150 MB. Readers see ``Entry`` either way.
-    public struct Entries: Sendable {
+    package struct Entries: Sendable {
         private var busy: [Int64: Entry] = [:]
         private var resting: [Int64: Resting] = [:]
         /// Session names, each kept once: a resting entry holds an index.
@@ -16,9 +16,9 @@ extension TransferControl {
         /// Transfers a worker holds, with their session.
         private(set) var working: [Int64: String] = [:]
 
-        public var count: Int { busy.count + resting.count }
+        package var count: Int { busy.count + resting.count }
 
-        public subscript(id: Int64) -> Entry? {
+        package subscript(id: Int64) -> Entry? {
             get { busy[id] ?? resting[id].map { $0.entry(sessions) } }
             set {
                 if let entry = newValue, let compact = Resting(entry, sessions: &sessions) {

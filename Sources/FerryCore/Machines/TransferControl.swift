@@ -11,19 +11,19 @@ import Foundation
 /// It knows every transfer that is not finished (queued, running, waiting, paused, failed) and
 /// those a worker still holds. Finished ones it reads from the journal when a command names them
 /// (``adopt(_:)``).
-public struct TransferControl: Sendable {
+package struct TransferControl: Sendable {
     /// How many transfers run at once: in all, and per session.
-    public struct Limits: Sendable, Hashable {
-        public var daemon: Int
-        public var sessions: [String: Int]
+    package struct Limits: Sendable, Hashable {
+        package var daemon: Int
+        package var sessions: [String: Int]
         /// Sessions whose schedule holds them now (``Self/everySession`` for the daemon's):
         /// nothing of theirs starts, and what runs stops and goes back to the queue.
-        public var paused: Set<String>
+        package var paused: Set<String>
 
         /// In ``paused``: every session's transfers.
-        public static let everySession = "*"
+        package static let everySession = "*"
 
-        public init(daemon: Int, sessions: [String: Int] = [:], paused: Set<String> = []) {
+        package init(daemon: Int, sessions: [String: Int] = [:], paused: Set<String> = []) {
             self.daemon = daemon
             self.sessions = sessions
             self.paused = paused
@@ -34,32 +34,32 @@ public struct TransferControl: Sendable {
     }
 
     /// What the control knows of one transfer.
-    public struct Entry: Sendable, Hashable {
-        public var state: TransferState
-        public var session: String
+    package struct Entry: Sendable, Hashable {
+        package var state: TransferState
+        package var session: String
         /// Not to start before this (a scheduled transfer).
-        public var startAfter: Date?
-        public var keepsPartFile = false
+        package var startAfter: Date?
+        package var keepsPartFile = false
         /// Consecutive failed attempts, and since when it has gone without progress.
-        public var failures = 0
-        public var waitingSince: Date?
-        public var retryAt: Date?
-        public var waitsForNetwork = false
+        package var failures = 0
+        package var waitingSince: Date?
+        package var retryAt: Date?
+        package var waitsForNetwork = false
         /// The worker holding it (a token), running or stopping.
-        public var worker: Int?
+        package var worker: Int?
         /// Its retry timer (a token) while it waits.
-        public var timer: Int?
+        package var timer: Int?
         /// Its worker is moving the file into the library: only the worker's report may follow.
-        public var finishing = false
+        package var finishing = false
         /// Removed: forgotten once no worker holds it.
-        public var removed = false
+        package var removed = false
         /// Its worker was asked to stop so that it starts again (``Input/restart(_:)``).
-        public var restarting = false
+        package var restarting = false
         /// ``TransferPriority/rank`` and its place among its priority (nil: its id).
-        public var priority = 0
-        public var rank: Int64?
+        package var priority = 0
+        package var rank: Int64?
 
-        public init(state: TransferState, session: String, startAfter: Date? = nil) {
+        package init(state: TransferState, session: String, startAfter: Date? = nil) {
             self.state = state
             self.session = session
             self.startAfter = startAfter
@@ -79,7 +79,7 @@ public struct TransferControl: Sendable {
         }
     }
 
-    public enum Input: Sendable {
+    package enum Input: Sendable {
         /// Transfers the journal has and the control does not know: at start (the last run's),
         /// or a finished one a command names. Nothing starts.
         case loaded([(id: Int64, entry: Entry)])
@@ -138,7 +138,7 @@ public struct TransferControl: Sendable {
         case lost(Int64)
     }
 
-    public enum WorkerReport: Sendable {
+    package enum WorkerReport: Sendable {
         /// It stopped when asked (its bytes checkpointed), or never started (the journal said no).
         case stopped
         /// `path`: the file in the library (for an upload, the file sent).
@@ -147,7 +147,7 @@ public struct TransferControl: Sendable {
     }
 
     /// A failed attempt, with what the decision to wait or fail needs.
-    public struct AttemptReport: Sendable {
+    package struct AttemptReport: Sendable {
         var failure: AttemptFailure
         /// New bytes arrived in the attempt: the count of failures starts again.
         var progressed: Bool
@@ -163,7 +163,7 @@ public struct TransferControl: Sendable {
         }
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case journal(Int64, TransferChange)
         /// Journal `started`, then run a worker with this token.
         case startWorker(Int64, worker: Int)
@@ -185,16 +185,16 @@ public struct TransferControl: Sendable {
         case releaseLease(Int64)
     }
 
-    public internal(set) var entries = Entries()
-    public internal(set) var limits: Limits
-    public internal(set) var isShutDown = false
+    package internal(set) var entries = Entries()
+    package internal(set) var limits: Limits
+    package internal(set) var isShutDown = false
     var queue = Queue()
     var nextToken = 1
     var scheduleTimer: Date?
     /// In a cluster, the transfers this member has claimed: only these are queued and started;
     /// others are known only while a command changes them. Nil on a single machine: every
     /// transfer is this daemon's.
-    public internal(set) var leased: Set<Int64>?
+    package internal(set) var leased: Set<Int64>?
     /// In a cluster: transfers whose claim was lost while a worker held them; the claim is given
     /// up once the worker lets go, and they are not claimed again before.
     var releasing: Set<Int64> = []
@@ -205,28 +205,28 @@ public struct TransferControl: Sendable {
     var commands: [Int64: [Int]] = [:]
 
     /// - Parameter shared: the queue is a cluster's: only claimed transfers run here.
-    public init(limits: Limits, shared: Bool = false) {
+    package init(limits: Limits, shared: Bool = false) {
         self.limits = limits
         leased = shared ? [] : nil
     }
 
     // MARK: - Reading
 
-    public func entry(_ id: Int64) -> Entry? { entries[id] }
+    package func entry(_ id: Int64) -> Entry? { entries[id] }
 
     /// A worker or a retry timer holds it.
-    public func isHeld(_ id: Int64) -> Bool {
+    package func isHeld(_ id: Int64) -> Bool {
         entries[id].map { $0.worker != nil || $0.timer != nil } ?? false
     }
 
     /// Transfers a worker holds: these use the slots.
-    public var running: Int { entries.working.count }
+    package var running: Int { entries.working.count }
 
     /// Transfers waiting in the queue for a slot.
-    public var queued: Int { queue.count }
+    package var queued: Int { queue.count }
 
     /// This daemon may run the transfer: on a single machine any, in a cluster a claimed one.
-    public func runsHere(_ id: Int64) -> Bool { leased?.contains(id) ?? true }
+    package func runsHere(_ id: Int64) -> Bool { leased?.contains(id) ?? true }
 
     // MARK: - Loading
 
@@ -267,7 +267,7 @@ public struct TransferControl: Sendable {
 
     // MARK: - Inputs
 
-    public mutating func handle(_ input: Input, now: Date) throws(FerryError) -> [Action] {
+    package mutating func handle(_ input: Input, now: Date) throws(FerryError) -> [Action] {
         // A finished transfer nothing holds is forgotten (the journal has it), whatever came of
         // the input: one a command read from the journal for the command, too.
         defer { if let id = input.transferID { settle(id) } }
@@ -392,7 +392,7 @@ public struct TransferControl: Sendable {
 
 extension TransferControl.Action {
     /// The transfer the action is about.
-    public var transferID: Int64? {
+    package var transferID: Int64? {
         switch self {
         case .journal(let id, _), .startWorker(let id, _), .stopWorker(let id), .armRetryTimer(let id, _, _),
             .cancelRetryTimer(let id), .deletePartFile(let id):

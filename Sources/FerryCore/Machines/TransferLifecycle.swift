@@ -4,8 +4,8 @@ import FerryKit
 /// its effects. ``TransferControl`` is its only user: commands from people (pause, resume,
 /// cancel), reports of workers (start, wait, fail, complete) and timers (retry) all go through
 /// it, so a late worker report can never undo a pause or a cancel.
-public enum TransferLifecycle {
-    public enum Command: String, Sendable, CaseIterable {
+package enum TransferLifecycle {
+    package enum Command: String, Sendable, CaseIterable {
         /// The scheduler gave the transfer a slot.
         case start
         case pause
@@ -25,7 +25,7 @@ public enum TransferLifecycle {
         case reopen
     }
 
-    public enum Effect: Sendable, Hashable {
+    package enum Effect: Sendable, Hashable {
         /// Tell the worker (or retry timer) holding the transfer to stop.
         case stopWorker
         /// Delete the part file, once no worker holds it.
@@ -34,16 +34,16 @@ public enum TransferLifecycle {
         case schedule
     }
 
-    public struct Transition: Sendable, Hashable {
-        public var state: TransferState
-        public var effects: [Effect]
+    package struct Transition: Sendable, Hashable {
+        package var state: TransferState
+        package var effects: [Effect]
         /// False when the command changed nothing (pausing a paused transfer).
-        public var changed: Bool
+        package var changed: Bool
     }
 
     /// - Parameter finishing: the transfer's final name is journaled and its file is being moved
     ///   into the library; only the worker's own report (complete, wait, fail) may follow.
-    public static func transition(
+    package static func transition(
         from state: TransferState, on command: Command, finishing: Bool = false
     ) throws(FerryError) -> Transition {
         if finishing, state == .running, [.pause, .cancel].contains(command) {

@@ -2,17 +2,17 @@
 /// ``NetworkWatcher`` and heard by every transfer waiting for the network and every running one
 /// whose connection went quiet. Each change bumps a generation; a waiter passes the generation it
 /// has seen and returns once a later one exists, so a change between two waits is never missed.
-public final class NetworkChanges: Sendable {
+package final class NetworkChanges: Sendable {
     private let broadcast = Broadcast()
 
-    public init() {}
+    package init() {}
 
     /// The current generation, to wait for a change after it.
-    public var generation: UInt64 { broadcast.generation }
+    package var generation: UInt64 { broadcast.generation }
 
     /// A change happened: wakes every waiter.
-    public func changed() { broadcast.signal() }
+    package func changed() { broadcast.signal() }
 
     /// Returns once the generation is past `seen`, or when the calling task is cancelled.
-    public func wait(after seen: UInt64) async { await broadcast.wait(after: seen) }
+    package func wait(after seen: UInt64) async { await broadcast.wait(after: seen) }
 }

@@ -12,18 +12,18 @@ import Synchronization
 /// comes in bursts (a link, then its address, then its routes): it is told at the burst's first
 /// message, so a transfer tries at once, and again once the burst has been quiet for `settle`,
 /// for one whose attempt came before the route it needed.
-public struct NetworkWatcher: Service {
+package struct NetworkWatcher: Service {
     let changes: NetworkChanges
     let settle: Duration
     let logger: Logger
 
-    public init(changes: NetworkChanges, settle: Duration = .milliseconds(100), logger: Logger) {
+    package init(changes: NetworkChanges, settle: Duration = .milliseconds(100), logger: Logger) {
         self.changes = changes
         self.settle = settle
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let socket: RouteSocket
         do {
             socket = try RouteSocket()

@@ -1,7 +1,7 @@
 /// The rtnetlink messages the ``NetworkWatcher`` reads (`rtnetlink(7)`), parsed without I/O: which
 /// of them may mean that the network is back (a link up and running, an address or a route added).
 /// Removals never do; they only make attempts fail sooner.
-public enum RouteMessage: Equatable, Sendable {
+package enum RouteMessage: Equatable, Sendable {
     /// `RTM_NEWLINK`: a link's state; `running` when it is up with a carrier.
     case link(index: Int32, running: Bool)
     case linkRemoved
@@ -14,7 +14,7 @@ public enum RouteMessage: Equatable, Sendable {
     case other(type: UInt16)
 
     /// True for news that may bring the network back.
-    public var mayReconnect: Bool {
+    package var mayReconnect: Bool {
         switch self {
         case .link(_, let running): running
         case .addressAdded, .routeAdded: true
@@ -27,11 +27,11 @@ public enum RouteMessage: Equatable, Sendable {
     static let newRoute: UInt16 = 24, delRoute: UInt16 = 25
     static let flagUp: UInt32 = 0x1, flagRunning: UInt32 = 0x40, flagLowerUp: UInt32 = 0x1_0000
     /// Group bits to bind to: links, IPv4 and IPv6 addresses and routes.
-    public static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
+    package static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
 
     /// Every message in one datagram (netlink packs several, each 4-byte aligned). Stops at the
     /// first malformed header rather than read past the buffer.
-    public static func parse(_ bytes: some Collection<UInt8>) -> [RouteMessage] {
+    package static func parse(_ bytes: some Collection<UInt8>) -> [RouteMessage] {
         let bytes = Array(bytes)
         var messages: [RouteMessage] = []
         var offset = 0

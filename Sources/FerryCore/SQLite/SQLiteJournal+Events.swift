@@ -4,12 +4,12 @@ import GRDB
 
 extension SQLiteJournal {
     /// Journals an event on its own (a checkpoint's progress, a restart reason).
-    public func append(_ event: TransferEvent) async throws -> TransferEvent {
+    package func append(_ event: TransferEvent) async throws -> TransferEvent {
         try await writer.write { db in try insert(event, db) }
     }
 
     /// The session's events after `seq` (every session's when `session` is nil), oldest first.
-    public func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
+    package func events(session: String?, after seq: Int64, limit: Int) async throws -> [TransferEvent] {
         try await writer.read { db in
             let rows = try Row.fetchAll(
                 db,
@@ -25,14 +25,14 @@ extension SQLiteJournal {
     }
 
     /// The newest sequence number ever given (0 when none), across all sessions.
-    public func lastEventSeq() async throws -> Int64 {
+    package func lastEventSeq() async throws -> Int64 {
         try await writer.read { db in
             // sqlite_sequence remembers the highest AUTOINCREMENT value even after pruning.
             try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
         }
     }
 
-    public func acknowledgedSeq(session: String) async throws -> Int64 {
+    package func acknowledgedSeq(session: String) async throws -> Int64 {
         try await writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT acknowledgedSeq FROM session WHERE name = ?", arguments: [session]) ?? 0
         }
@@ -40,7 +40,7 @@ extension SQLiteJournal {
 
     /// Records that the session has handled every event up to `seq`, and prunes those events.
     /// Acknowledging never goes backwards.
-    public func acknowledge(session: String, through seq: Int64) async throws {
+    package func acknowledge(session: String, through seq: Int64) async throws {
         try await writer.write { db in
             try db.execute(
                 sql: """

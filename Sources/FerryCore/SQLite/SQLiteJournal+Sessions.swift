@@ -4,7 +4,7 @@ import GRDB
 
 extension SQLiteJournal {
     /// A session's configuration (empty when never set).
-    public func sessionOptions(_ session: String) async throws -> TransferOptions {
+    package func sessionOptions(_ session: String) async throws -> TransferOptions {
         try await writer.read { db in
             let text = try String.fetchOne(db, sql: "SELECT options FROM session WHERE name = ?", arguments: [session])
             return try text.map { try Self.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } ?? TransferOptions()
@@ -13,7 +13,7 @@ extension SQLiteJournal {
 
     /// Changes a session's configuration in one transaction; returns the new one.
     @discardableResult
-    public func updateSessionOptions(
+    package func updateSessionOptions(
         _ session: String, _ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions
     ) async throws -> TransferOptions {
         try await writer.write { db in
@@ -33,7 +33,7 @@ extension SQLiteJournal {
     }
 
     /// Every session with options, by name.
-    public func allSessionOptions() async throws -> [String: TransferOptions] {
+    package func allSessionOptions() async throws -> [String: TransferOptions] {
         try await writer.read { db in
             var result: [String: TransferOptions] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT name, options FROM session WHERE options IS NOT NULL") {

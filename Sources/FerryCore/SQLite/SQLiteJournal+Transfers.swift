@@ -5,7 +5,7 @@ import GRDB
 extension SQLiteJournal {
     /// ``TransferJournal/createTransfers(_:reuseExisting:)``: a queue of half a million goes in
     /// 10,000 at a time, not one transaction each.
-    public func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
+    package func createTransfers(_ drafts: [TransferRecord], reuseExisting: Bool) async throws -> [(record: TransferRecord, event: TransferEvent?)] {
         try await writer.write { db in
             try drafts.map { new in
                 if reuseExisting, let existing = try Self.reusable(new, db) { return (existing, nil) }
@@ -30,11 +30,11 @@ extension SQLiteJournal {
         return try TransferRecord.fetchOne(db, id: id)
     }
 
-    public func transfer(id: Int64) async throws -> TransferRecord? {
+    package func transfer(id: Int64) async throws -> TransferRecord? {
         try await writer.read { db in try TransferRecord.fetchOne(db, id: id) }
     }
 
-    public func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
+    package func listTransfers(session: String?, states: Set<TransferState>?, limit: Int?, after: Int64?, newestFirst: Bool) async throws -> [TransferRecord] {
         try await writer.read { db in
             var request = TransferRecord.order(newestFirst ? Column("id").desc : Column("id")).filter(Column("hidden") == false)
             if let session { request = request.filter(Column("session") == session) }
@@ -45,7 +45,7 @@ extension SQLiteJournal {
         }
     }
 
-    public func counts() async throws -> [TransferState: Int] {
+    package func counts() async throws -> [TransferState: Int] {
         try await writer.read { db in
             var counts: [TransferState: Int] = [:]
             let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM transfer WHERE NOT hidden GROUP BY state")
@@ -57,7 +57,7 @@ extension SQLiteJournal {
     }
 
     @discardableResult
-    public func update<Result: Sendable>(
+    package func update<Result: Sendable>(
         id: Int64,
         _ body: @escaping @Sendable (inout TransferRecord) throws -> (Result, TransferEvent?)
     ) async throws -> (record: TransferRecord, result: Result, event: TransferEvent?) {
@@ -77,7 +77,7 @@ extension SQLiteJournal {
     /// Forgets every completed and cancelled transfer of `session`, or of all, with a `removed`
     /// event each, in one transaction. Their files stay.
     /// - Returns: the ids removed.
-    public func removeFinished(session: String?) async throws -> [Int64] {
+    package func removeFinished(session: String?) async throws -> [Int64] {
         try await writer.write { db in
             var request = TransferRecord.filter([TransferState.completed, .cancelled].map(\.rawValue).contains(Column("state")))
                 .filter(Column("hidden") == false)
@@ -93,7 +93,7 @@ extension SQLiteJournal {
     }
 
     /// Takes a transfer off the list and journals `removed`.
-    public func removeTransfer(id: Int64) async throws -> TransferEvent {
+    package func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await writer.write { db in
             guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             try forget(id, completed: record.state == .completed, db)

@@ -9,7 +9,7 @@ import Synchronization
 /// dies at. ``TransferJournal`` is what it shares with the PostgreSQL journal; the boot id is the
 /// embedded daemon's. Other modules keep their tables in the same file (``SQLiteTables``): they
 /// register their migrations, and say which finished transfers their rows still name.
-public struct SQLiteJournal: TransferJournal {
+package struct SQLiteJournal: TransferJournal {
     package let writer: any DatabaseWriter
     let committed = CommittedEvents()
     /// The other modules' tables in this journal.
@@ -18,7 +18,7 @@ public struct SQLiteJournal: TransferJournal {
     /// Opens (creating if needed) the journal file and brings its schema up to date: the
     /// transfer engine's tables and `tables`, which must be the same at every opening of a file
     /// (a module left out would not get its migrations).
-    public static func open(at url: URL, tables: [SQLiteTables] = []) throws -> SQLiteJournal {
+    package static func open(at url: URL, tables: [SQLiteTables] = []) throws -> SQLiteJournal {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -34,12 +34,12 @@ public struct SQLiteJournal: TransferJournal {
     /// Calls `handler` with every event journaled from now on, once its transaction commits.
     /// Calls come from the journal's writer, one at a time, in commit order, which is `seq`
     /// order; a handler must return quickly.
-    public func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
+    package func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void) {
         committed.add(handler)
     }
 
     /// A journal in memory, for tests.
-    public static func inMemory(tables: [SQLiteTables] = []) throws -> SQLiteJournal {
+    package static func inMemory(tables: [SQLiteTables] = []) throws -> SQLiteJournal {
         try SQLiteJournal(DatabaseQueue(), tables: tables)
     }
 

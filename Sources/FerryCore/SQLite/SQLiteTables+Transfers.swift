@@ -6,7 +6,7 @@ extension SQLiteTables {
     /// in. Shipped migrations never change; new ones are appended, with a version after the
     /// newest of every module's. (v2's name is what journals know it by; its podcast, episode and
     /// track tables are the listening library's own v2.1 now.)
-    public static let transfers = SQLiteTables(
+    package static let transfers = SQLiteTables(
         migrations: [
             Migration(1, "v1: transfers, events, sessions") { db in
                 try db.create(table: "transfer") { t in

@@ -4,29 +4,29 @@ import GRDB
 /// rows still name. The transfer engine owns transfers, events, sessions and boots
 /// (``transfers``); the listening library and the aria2 RPC register their own, so FerryCore
 /// names no other module's table.
-public struct SQLiteTables: Sendable {
+package struct SQLiteTables: Sendable {
     /// A migration. Shipped ones never change: a journal knows them by identity. Every module's
     /// run in the order of their versions (one version's in the order the modules are given,
     /// the transfer engine's first), so a module's tables come after those they name.
-    public struct Migration: Sendable {
-        public var version: Int
-        public var identity: String
-        public var body: @Sendable (Database) throws -> Void
+    package struct Migration: Sendable {
+        package var version: Int
+        package var identity: String
+        package var body: @Sendable (Database) throws -> Void
 
-        public init(_ version: Int, _ identity: String, _ body: @escaping @Sendable (Database) throws -> Void) {
+        package init(_ version: Int, _ identity: String, _ body: @escaping @Sendable (Database) throws -> Void) {
             self.version = version
             self.identity = identity
             self.body = body
         }
     }
 
-    public var migrations: [Migration]
+    package var migrations: [Migration]
     /// Whether a row of these tables names a completed transfer, asked in the transaction that
     /// takes it off the list: such a transfer is hidden instead of deleted, so that what the
     /// row names (a song, an episode) stays downloaded while its file is there.
-    public var namesTransfer: (@Sendable (Database, _ transferId: Int64) throws -> Bool)?
+    package var namesTransfer: (@Sendable (Database, _ transferId: Int64) throws -> Bool)?
 
-    public init(migrations: [Migration], namesTransfer: (@Sendable (Database, _ transferId: Int64) throws -> Bool)? = nil) {
+    package init(migrations: [Migration], namesTransfer: (@Sendable (Database, _ transferId: Int64) throws -> Bool)? = nil) {
         self.migrations = migrations
         self.namesTransfer = namesTransfer
     }

@@ -24,7 +24,7 @@ extension TransferRecord {
         ]
     }
 
-    public func encode(to container: inout PersistenceContainer) throws {
+    package func encode(to container: inout PersistenceContainer) throws {
         container["id"] = id
         for (column, value) in zip(Self.columns, columnValues) { container[column] = value }
     }

@@ -8,7 +8,7 @@ import GRDB
 /// (bench/reports/2026-11-api.md, "Listing 10,000 transfers"). Writing is by hand too
 /// (TransferRecord+Columns.swift).
 extension TransferRecord {
-    public enum Columns: String, CaseIterable, ColumnExpression {
+    package enum Columns: String, CaseIterable, ColumnExpression {
         case id, session, url, state, folder, suggestedName, preferredName, taskDescription, nameHint, fileName
         case durableBytes, totalBytes, validator, sha256, errorCode, errorMessage, attempts, failures, retryAt
         case keepsPartFile, createdAt, updatedAt, completedAt, kind, method, sourcePath, sourceIdentity, formField
@@ -17,7 +17,7 @@ extension TransferRecord {
         case directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank, hidden
     }
 
-    public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
+    package static var databaseSelection: [any SQLSelectable] { Columns.allCases }
 
     private static let selectColumns = "SELECT " + Columns.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
     private static let selectByID = selectColumns + " FROM transfer WHERE id = ?"
@@ -33,7 +33,7 @@ extension TransferRecord {
         try TransferRecord.fetchOne(db.cachedStatement(sql: selectByID), arguments: [id])
     }
 
-    public init(row: Row) throws {
+    package init(row: Row) throws {
         guard row.count == Columns.allCases.count else {
             throw FerryError(.internalError, "A transfer row has \(row.count) columns, not the \(Columns.allCases.count) selected.")
         }

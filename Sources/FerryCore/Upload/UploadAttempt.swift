@@ -250,8 +250,8 @@ struct UploadStatusFailure: Error {
 }
 
 /// Content types by file extension, for uploads and served files.
-public enum MediaTypes {
-    public static func forFileName(_ name: String) -> String {
+package enum MediaTypes {
+    package static func forFileName(_ name: String) -> String {
         switch URL(fileURLWithPath: name).pathExtension.lowercased() {
         case "mp3": "audio/mpeg"
         case "m4a", "aac": "audio/mp4"

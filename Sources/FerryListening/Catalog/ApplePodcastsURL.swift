@@ -5,11 +5,11 @@ import Foundation
 /// `https://podcasts.apple.com/us/podcast/some-name/id123456789?i=1000123` → 123456789
 /// (the `i` parameter names an episode; the lookup wants the show). Older
 /// `itunes.apple.com/.../podcast/...` addresses, which the catalog itself still returns, work too.
-public enum ApplePodcastsURL {
+package enum ApplePodcastsURL {
     static let hosts: Set<String> = ["podcasts.apple.com", "itunes.apple.com"]
 
     /// - Returns: the show's catalog id, or nil if `url` is not an Apple Podcasts show page.
-    public static func id(from url: URL) -> Int64? {
+    package static func id(from url: URL) -> Int64? {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
             let host = url.host?.lowercased(), hosts.contains(host)
         else { return nil }
@@ -20,7 +20,7 @@ public enum ApplePodcastsURL {
     }
 
     /// The same, from text as pasted (surrounding whitespace is ignored).
-    public static func id(from text: String) -> Int64? {
+    package static func id(from text: String) -> Int64? {
         URL(string: String(text.trimmingWhitespace())).flatMap { id(from: $0) }
     }
 

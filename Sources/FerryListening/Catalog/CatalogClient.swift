@@ -12,12 +12,12 @@ import Synchronization
 ///
 /// A web app that searches as the listener types passes a `replacing` key, so that each new
 /// search cancels the one still in flight for that key.
-public final class CatalogClient: Sendable {
-    public static let defaultBaseURL = URL(string: "https://itunes.apple.com")!
+package final class CatalogClient: Sendable {
+    package static let defaultBaseURL = URL(string: "https://itunes.apple.com")!
     /// The environment variable that points Ferry at another catalog (tests serve recordings).
-    public static let baseURLVariable = "FERRY_CATALOG_URL"
+    package static let baseURLVariable = "FERRY_CATALOG_URL"
 
-    public let baseURL: URL
+    package let baseURL: URL
     let clients: HTTPClients
     /// The client for the catalog: through the daemon's proxy for its host, if any.
     var http: HTTPClient { clients.client(for: baseURL) }
@@ -40,7 +40,7 @@ public final class CatalogClient: Sendable {
     ///   - rateLimit: how often Apple is called.
     ///   - requestTimeout: the most one call may take, connecting included. Without it a call
     ///     to an unreachable host would be retried by the HTTP client indefinitely.
-    public init(
+    package init(
         baseURL: URL = CatalogClient.defaultBaseURL, clients: HTTPClients, clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger, cacheTTL: Duration = .seconds(15 * 60), rateLimit: CatalogRateLimit = .apple,
         requestTimeout: Duration = .seconds(15), userAgent: String = "Ferry/\(FerryVersion.current)"
@@ -60,7 +60,7 @@ public final class CatalogClient: Sendable {
     /// `FERRY_CATALOG_URL` if it is set (and not empty), else Apple's own address.
     /// - Throws: `invalid_url` if the variable is set to something that is not an `http` or
     ///   `https` URL, rather than silently calling Apple instead.
-    public static func baseURL(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
+    package static func baseURL(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
         guard let text = environment[baseURLVariable]?.trimmingWhitespace(), !text.isEmpty else { return defaultBaseURL }
         guard let url = URL(string: String(text)), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false, url.query == nil
@@ -78,7 +78,7 @@ public final class CatalogClient: Sendable {
     ///     running: this call then throws `cancelled`, and its request is abandoned unless
     ///     another caller is waiting for the same answer.
     /// - Returns: the results Apple sent, minus any that could not be read.
-    public func search(_ query: CatalogQuery, replacing key: String? = nil) async throws -> [CatalogItem] {
+    package func search(_ query: CatalogQuery, replacing key: String? = nil) async throws -> [CatalogItem] {
         guard let key else { return try await perform(try CatalogRequest.search(query)) }
         let signal = StopSignal()
         // Before validation: a search box just emptied still stops the search for the old text.
@@ -94,19 +94,19 @@ public final class CatalogClient: Sendable {
 
     /// The item with this catalog id (a track, a collection or a podcast), or nil if Apple
     /// knows none.
-    public func lookup(id: Int64) async throws -> CatalogItem? {
+    package func lookup(id: Int64) async throws -> CatalogItem? {
         let items = try await lookup(ids: [id])
         return items.first { $0.trackId == id || $0.collectionId == id } ?? items.first
     }
 
     /// Several items in one call (up to 200 ids); unknown ids are simply missing.
-    public func lookup(ids: [Int64]) async throws -> [CatalogItem] {
+    package func lookup(ids: [Int64]) async throws -> [CatalogItem] {
         try await perform(try CatalogRequest.lookup(ids: ids))
     }
 
     /// The podcast behind an Apple Podcasts page address (see ``ApplePodcastsURL``).
     /// - Throws: `invalid_url` if the address is not an Apple Podcasts show page.
-    public func lookup(applePodcastsURL url: URL) async throws -> CatalogItem? {
+    package func lookup(applePodcastsURL url: URL) async throws -> CatalogItem? {
         guard let id = ApplePodcastsURL.id(from: url) else {
             throw FerryError(
                 .invalidURL,

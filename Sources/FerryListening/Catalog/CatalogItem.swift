@@ -7,40 +7,40 @@ import Foundation
 /// (nulls, numbers as strings, missing fields); this type's `Codable` form is the one Ferry's
 /// own API sends, so it round-trips exactly. Every text and URL here came from Apple and is
 /// untrusted: show it as text, never as HTML.
-public struct CatalogItem: Codable, Sendable, Hashable, Identifiable {
-    public enum Kind: String, Codable, Sendable, Hashable {
+package struct CatalogItem: Codable, Sendable, Hashable, Identifiable {
+    package enum Kind: String, Codable, Sendable, Hashable {
         case song, podcast, other
 
         /// Unknown kinds (a newer Ferry's) read as `other` rather than failing the whole item.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             self = Kind(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .other
         }
     }
 
-    public var kind: Kind
-    public var trackId: Int64?
-    public var collectionId: Int64?
-    public var artistId: Int64?
-    public var trackName: String?
-    public var artistName: String?
-    public var collectionName: String?
+    package var kind: Kind
+    package var trackId: Int64?
+    package var collectionId: Int64?
+    package var artistId: Int64?
+    package var trackName: String?
+    package var artistName: String?
+    package var collectionName: String?
     /// The 30-second preview (songs); podcasts have none.
-    public var previewURL: URL?
+    package var previewURL: URL?
     /// The largest artwork Apple offers (600, else 100, else 60 pixels).
-    public var artworkURL: URL?
+    package var artworkURL: URL?
     /// The podcast's RSS feed.
-    public var feedURL: URL?
+    package var feedURL: URL?
     /// The item's page on Apple's site (the collection's page for a collection).
-    public var trackViewURL: URL?
-    public var durationSeconds: Double?
-    public var releaseDate: Date?
-    public var primaryGenre: String?
+    package var trackViewURL: URL?
+    package var durationSeconds: Double?
+    package var releaseDate: Date?
+    package var primaryGenre: String?
     /// As Apple spells it: three letters (`USA`), unlike the two-letter query parameter.
-    public var country: String?
-    public var explicit: Bool
-    public var trackNumber: Int?
+    package var country: String?
+    package var explicit: Bool
+    package var trackNumber: Int?
 
-    public init(
+    package init(
         kind: Kind, trackId: Int64? = nil, collectionId: Int64? = nil, artistId: Int64? = nil, trackName: String? = nil,
         artistName: String? = nil, collectionName: String? = nil, previewURL: URL? = nil, artworkURL: URL? = nil,
         feedURL: URL? = nil, trackViewURL: URL? = nil, durationSeconds: Double? = nil, releaseDate: Date? = nil,
@@ -67,7 +67,7 @@ public struct CatalogItem: Codable, Sendable, Hashable, Identifiable {
 
     /// Stable across runs and processes: Apple's track id, else its collection id (both are
     /// Apple ids from one number space), else a hash of what the item shows, prefixed `h`.
-    public var id: String {
+    package var id: String {
         if let trackId { return String(trackId) }
         if let collectionId { return String(collectionId) }
         // Not `Hasher`: it is seeded per process, and ids must survive a restart.
@@ -77,5 +77,5 @@ public struct CatalogItem: Codable, Sendable, Hashable, Identifiable {
     }
 
     /// The name to show: the track's, else the collection's, else the artist's.
-    public var title: String { trackName ?? collectionName ?? artistName ?? "" }
+    package var title: String { trackName ?? collectionName ?? artistName ?? "" }
 }

@@ -5,14 +5,14 @@ import Foundation
 /// The catalog as the listener sees it: search results that know which songs' previews are
 /// downloaded (the state lives with the transfer, not the result row) and which podcasts are
 /// subscribed, and preview downloads into `Music/` named `Artist - Track.m4a`.
-public struct CatalogLibrary: Sendable {
-    public let catalog: CatalogClient
+package struct CatalogLibrary: Sendable {
+    package let catalog: CatalogClient
     let engine: TransferEngine
     /// Where downloaded songs and their playback are kept.
     let store: any ListeningStore
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
-    public init(catalog: CatalogClient, engine: TransferEngine, store: (any ListeningStore)? = nil) {
+    package init(catalog: CatalogClient, engine: TransferEngine, store: (any ListeningStore)? = nil) {
         self.catalog = catalog
         self.engine = engine
         self.store = store ?? SQLiteListeningStore(engine.local)
@@ -20,11 +20,11 @@ public struct CatalogLibrary: Sendable {
 
     /// Searches and annotates the results.
     /// - Parameter key: a later search with the same key cancels this one (type-ahead).
-    public func search(_ query: CatalogQuery, replacing key: String?) async throws -> [CatalogResult] {
+    package func search(_ query: CatalogQuery, replacing key: String?) async throws -> [CatalogResult] {
         try await annotate(try await catalog.search(query, replacing: key))
     }
 
-    public func lookup(id: Int64) async throws -> CatalogResult {
+    package func lookup(id: Int64) async throws -> CatalogResult {
         guard let item = try await catalog.lookup(id: id) else {
             throw FerryError(.notFound, "The catalog has nothing with id \(id).")
         }
@@ -34,7 +34,7 @@ public struct CatalogLibrary: Sendable {
     /// Downloads a song's 30-second preview into `Music/`; the same song is not downloaded twice
     /// (its unfinished or finished transfer is returned, a failed one resumed), unless its file
     /// was deleted or moved: then it is downloaded again.
-    public func downloadPreview(trackId: Int64, session: String) async throws -> Transfer {
+    package func downloadPreview(trackId: Int64, session: String) async throws -> Transfer {
         if let known = try await store.tracks(ids: [trackId])[trackId], let transferId = known.transferId,
             let transfer = try? await engine.transfer(transferId)
         {

@@ -2,8 +2,8 @@ import FerryFeeds
 import FerryKit
 
 /// A search of Apple's catalog: `GET /search?term=...&media=...&entity=...`.
-public struct CatalogQuery: Sendable, Hashable, Codable {
-    public enum Media: String, Sendable, Hashable, Codable {
+package struct CatalogQuery: Sendable, Hashable, Codable {
+    package enum Media: String, Sendable, Hashable, Codable {
         /// `media=music&entity=song`
         case songs
         /// `media=podcast&entity=podcast`
@@ -19,19 +19,19 @@ public struct CatalogQuery: Sendable, Hashable, Codable {
 
     /// What the listener typed. Sent as typed, but trimmed and with runs of whitespace made one
     /// space; the cache also ignores case.
-    public var term: String
-    public var media: Media
+    package var term: String
+    package var media: Media
     /// The store to search: two letters (ISO 3166-1 alpha-2), any case.
-    public var country: String
+    package var country: String
     /// Results wanted, 1 to 200 (Apple's own maximum).
-    public var limit: Int
+    package var limit: Int
     /// Whether explicit content may be returned.
-    public var explicit: Bool
+    package var explicit: Bool
 
-    public static let limits = 1...200
-    public static let maxTermLength = 256
+    package static let limits = 1...200
+    package static let maxTermLength = 256
 
-    public init(term: String, media: Media = .songs, country: String = "US", limit: Int = 50, explicit: Bool = true) {
+    package init(term: String, media: Media = .songs, country: String = "US", limit: Int = 50, explicit: Bool = true) {
         self.term = term
         self.media = media
         self.country = country
@@ -41,7 +41,7 @@ public struct CatalogQuery: Sendable, Hashable, Codable {
 
     /// The query as it is sent: term tidied, country upper-cased.
     /// - Throws: `invalid_request` saying which value is wrong and what is allowed.
-    public func normalized() throws -> CatalogQuery {
+    package func normalized() throws -> CatalogQuery {
         var query = self
         query.term = term.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         query.country = country.uppercased()

@@ -6,7 +6,7 @@ extension EpisodeRecord {
     /// episodes whose feed version changed, and those not seen before (a guid the feed repeats
     /// is one episode, with its last version), in feed order.
     /// - Parameter markNew: mark episodes not seen before as new (false on the first fetch).
-    public static func merge(
+    package static func merge(
         _ incoming: [FeedEpisode], into existing: [EpisodeRecord], podcastId: Int64, markNew: Bool, now: Date
     ) -> (changed: [EpisodeRecord], added: [EpisodeRecord]) {
         var known = Dictionary(existing.map { ($0.guid, $0) }, uniquingKeysWith: { first, _ in first })

@@ -3,20 +3,20 @@ import Foundation
 
 /// A private feed's HTTP Basic credentials. A secret: kept in the journal, sent as
 /// `Authorization: Basic …` to the feed's host, never shown, logged or put in events.
-public struct FeedCredentials: Sendable, Hashable {
-    public var user: String
-    public var password: String
+package struct FeedCredentials: Sendable, Hashable {
+    package var user: String
+    package var password: String
 
-    public init(user: String, password: String) {
+    package init(user: String, password: String) {
         self.user = user
         self.password = password
     }
 
     /// The `Authorization` header's value.
-    public var authorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
+    package var authorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
 
     /// Basic authentication cannot carry a `:` in the user name, nor line breaks anywhere.
-    public func validate() throws(FerryError) {
+    package func validate() throws(FerryError) {
         guard !user.isEmpty, !user.contains(":") else {
             throw FerryError.invalidRequest("A feed's user name must not be empty or contain ':'.")
         }
@@ -26,7 +26,7 @@ public struct FeedCredentials: Sendable, Hashable {
     }
 
     /// The URL without `user:password@`, and those credentials if it had them.
-    public static func split(_ url: URL) throws(FerryError) -> (URL, FeedCredentials?) {
+    package static func split(_ url: URL) throws(FerryError) -> (URL, FeedCredentials?) {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let user = components.user else { return (url, nil) }
         let credentials = FeedCredentials(user: user, password: components.password ?? "")
         try credentials.validate()

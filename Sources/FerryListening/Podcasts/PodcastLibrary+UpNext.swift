@@ -4,7 +4,7 @@ import Foundation
 
 /// Up Next as the web app shows it: each entry with its title, artwork, place and where it plays from.
 extension PodcastLibrary {
-    public func upNext() async throws -> UpNext {
+    package func upNext() async throws -> UpNext {
         let entries = try await store.upNextEntries()
         let episodeIds = entries.filter { $0.kind == .episode }.map(\.id)
         let trackIds = entries.filter { $0.kind == .track }.map(\.id)
@@ -45,7 +45,7 @@ extension PodcastLibrary {
     }
 
     /// Replaces Up Next (see ``ListeningStore/setUpNext(_:)``) and reads it back.
-    public func setUpNext(_ order: UpNextOrder) async throws -> UpNext {
+    package func setUpNext(_ order: UpNextOrder) async throws -> UpNext {
         try await store.setUpNext(order.items)
         return try await upNext()
     }

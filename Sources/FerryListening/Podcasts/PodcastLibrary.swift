@@ -11,9 +11,9 @@ import Logging
 ///
 /// Each podcast folder holds a small `.ferry-podcast.json` naming its feed, so subscriptions and
 /// downloaded episodes can be rebuilt from disk if the journal is lost.
-public struct PodcastLibrary: Sendable {
+package struct PodcastLibrary: Sendable {
     /// The session auto-downloads belong to.
-    public static let autoDownloadSession = "podcasts"
+    package static let autoDownloadSession = "podcasts"
     static let sidecarName = ".ferry-podcast.json"
 
     let engine: TransferEngine
@@ -27,7 +27,7 @@ public struct PodcastLibrary: Sendable {
     var library: LibraryFolder { engine.library }
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
-    public init(engine: TransferEngine, catalog: CatalogClient?, store: (any ListeningStore)? = nil, logger: Logger) {
+    package init(engine: TransferEngine, catalog: CatalogClient?, store: (any ListeningStore)? = nil, logger: Logger) {
         self.engine = engine
         self.store = store ?? SQLiteListeningStore(engine.local)
         self.catalog = catalog
@@ -49,7 +49,7 @@ public struct PodcastLibrary: Sendable {
     /// - Parameter credentials: a private feed's user name and password (else those in the URL).
     /// - Throws: `feed_credentials` when the feed needs credentials it did not get, or refuses
     ///   them; nothing is recorded then.
-    public func subscribe(_ text: String, catalogId: Int64? = nil, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
+    package func subscribe(_ text: String, catalogId: Int64? = nil, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
         try credentials?.validate()
         if let id = catalogId ?? ApplePodcastsURL.id(from: text) ?? Int64(text.trimmingWhitespace()) {
             return try await subscribe(catalogId: id)
@@ -59,7 +59,7 @@ public struct PodcastLibrary: Sendable {
     }
 
     /// Subscribes to the feed of a catalog podcast.
-    public func subscribe(catalogId: Int64) async throws -> PodcastDetail {
+    package func subscribe(catalogId: Int64) async throws -> PodcastDetail {
         guard let catalog else { throw FerryError(.invalidRequest, "The catalog is not available in this daemon.") }
         guard let item = try await catalog.lookup(id: catalogId) else {
             throw FerryError(.notFound, "The catalog has no podcast with id \(catalogId).")
@@ -70,7 +70,7 @@ public struct PodcastLibrary: Sendable {
         return try await subscribe(feedURL: feedURL, catalogId: catalogId)
     }
 
-    public func subscribe(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
+    package func subscribe(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
         // In two steps so that the document and the parsed feed are freed before the detail is
         // read: for a 20,000-episode feed they are 70 MiB (bench/reports/2026-11-feeds.md,
         // "A long feed in the daemon").
@@ -109,7 +109,7 @@ public struct PodcastLibrary: Sendable {
         return record.podcastId
     }
 
-    public func unsubscribe(_ id: Int64, deleteFiles: Bool) async throws {
+    package func unsubscribe(_ id: Int64, deleteFiles: Bool) async throws {
         guard let record = try await store.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
@@ -129,7 +129,7 @@ public struct PodcastLibrary: Sendable {
     /// while another member refreshes this podcast.
     /// - Returns: the episodes that are new.
     @discardableResult
-    public func refresh(_ id: Int64) async throws -> [EpisodeRecord] {
+    package func refresh(_ id: Int64) async throws -> [EpisodeRecord] {
         try await store.refreshingPodcast(id) { try await fetchAndMerge(id) }
     }
 
@@ -183,7 +183,7 @@ public struct PodcastLibrary: Sendable {
     /// Refreshes every subscription; one broken feed does not stop the others.
     /// - Returns: how many podcasts were refreshed, the episodes that refreshing added (in a
     ///   cluster, not those another member's refresh added meanwhile), and the errors by podcast id.
-    public func refreshAll() async -> (refreshed: Int, added: Int, errors: [Int64: FerryError]) {
+    package func refreshAll() async -> (refreshed: Int, added: Int, errors: [Int64: FerryError]) {
         var errors: [Int64: FerryError] = [:]
         var (refreshed, added) = (0, 0)
         for podcast in (try? await store.podcasts()) ?? [] {
@@ -206,7 +206,7 @@ public struct PodcastLibrary: Sendable {
     ///   - playbackSpeed: the player's speed for it, 0.5–3 (0 clears it).
     ///   - oldestFirst: list its episodes oldest first (a serial).
     ///   - refreshMinutes: minutes between fetches of its feed, 15–10,080 (0: the daemon's interval).
-    public func update(
+    package func update(
         _ id: Int64, autoDownload: Int?, keepLatest: Int?, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil
     ) async throws -> PodcastDetail {
         if let refreshMinutes, refreshMinutes != 0, !(15...10_080).contains(refreshMinutes) {
@@ -233,7 +233,7 @@ public struct PodcastLibrary: Sendable {
         return try await detail(id)
     }
 
-    public func markSeen(_ id: Int64) async throws {
+    package func markSeen(_ id: Int64) async throws {
         try await store.markEpisodesSeen(podcastId: id)
     }
 
@@ -241,7 +241,7 @@ public struct PodcastLibrary: Sendable {
 
     /// Downloads an episode into the podcast's folder, named after it; the same episode is never
     /// downloaded twice (an unfinished or finished transfer is returned, a failed one resumed).
-    public func download(episode id: Int64, session: String) async throws -> Transfer {
+    package func download(episode id: Int64, session: String) async throws -> Transfer {
         guard let episode = try await store.episode(id: id), let podcast = try await store.podcast(id: episode.podcastId) else {
             throw FerryError(.notFound, "There is no episode \(id).")
         }
@@ -292,7 +292,7 @@ public struct PodcastLibrary: Sendable {
     /// Deletes a downloaded episode's file (its transfer forgotten); the episode stays, to be
     /// downloaded again or streamed.
     /// - Throws: `not_found` for no such episode, or one without a file.
-    public func deleteEpisodeFile(_ id: Int64) async throws -> Episode {
+    package func deleteEpisodeFile(_ id: Int64) async throws -> Episode {
         guard let record = try await store.episode(id: id), let podcast = try await store.podcast(id: record.podcastId) else {
             throw FerryError(.notFound, "There is no episode \(id).")
         }
@@ -317,7 +317,7 @@ public struct PodcastLibrary: Sendable {
 
     // MARK: Reading
 
-    public func podcasts() async throws -> [Podcast] {
+    package func podcasts() async throws -> [Podcast] {
         let counts = try await store.episodeCounts()
         return try await store.podcasts().map { record in
             let count = counts[record.podcastId] ?? (0, 0, 0)
@@ -326,18 +326,18 @@ public struct PodcastLibrary: Sendable {
     }
 
     /// Saves where the listener is in an episode or a song (see ``Playback/applying(_:now:)``).
-    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+    package func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
         try await store.updatePlayback(media, id: id, update)
     }
 
     /// Every episode of the podcast played ("mark all played").
-    public func markPlayed(_ id: Int64) async throws -> PodcastDetail {
+    package func markPlayed(_ id: Int64) async throws -> PodcastDetail {
         guard try await store.podcast(id: id) != nil else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
         try await store.markPlayed(podcastId: id)
         return try await detail(id)
     }
 
-    public func detail(_ id: Int64) async throws -> PodcastDetail {
+    package func detail(_ id: Int64) async throws -> PodcastDetail {
         guard let record = try await store.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
@@ -369,14 +369,14 @@ public struct PodcastLibrary: Sendable {
     /// An episode's chapters, fetched from the podcast's host now (at most 2 MiB).
     /// - Throws: `not_found` when the feed names none; `feed_unavailable`, `feed_too_large` or
     ///   `feed_invalid` when the file cannot be had or read (the episode still plays).
-    public func chapters(episode id: Int64) async throws -> [Chapter] {
+    package func chapters(episode id: Int64) async throws -> [Chapter] {
         let data = try await sidecar(episode: id, "chapters", \.chaptersURL)
         return try EpisodeSidecars.chapters(from: data)
     }
 
     /// An episode's transcript (WebVTT, SRT or Podcasting 2.0 JSON), fetched now, as plain text.
     /// - Throws: as ``chapters(episode:)``.
-    public func transcript(episode id: Int64) async throws -> [TranscriptCue] {
+    package func transcript(episode id: Int64) async throws -> [TranscriptCue] {
         let data = try await sidecar(episode: id, "transcript", \.transcriptURL)
         return try EpisodeSidecars.transcript(from: data)
     }
@@ -405,7 +405,7 @@ public struct PodcastLibrary: Sendable {
     /// - Returns: the host's answer (200, 206 or 416); its body is the caller's to read.
     /// - Throws: `not_found` for no such episode, `invalid_request` for one without media,
     ///   `feed_unavailable` when the host cannot be reached or refuses.
-    public func stream(episode id: Int64, range: String?) async throws -> HTTPClientResponse {
+    package func stream(episode id: Int64, range: String?) async throws -> HTTPClientResponse {
         guard let record = try await store.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
         guard let text = record.enclosureURL else {
             throw FerryError(.invalidRequest, "Episode \(id) (\(record.readableTitle)) has no audio or video to play.")
@@ -425,7 +425,7 @@ public struct PodcastLibrary: Sendable {
 
     /// The file of a downloaded episode (for the web app's player).
     /// - Throws: `not_found` for no such episode, or one without a file.
-    public func episodeFile(_ id: Int64) async throws -> String {
+    package func episodeFile(_ id: Int64) async throws -> String {
         guard let record = try await store.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
         var transfer: Transfer?
         if let transferId = record.transferId { transfer = try? await engine.transfer(transferId) }
@@ -507,7 +507,7 @@ public struct PodcastLibrary: Sendable {
 
     /// Re-subscribes to podcasts whose folder is on disk but not in the journal (a lost
     /// journal), and marks the files found there as downloaded.
-    public func restoreFromDisk() async {
+    package func restoreFromDisk() async {
         let root = library.absolute("Podcasts")
         let folders = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         for folder in folders {
@@ -531,7 +531,7 @@ public struct PodcastLibrary: Sendable {
 extension PodcastLibrary {
     /// Subscribes to every feed of an OPML file; feeds already subscribed are kept, broken ones
     /// reported without stopping the rest.
-    public func importOPML(_ data: Data) async throws -> ImportResponse {
+    package func importOPML(_ data: Data) async throws -> ImportResponse {
         let outlines = try OPML.parse(data)
         var subscribed: [Podcast] = []
         var failures: [ImportResponse.Failure] = []
@@ -547,7 +547,7 @@ extension PodcastLibrary {
     }
 
     /// Every subscription as OPML 2.0.
-    public func exportOPML() async throws -> String {
+    package func exportOPML() async throws -> String {
         let outlines = try await store.podcasts().compactMap { podcast in
             URL(string: podcast.feedURL).map { OPML.Outline(title: podcast.title, xmlURL: $0, htmlURL: podcast.link.flatMap(URL.init(string:))) }
         }

@@ -5,42 +5,42 @@ import Foundation
 import GRDB
 
 /// A row of the `podcast` table: one subscription.
-public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "podcast"
+package struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    package static let databaseTableName = "podcast"
     static let episodes = hasMany(EpisodeRecord.self)
 
-    public var id: Int64?
-    public var feedURL: String
-    public var title: String
-    public var author: String?
-    public var descriptionText: String?
-    public var descriptionHTML: String?
-    public var artworkURL: String?
-    public var link: String?
+    package var id: Int64?
+    package var feedURL: String
+    package var title: String
+    package var author: String?
+    package var descriptionText: String?
+    package var descriptionHTML: String?
+    package var artworkURL: String?
+    package var link: String?
     /// `Podcasts/<title>`, fixed at subscription so a retitled feed keeps its folder.
-    public var folder: String
-    public var catalogId: Int64?
+    package var folder: String
+    package var catalogId: Int64?
     /// Validators for the next conditional GET.
-    public var etag: String?
-    public var lastModified: String?
-    public var refreshedAt: Date?
-    public var errorCode: String?
-    public var errorMessage: String?
-    public var autoDownload: Int
-    public var keepLatest: Int?
+    package var etag: String?
+    package var lastModified: String?
+    package var refreshedAt: Date?
+    package var errorCode: String?
+    package var errorMessage: String?
+    package var autoDownload: Int
+    package var keepLatest: Int?
     /// The player's speed for this podcast (nil: the player's own).
-    public var playbackSpeed: Double?
+    package var playbackSpeed: Double?
     /// Episodes listed oldest first (a serial).
-    public var oldestFirst = false
+    package var oldestFirst = false
     /// Minutes between fetches of this feed (nil: the daemon's interval).
-    public var refreshMinutes: Int?
-    public var createdAt: Date
-    public var updatedAt: Date
+    package var refreshMinutes: Int?
+    package var createdAt: Date
+    package var updatedAt: Date
     /// A private feed's HTTP Basic credentials: a secret, never shown or logged.
-    public var username: String?
-    public var password: String?
+    package var username: String?
+    package var password: String?
 
-    public init(feedURL: String, title: String, folder: String, catalogId: Int64? = nil, now: Date = Date()) {
+    package init(feedURL: String, title: String, folder: String, catalogId: Int64? = nil, now: Date = Date()) {
         self.feedURL = feedURL
         self.title = title
         self.folder = folder
@@ -50,11 +50,11 @@ public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
         self.updatedAt = now
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 
-    public var podcastId: Int64 { id ?? 0 }
+    package var podcastId: Int64 { id ?? 0 }
 
     /// The feed's credentials, if it is private.
     var credentials: FeedCredentials? {
@@ -65,7 +65,7 @@ public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
         }
     }
 
-    public var error: TransferErrorInfo? {
+    package var error: TransferErrorInfo? {
         get { errorCode.map { TransferErrorInfo(code: $0, message: errorMessage ?? "") } }
         set {
             errorCode = newValue?.code
@@ -85,41 +85,41 @@ public struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
 }
 
 /// A row of the `episode` table.
-public struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "episode"
+package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    package static let databaseTableName = "episode"
 
-    public var id: Int64?
-    public var podcastId: Int64
-    public var guid: String
-    public var title: String
-    public var published: Date?
-    public var duration: Double?
-    public var enclosureURL: String?
-    public var enclosureLength: Int64?
-    public var enclosureType: String?
-    public var descriptionHTML: String?
-    public var descriptionText: String?
-    public var season: Int?
-    public var episodeNumber: Int?
-    public var episodeType: String?
-    public var explicit: Bool?
-    public var link: String?
-    public var artworkURL: String?
-    public var chaptersURL: String?
-    public var transcriptURL: String?
+    package var id: Int64?
+    package var podcastId: Int64
+    package var guid: String
+    package var title: String
+    package var published: Date?
+    package var duration: Double?
+    package var enclosureURL: String?
+    package var enclosureLength: Int64?
+    package var enclosureType: String?
+    package var descriptionHTML: String?
+    package var descriptionText: String?
+    package var season: Int?
+    package var episodeNumber: Int?
+    package var episodeType: String?
+    package var explicit: Bool?
+    package var link: String?
+    package var artworkURL: String?
+    package var chaptersURL: String?
+    package var transcriptURL: String?
     /// The transfer that downloads (or downloaded) it.
-    public var transferId: Int64?
+    package var transferId: Int64?
     /// A file found in the podcast's folder without a transfer (rebuilt from disk), relative to
     /// the library root.
-    public var filePath: String?
-    public var isNew: Bool
-    public var firstSeenAt: Date
+    package var filePath: String?
+    package var isNew: Bool
+    package var firstSeenAt: Date
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 
-    public var episodeId: Int64 { id ?? 0 }
+    package var episodeId: Int64 { id ?? 0 }
 
     init(podcastId: Int64, episode: FeedEpisode, isNew: Bool, now: Date = Date()) {
         self.podcastId = podcastId

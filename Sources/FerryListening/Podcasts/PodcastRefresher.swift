@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// Keeps subscriptions fresh: restores subscriptions found on disk at start, then fetches each
 /// feed when its turn comes (``RefreshSchedule``: its own interval, else hourly by default)
 /// until shutdown.
-public struct PodcastRefresher: Service {
+package struct PodcastRefresher: Service {
     let podcasts: PodcastLibrary
     let interval: Duration
     let clock: any Clock<Duration>
@@ -18,7 +18,7 @@ public struct PodcastRefresher: Service {
     /// - Parameters:
     ///   - interval: time between refreshes of a feed without its own.
     ///   - clock: drives the waits; tests pass a manual clock.
-    public init(
+    package init(
         podcasts: PodcastLibrary, sync: SyncLibrary? = nil, interval: Duration = .seconds(3600), clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
@@ -29,7 +29,7 @@ public struct PodcastRefresher: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await cancelWhenGracefulShutdown {
             await podcasts.restoreFromDisk()
             while !Task.isCancelled {
@@ -56,7 +56,7 @@ public struct PodcastRefresher: Service {
 
     /// Refreshes the feeds whose turn has come at `now`. - Returns: when the next one is due.
     @discardableResult
-    public func refreshDue(now: Date = Date()) async -> Date {
+    package func refreshDue(now: Date = Date()) async -> Date {
         let feeds = ((try? await podcasts.store.podcasts()) ?? []).map {
             RefreshSchedule.Feed(id: $0.podcastId, refreshedAt: $0.refreshedAt, minutes: $0.refreshMinutes)
         }

@@ -4,7 +4,7 @@ import FerryKit
 extension UpNext {
     /// The list without repeats (an item keeps its first place).
     /// - Throws: `invalid_request` for more than ``limit`` items.
-    public static func validated(_ entries: [UpNextEntry]) throws(FerryError) -> [UpNextEntry] {
+    package static func validated(_ entries: [UpNextEntry]) throws(FerryError) -> [UpNextEntry] {
         var seen = Set<UpNextEntry>()
         let unique = entries.filter { seen.insert($0).inserted }
         guard unique.count <= limit else {
@@ -14,7 +14,7 @@ extension UpNext {
     }
 
     /// The error for an item that does not exist.
-    public static func missing(_ entry: UpNextEntry) -> FerryError {
+    package static func missing(_ entry: UpNextEntry) -> FerryError {
         FerryError(.notFound, entry.kind == .episode ? "There is no episode \(entry.id)." : "Song \(entry.id) is not in the library: download its preview first.")
     }
 }

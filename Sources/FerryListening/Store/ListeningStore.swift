@@ -13,7 +13,7 @@ import Foundation
 /// are pure and shared (``EpisodeRecord/merge(_:into:podcastId:markNew:now:)``,
 /// ``Playback/after(_:now:)``, ``EpisodeAction/own(feed:media:guid:total:from:to:)``), so the
 /// two stores differ only in their SQL. `ListeningStoreContractTests` runs against both.
-public protocol ListeningStore: Sendable {
+package protocol ListeningStore: Sendable {
     // MARK: Podcasts and episodes
 
     /// Journals a new subscription; a feed URL already subscribed returns that subscription.
@@ -107,24 +107,24 @@ public protocol ListeningStore: Sendable {
 }
 
 /// What a playback belongs to.
-public enum PlaybackMedia: String, Sendable {
+package enum PlaybackMedia: String, Sendable {
     case episode, track
 
     /// The table whose row it must name, and its key.
-    public var table: String { self == .episode ? "episode" : "track" }
-    public var key: String { self == .episode ? "id" : "trackId" }
-    public var noun: String { self == .episode ? "episode" : "song" }
+    package var table: String { self == .episode ? "episode" : "track" }
+    package var key: String { self == .episode ? "id" : "trackId" }
+    package var noun: String { self == .episode ? "episode" : "song" }
 }
 
 extension ListeningStore {
-    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+    package func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
         try await updatePlayback(media, id: id, update, now: Date())
     }
 
-    public func markPlayed(podcastId: Int64) async throws { try await markPlayed(podcastId: podcastId, now: Date()) }
+    package func markPlayed(podcastId: Int64) async throws { try await markPlayed(podcastId: podcastId, now: Date()) }
 
     /// The playbacks of these songs, by track id.
-    public func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] { try await playbacks(.track, ids: trackIds) }
+    package func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] { try await playbacks(.track, ids: trackIds) }
 
     func setSyncUser(_ name: String, passwordHash: String) async throws -> Bool {
         try await setSyncUser(name, passwordHash: passwordHash, now: Date())

@@ -8,7 +8,7 @@ import GRDB
 extension SQLiteListeningStore {
     /// Applies `update` to the episode's or song's playback (none yet: from the start).
     /// - Throws: `not_found` when there is no such episode or song; `invalid_request` for a bad update.
-    public func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
+    package func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
         try await writer.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(media.table) WHERE \(media.key) = ?)", arguments: [id]) == true else {
                 throw FerryError(.notFound, "There is no \(media.noun) \(id).")
@@ -24,7 +24,7 @@ extension SQLiteListeningStore {
     }
 
     /// Every episode of the podcast played (their positions kept).
-    public func markPlayed(podcastId: Int64, now: Date) async throws {
+    package func markPlayed(podcastId: Int64, now: Date) async throws {
         try await writer.write { db in
             let ids = try Int64.fetchAll(db, sql: "SELECT id FROM episode WHERE podcastId = ?", arguments: [podcastId])
             for id in ids {
@@ -47,7 +47,7 @@ extension SQLiteListeningStore {
     }
 
     /// The playbacks of a podcast's episodes, by episode id.
-    public func playbacks(podcastId: Int64) async throws -> [Int64: Playback] {
+    package func playbacks(podcastId: Int64) async throws -> [Int64: Playback] {
         try await writer.read { db in
             try Self.rows(
                 db, sql: "SELECT p.mediaId, p.positionSeconds, p.played, p.updatedAt FROM playback p JOIN episode e ON e.id = p.mediaId "
@@ -58,7 +58,7 @@ extension SQLiteListeningStore {
     }
 
     /// The playbacks of these songs or episodes, by id.
-    public func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
+    package func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
         guard !ids.isEmpty else { return [:] }
         return try await writer.read { db in
             try Self.rows(

@@ -6,7 +6,7 @@ import GRDB
 
 /// ``ListeningStore`` in the daemon's SQLite journal: podcasts, episodes and catalog songs.
 extension SQLiteListeningStore: ListeningStore {
-    public func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool) {
+    package func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool) {
         try await writer.write { db in
             if let existing = try PodcastRecord.filter(Column("feedURL") == new.feedURL).fetchOne(db) {
                 return (existing, false)
@@ -17,20 +17,20 @@ extension SQLiteListeningStore: ListeningStore {
         }
     }
 
-    public func podcast(id: Int64) async throws -> PodcastRecord? {
+    package func podcast(id: Int64) async throws -> PodcastRecord? {
         try await writer.read { db in try PodcastRecord.fetchOne(db, key: id) }
     }
 
-    public func podcast(feedURL: String) async throws -> PodcastRecord? {
+    package func podcast(feedURL: String) async throws -> PodcastRecord? {
         try await writer.read { db in try PodcastRecord.filter(Column("feedURL") == feedURL).fetchOne(db) }
     }
 
-    public func podcasts() async throws -> [PodcastRecord] {
+    package func podcasts() async throws -> [PodcastRecord] {
         try await writer.read { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
     }
 
     @discardableResult
-    public func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord {
+    package func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord {
         try await writer.write { db in
             guard var record = try PodcastRecord.fetchOne(db, key: id) else {
                 throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
@@ -42,7 +42,7 @@ extension SQLiteListeningStore: ListeningStore {
         }
     }
 
-    public func deletePodcast(id: Int64) async throws {
+    package func deletePodcast(id: Int64) async throws {
         try await writer.write { db in
             guard try PodcastRecord.deleteOne(db, key: id) else {
                 throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
@@ -50,7 +50,7 @@ extension SQLiteListeningStore: ListeningStore {
         }
     }
 
-    public func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
+    package func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
         try await writer.write { db in
             let existing = try EpisodeRecord.filter(Column("podcastId") == podcastId).fetchAll(db)
             let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: Date())
@@ -63,7 +63,7 @@ extension SQLiteListeningStore: ListeningStore {
         }
     }
 
-    public func episodes(podcastId: Int64) async throws -> [EpisodeRecord] {
+    package func episodes(podcastId: Int64) async throws -> [EpisodeRecord] {
         try await writer.read { db in
             try EpisodeRecord.filter(Column("podcastId") == podcastId)
                 .order(Column("published").desc, Column("id").desc)
@@ -71,12 +71,12 @@ extension SQLiteListeningStore: ListeningStore {
         }
     }
 
-    public func episode(id: Int64) async throws -> EpisodeRecord? {
+    package func episode(id: Int64) async throws -> EpisodeRecord? {
         try await writer.read { db in try EpisodeRecord.fetchOne(db, key: id) }
     }
 
     @discardableResult
-    public func updateEpisode(id: Int64, _ body: @escaping @Sendable (inout EpisodeRecord) throws -> Void) async throws -> EpisodeRecord {
+    package func updateEpisode(id: Int64, _ body: @escaping @Sendable (inout EpisodeRecord) throws -> Void) async throws -> EpisodeRecord {
         try await writer.write { db in
             guard var record = try EpisodeRecord.fetchOne(db, key: id) else {
                 throw FerryError(.notFound, "There is no episode \(id).")
@@ -87,13 +87,13 @@ extension SQLiteListeningStore: ListeningStore {
         }
     }
 
-    public func markEpisodesSeen(podcastId: Int64) async throws {
+    package func markEpisodesSeen(podcastId: Int64) async throws {
         try await writer.write { db in
             try db.execute(sql: "UPDATE episode SET isNew = 0 WHERE podcastId = ?", arguments: [podcastId])
         }
     }
 
-    public func episodeCounts() async throws -> [Int64: (total: Int, new: Int, downloaded: Int)] {
+    package func episodeCounts() async throws -> [Int64: (total: Int, new: Int, downloaded: Int)] {
         try await writer.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT e.podcastId AS podcastId, COUNT(*) AS total,
@@ -111,16 +111,16 @@ extension SQLiteListeningStore: ListeningStore {
     // MARK: Refreshing
 
     /// One machine has one daemon refreshing its feeds.
-    public func duringRefreshTurn<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result? { try await body() }
-    public func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result { try await body() }
+    package func duringRefreshTurn<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result? { try await body() }
+    package func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result { try await body() }
 
     // MARK: Catalog tracks
 
-    public func saveTrack(_ track: TrackRecord) async throws {
+    package func saveTrack(_ track: TrackRecord) async throws {
         try await writer.write { db in try track.save(db) }
     }
 
-    public func tracks(ids: [Int64]) async throws -> [Int64: TrackRecord] {
+    package func tracks(ids: [Int64]) async throws -> [Int64: TrackRecord] {
         try await writer.read { db in
             let records = try TrackRecord.filter(ids.contains(Column("trackId"))).fetchAll(db)
             return Dictionary(records.map { ($0.trackId, $0) }, uniquingKeysWith: { a, _ in a })
@@ -129,19 +129,19 @@ extension SQLiteListeningStore: ListeningStore {
 }
 
 /// A row of the `track` table: a catalog song whose preview was downloaded.
-public struct TrackRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "track"
-    public var trackId: Int64
-    public var transferId: Int64?
-    public var title: String
-    public var artist: String?
-    public var collection: String?
-    public var artworkURL: String?
-    public var previewURL: String?
-    public var durationSeconds: Double?
-    public var createdAt: Date
+package struct TrackRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "track"
+    package var trackId: Int64
+    package var transferId: Int64?
+    package var title: String
+    package var artist: String?
+    package var collection: String?
+    package var artworkURL: String?
+    package var previewURL: String?
+    package var durationSeconds: Double?
+    package var createdAt: Date
 
-    public init(
+    package init(
         trackId: Int64, transferId: Int64?, title: String, artist: String?, collection: String?, artworkURL: String?,
         previewURL: String?, durationSeconds: Double?, createdAt: Date = Date()
     ) {

@@ -11,7 +11,7 @@ extension SQLiteListeningStore {
     // MARK: Users and devices
 
     /// Adds the user, or sets its password. - Returns: true when the user is new.
-    public func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
+    package func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
         try await writer.write { db in
             let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM syncUser WHERE name = ?)", arguments: [name]) ?? false
             try db.execute(
@@ -23,7 +23,7 @@ extension SQLiteListeningStore {
     }
 
     /// Removes the user and its devices. - Returns: false when there was no such user.
-    public func removeSyncUser(_ name: String) async throws -> Bool {
+    package func removeSyncUser(_ name: String) async throws -> Bool {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM syncDevice WHERE user = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM syncUser WHERE name = ?", arguments: [name])
@@ -31,7 +31,7 @@ extension SQLiteListeningStore {
         }
     }
 
-    public func syncUsers() async throws -> [SyncUser] {
+    package func syncUsers() async throws -> [SyncUser] {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT u.name, u.createdAt, (SELECT COUNT(*) FROM syncDevice d WHERE d.user = u.name) FROM syncUser u ORDER BY u.name"
@@ -39,11 +39,11 @@ extension SQLiteListeningStore {
         }
     }
 
-    public func syncPasswordHash(_ name: String) async throws -> String? {
+    package func syncPasswordHash(_ name: String) async throws -> String? {
         try await writer.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM syncUser WHERE name = ?", arguments: [name]) }
     }
 
-    public func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
+    package func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT deviceId, caption, type FROM syncDevice WHERE user = ? ORDER BY deviceId", arguments: [user])
                 .map { ($0[0], $0[1], $0[2]) }
@@ -51,7 +51,7 @@ extension SQLiteListeningStore {
     }
 
     /// Creates the device, or changes what is given of its caption and type.
-    public func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws {
+    package func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws {
         try await writer.write { db in
             try Self.ensureDevice(db, user: user, id: id, now: now)
             if let caption { try db.execute(sql: "UPDATE syncDevice SET caption = ? WHERE user = ? AND deviceId = ?", arguments: [caption, user, id]) }
@@ -69,14 +69,14 @@ extension SQLiteListeningStore {
     // MARK: Subscriptions
 
     /// Every subscription's feed URL, and those a phone added that are not fetched yet.
-    public func syncSubscriptions() async throws -> [String] {
+    package func syncSubscriptions() async throws -> [String] {
         try await writer.read { db in
             try String.fetchAll(db, sql: "SELECT feedURL FROM podcast UNION SELECT url FROM syncPending ORDER BY 1")
         }
     }
 
     /// What changed at or after `since`: each URL's last change.
-    public func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
+    package func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
         try await writer.read { db in
             let rows = try Row.fetchAll(
                 db, sql: """
@@ -92,7 +92,7 @@ extension SQLiteListeningStore {
     /// A phone's additions not subscribed yet become pending (fetched by ``SyncLibrary``); its
     /// removals of pending ones are dropped. The device is created if new.
     /// - Returns: the removals that are real subscriptions, for the caller to unsubscribe.
-    public func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
+    package func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
         try await writer.write { db in
             try Self.ensureDevice(db, user: user, id: device, now: now)
             let at = Int64(now.timeIntervalSince1970)
@@ -116,12 +116,12 @@ extension SQLiteListeningStore {
         }
     }
 
-    public func syncPending() async throws -> [String] {
+    package func syncPending() async throws -> [String] {
         try await writer.read { db in try String.fetchAll(db, sql: "SELECT url FROM syncPending ORDER BY addedAt, url") }
     }
 
     /// A pending URL is subscribed now (the podcast's trigger logs it), or failed with `error`.
-    public func resolvePending(_ url: String, error: String?) async throws {
+    package func resolvePending(_ url: String, error: String?) async throws {
         try await writer.write { db in
             if let error {
                 try db.execute(sql: "UPDATE syncPending SET errorMessage = ? WHERE url = ?", arguments: [error, url])
@@ -136,7 +136,7 @@ extension SQLiteListeningStore {
     /// Stores a phone's actions in one transaction; each `play` with a position that is newer
     /// than what the daemon knows moves the episode's playback there (the web app resumes
     /// from it), `new` marks it unplayed.
-    public func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
+    package func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
         try await writer.write { db in
             let at = Int64(now.timeIntervalSince1970)
             for action in actions {
@@ -148,7 +148,7 @@ extension SQLiteListeningStore {
     }
 
     /// Actions received at or after `since`, oldest first; `aggregated`: only each episode's last.
-    public func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+    package func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
         try await writer.read { db in
             var conditions = ["receivedAt >= ?"]
             var arguments: StatementArguments = [since]

@@ -7,7 +7,7 @@ extension SQLiteTables {
     /// rather than deleted, so it stays downloaded (and playable) while its file is there.
     /// Shipped migrations never change; new ones are appended, with a version after the newest
     /// of every module's.
-    public static let listening = SQLiteTables(
+    package static let listening = SQLiteTables(
         migrations: [
             // The tables of v2, when FerryCore registered every module's migrations: a journal made
             // then has them (so "if not exists"), one made since gets them here, even one a

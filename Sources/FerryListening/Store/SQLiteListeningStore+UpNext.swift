@@ -7,7 +7,7 @@ import GRDB
 /// transaction, so two browsers never interleave their lists.
 extension SQLiteListeningStore {
     /// The list in order. Entries whose episode or song is gone (an unsubscribed podcast) are left out.
-    public func upNextEntries() async throws -> [UpNextEntry] {
+    package func upNextEntries() async throws -> [UpNextEntry] {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: """
@@ -23,7 +23,7 @@ extension SQLiteListeningStore {
     /// Replaces the list; the same item twice keeps its first place.
     /// - Throws: `not_found` naming the first episode or song that does not exist (nothing changed);
     ///   `invalid_request` for more than ``UpNext/limit`` items.
-    public func setUpNext(_ entries: [UpNextEntry]) async throws {
+    package func setUpNext(_ entries: [UpNextEntry]) async throws {
         let unique = try UpNext.validated(entries)
         try await writer.write { db in
             for entry in unique {

@@ -3,10 +3,10 @@ import GRDB
 
 /// ``ListeningStore`` in the daemon's SQLite journal, in tables of its own
 /// (``FerryCore/SQLiteTables/listening``): a journal opened without them has no listening store.
-public struct SQLiteListeningStore: Sendable {
+package struct SQLiteListeningStore: Sendable {
     let writer: any DatabaseWriter
 
-    public init(_ journal: SQLiteJournal) {
+    package init(_ journal: SQLiteJournal) {
         writer = journal.writer
     }
 }

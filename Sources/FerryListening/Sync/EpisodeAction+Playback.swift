@@ -4,12 +4,12 @@ import Foundation
 /// How episode actions and playback meet, the same in every ``ListeningStore``.
 extension EpisodeAction {
     /// The device Ferry's own actions (web app, CLI) are reported from.
-    public static let ownDevice = "ferry"
+    package static let ownDevice = "ferry"
 
     /// The playback after this phone's action, or nil when it changes nothing: an action older
     /// than what the daemon knows (saved since in the web app) loses; `new` marks the episode
     /// unplayed; a `play` with a position moves there. Other actions leave playback alone.
-    public func playback(after current: Playback?, now: Date) -> Playback? {
+    package func playback(after current: Playback?, now: Date) -> Playback? {
         guard action == .play || action == .new else { return nil }
         let when = timestamp.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? now
         if let current, current.updatedAt.timeIntervalSince1970.rounded(.down) > when.timeIntervalSince1970 { return nil }
@@ -32,7 +32,7 @@ extension EpisodeAction {
     /// - Parameters:
     ///   - feed: the podcast's feed URL; `media`: the episode's enclosure URL (gpodder.net's names).
     ///   - total: the episode's length in seconds, if known.
-    public static func own(feed: String, media: String, guid: String?, total: Int?, from previous: Playback?, to next: Playback) -> EpisodeAction {
+    package static func own(feed: String, media: String, guid: String?, total: Int?, from previous: Playback?, to next: Playback) -> EpisodeAction {
         var action: EpisodeAction
         if next.played, previous?.played != true, let total {
             // Marked played: the end, which every client takes as heard.

@@ -4,25 +4,25 @@ import Foundation
 /// marked it new. `play` carries where the listener started, stopped and the episode's length,
 /// in whole seconds. Decoding validates: an action that is not one of these, or a number where
 /// a URL belongs, refuses the whole upload.
-public struct EpisodeAction: Codable, Sendable, Hashable {
-    public enum Kind: String, Codable, Sendable {
+package struct EpisodeAction: Codable, Sendable, Hashable {
+    package enum Kind: String, Codable, Sendable {
         case download, play, delete, new, flattr
     }
 
     /// The feed's URL and the episode's media URL (gpodder.net names episodes by it).
-    public var podcast: String
-    public var episode: String
+    package var podcast: String
+    package var episode: String
     /// The episode's guid, which Nextcloud's GPodderSync and AntennaPod also send.
-    public var guid: String?
-    public var action: Kind
-    public var device: String?
+    package var guid: String?
+    package var action: Kind
+    package var device: String?
     /// When it happened, in seconds since 1970 (on the wire `2009-12-12T09:00:00`, UTC).
-    public var timestamp: Int64?
-    public var started: Int?
-    public var position: Int?
-    public var total: Int?
+    package var timestamp: Int64?
+    package var started: Int?
+    package var position: Int?
+    package var total: Int?
 
-    public init(
+    package init(
         podcast: String, episode: String, guid: String? = nil, action: Kind, device: String? = nil, timestamp: Int64? = nil,
         started: Int? = nil, position: Int? = nil, total: Int? = nil
     ) {
@@ -41,7 +41,7 @@ public struct EpisodeAction: Codable, Sendable, Hashable {
         case podcast, episode, guid, action, device, timestamp, started, position, total
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         podcast = try c.decode(String.self, forKey: .podcast)
         episode = try c.decode(String.self, forKey: .episode)
@@ -74,7 +74,7 @@ public struct EpisodeAction: Codable, Sendable, Hashable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(podcast, forKey: .podcast)
         try c.encode(episode, forKey: .episode)
@@ -120,15 +120,15 @@ public struct EpisodeAction: Codable, Sendable, Hashable {
 }
 
 /// A device of a sync user, as gpodder.net lists them.
-public struct SyncDevice: Codable, Sendable, Hashable {
-    public static let types = ["desktop", "laptop", "mobile", "server", "other"]
-    public var id: String
-    public var caption: String
-    public var type: String
+package struct SyncDevice: Codable, Sendable, Hashable {
+    package static let types = ["desktop", "laptop", "mobile", "server", "other"]
+    package var id: String
+    package var caption: String
+    package var type: String
     /// How many podcasts it is subscribed to (Ferry's library is every device's).
-    public var subscriptions: Int
+    package var subscriptions: Int
 
-    public init(id: String, caption: String, type: String, subscriptions: Int) {
+    package init(id: String, caption: String, type: String, subscriptions: Int) {
         self.id = id
         self.caption = caption
         self.type = type

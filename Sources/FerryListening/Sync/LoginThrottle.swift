@@ -3,23 +3,23 @@ import Foundation
 /// Slows down guessing a sync password: each failed login from an address waits longer before
 /// its answer (0.5 s, 1 s, 2 s … at most 8 s); a success, or ten quiet minutes, forgets them.
 /// Pure: the caller sleeps.
-public struct LoginThrottle: Sendable {
+package struct LoginThrottle: Sendable {
     private var failures: [String: (count: Int, last: Date)] = [:]
     /// Addresses remembered at most, so a flood of them cannot grow it without end.
     static let capacity = 10_000
     static let forgetAfter: TimeInterval = 600
 
-    public init() {}
+    package init() {}
 
     /// Records a failed login from `address`; returns how long to wait before answering.
-    public mutating func failed(from address: String, now: Date = Date()) -> Duration {
+    package mutating func failed(from address: String, now: Date = Date()) -> Duration {
         let previous = failures[address].flatMap { now.timeIntervalSince($0.last) < Self.forgetAfter ? $0.count : nil } ?? 0
         if failures.count >= Self.capacity { failures = failures.filter { now.timeIntervalSince($0.value.last) < Self.forgetAfter } }
         failures[address] = (previous + 1, now)
         return Self.delay(afterFailures: previous + 1)
     }
 
-    public mutating func succeeded(from address: String) {
+    package mutating func succeeded(from address: String) {
         failures[address] = nil
     }
 

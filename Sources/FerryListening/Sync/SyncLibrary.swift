@@ -7,12 +7,12 @@ import Logging
 /// users, devices, subscriptions with `since` deltas and episode actions. Ferry keeps one
 /// library, so every device of every user has the same subscriptions, and a position saved by
 /// a phone is the one the web app resumes from (and back).
-public struct SyncLibrary: Sendable {
+package struct SyncLibrary: Sendable {
     let podcasts: PodcastLibrary
     let logger: Logger
     var store: any ListeningStore { podcasts.store }
 
-    public init(podcasts: PodcastLibrary, logger: Logger) {
+    package init(podcasts: PodcastLibrary, logger: Logger) {
         self.podcasts = podcasts
         self.logger = logger
     }
@@ -23,7 +23,7 @@ public struct SyncLibrary: Sendable {
     /// - Throws: `invalid_request` for a name that is not 1–64 letters, digits, `.`, `_`, `-`,
     ///   or a password shorter than 8 characters or longer than 1,024.
     @discardableResult
-    public func setUser(_ name: String, password: String) async throws -> Bool {
+    package func setUser(_ name: String, password: String) async throws -> Bool {
         try Self.validate(name: name)
         guard (8...1024).contains(password.count) else {
             throw FerryError.invalidRequest("A sync password has 8 to 1,024 characters.")
@@ -31,14 +31,14 @@ public struct SyncLibrary: Sendable {
         return try await store.setSyncUser(name, passwordHash: try SyncPassword.hash(password))
     }
 
-    public func removeUser(_ name: String) async throws {
+    package func removeUser(_ name: String) async throws {
         guard try await store.removeSyncUser(name) else { throw FerryError(.notFound, "There is no sync user '\(name)'.") }
     }
 
-    public func users() async throws -> [SyncUser] { try await store.syncUsers() }
+    package func users() async throws -> [SyncUser] { try await store.syncUsers() }
 
     /// Whether the password is the user's. Unknown users take as long as known ones.
-    public func authenticate(_ name: String, password: String) async -> Bool {
+    package func authenticate(_ name: String, password: String) async -> Bool {
         let stored = (try? await store.syncPasswordHash(name)) ?? nil
         return SyncPassword.verify(password, against: stored ?? Self.decoy)
     }
@@ -57,13 +57,13 @@ public struct SyncLibrary: Sendable {
 
     // MARK: Devices
 
-    public func devices(user: String) async throws -> [SyncDevice] {
+    package func devices(user: String) async throws -> [SyncDevice] {
         let count = try await store.syncSubscriptions().count
         return try await store.syncDevices(user: user).map { SyncDevice(id: $0.id, caption: $0.caption, type: $0.type, subscriptions: count) }
     }
 
     /// - Throws: `invalid_request` for a type gpodder.net does not know.
-    public func updateDevice(user: String, id: String, caption: String?, type: String?) async throws {
+    package func updateDevice(user: String, id: String, caption: String?, type: String?) async throws {
         try Self.validate(device: id)
         if let type, !SyncDevice.types.contains(type) {
             throw FerryError.invalidRequest("A device's type is one of \(SyncDevice.types.joined(separator: ", ")).")
@@ -78,7 +78,7 @@ public struct SyncLibrary: Sendable {
     // MARK: Subscriptions
 
     /// Every subscription (`since` nil or 0), else what was added and removed since then.
-    public func subscriptions(since: Int64?) async throws -> (add: [String], remove: [String]) {
+    package func subscriptions(since: Int64?) async throws -> (add: [String], remove: [String]) {
         guard let since, since > 0 else { return (try await store.syncSubscriptions(), []) }
         return try await store.syncSubscriptionChanges(since: since)
     }
@@ -87,7 +87,7 @@ public struct SyncLibrary: Sendable {
     /// removals unsubscribe (files kept). URLs are cleaned as gpodder.net cleans them; one it
     /// cannot use comes back in `updateURLs` with an empty replacement.
     /// - Throws: `invalid_request` when a URL is both added and removed.
-    public func changeSubscriptions(user: String, device: String, add: [String], remove: [String]) async throws -> [[String]] {
+    package func changeSubscriptions(user: String, device: String, add: [String], remove: [String]) async throws -> [[String]] {
         try Self.validate(device: device)
         var updates: [[String]] = []
         func clean(_ urls: [String]) -> [String] {
@@ -113,7 +113,7 @@ public struct SyncLibrary: Sendable {
 
     /// Subscribes to the feeds phones added; one that fails stays pending with its error and
     /// is tried again next time (each refresh of every podcast).
-    public func subscribePending() async {
+    package func subscribePending() async {
         for url in (try? await store.syncPending()) ?? [] {
             do {
                 _ = try await podcasts.subscribe(url)
@@ -129,15 +129,15 @@ public struct SyncLibrary: Sendable {
 
     // MARK: Episode actions
 
-    public func uploadActions(_ actions: [EpisodeAction], user: String) async throws {
+    package func uploadActions(_ actions: [EpisodeAction], user: String) async throws {
         for device in Set(actions.compactMap(\.device)) { try Self.validate(device: device) }
         try await store.storeEpisodeActions(actions, user: user)
     }
 
-    public func actions(since: Int64?, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+    package func actions(since: Int64?, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
         try await store.episodeActions(since: since ?? 0, podcast: podcast, device: device, aggregated: aggregated)
     }
 
     /// Seconds since 1970, the API's clock.
-    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    package static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 }

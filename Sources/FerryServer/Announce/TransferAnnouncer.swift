@@ -10,7 +10,7 @@ import Synchronization
 /// notification (``DesktopNotification``). It hears of `completed` and `failed` events as the
 /// journal commits them and works beside the engine: whatever a hook does, the transfer stays
 /// as it is.
-public struct TransferAnnouncer: Service {
+package struct TransferAnnouncer: Service {
     let journal: any TransferJournal
     let library: LibraryFolder
     let clients: HTTPClients
@@ -28,7 +28,7 @@ public struct TransferAnnouncer: Service {
     /// - Parameters:
     ///   - hookTimeout: a hook still running after this is killed, with what it started.
     ///   - webhookDelays: pauses between a webhook's attempts.
-    public init(
+    package init(
         engine: TransferEngine, runsCommands: Bool = true, desktopBus: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
         hookTimeout: Duration = .seconds(60),
         webhookDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)], logger: Logger
@@ -50,7 +50,7 @@ public struct TransferAnnouncer: Service {
         events = stream
     }
 
-    public func run() async {
+    package func run() async {
         await withDiscardingTaskGroup { group in
             for await event in events.cancelOnGracefulShutdown() {
                 group.addTask { await announce(event) }

@@ -10,12 +10,12 @@ import ServiceLifecycle
 /// aria2's RPC endpoint (`ferry serve --aria2-rpc`): `/jsonrpc` on loopback (port 6800, as
 /// aria2's) by HTTP POST, or over a WebSocket that also carries aria2's notifications, for
 /// aria2's front ends and client libraries. Nothing else is served there.
-public struct Aria2Listener: Sendable {
-    public var host: String
-    public var port: Int
-    public static let defaultPort = 6800
+package struct Aria2Listener: Sendable {
+    package var host: String
+    package var port: Int
+    package static let defaultPort = 6800
 
-    public init(host: String = "127.0.0.1", port: Int = Self.defaultPort) {
+    package init(host: String = "127.0.0.1", port: Int = Self.defaultPort) {
         self.host = host
         self.port = port
     }

@@ -7,24 +7,24 @@ import GRDB
 extension SQLiteJournal {
     /// Gives `transferId` the GID `gid` (16 lower-case hex digits).
     /// - Throws: `invalid_request` when another transfer has it.
-    public func setAria2GID(_ gid: String, for transferId: Int64) async throws {
+    package func setAria2GID(_ gid: String, for transferId: Int64) async throws {
         try await writer.write { db in
             guard try !Self.aria2GIDTaken(gid, db) else { throw FerryError.invalidRequest("GID \(gid) is not unique.") }
             try db.execute(sql: "INSERT INTO aria2Gid (gid, transferId) VALUES (?, ?)", arguments: [gid, transferId])
         }
     }
 
-    public func aria2GIDTaken(_ gid: String) async throws -> Bool {
+    package func aria2GIDTaken(_ gid: String) async throws -> Bool {
         try await writer.read { db in try Self.aria2GIDTaken(gid, db) }
     }
 
     /// The transfer a chosen GID names, if any.
-    public func transferId(aria2GID gid: String) async throws -> Int64? {
+    package func transferId(aria2GID gid: String) async throws -> Int64? {
         try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT transferId FROM aria2Gid WHERE gid = ?", arguments: [gid]) }
     }
 
     /// The chosen GIDs of these transfers (those that have one).
-    public func aria2GIDs(of transferIds: [Int64]) async throws -> [Int64: String] {
+    package func aria2GIDs(of transferIds: [Int64]) async throws -> [Int64: String] {
         guard !transferIds.isEmpty else { return [:] }
         return try await writer.read { db in
             var gids: [Int64: String] = [:]
@@ -49,7 +49,7 @@ extension SQLiteJournal {
 
 extension SQLiteTables {
     /// The GIDs aria2 clients chose (a transfer's row goes with its GID).
-    public static let aria2 = SQLiteTables(
+    package static let aria2 = SQLiteTables(
         migrations: [
             Migration(16, "v16: aria2 GIDs chosen by clients") { db in
                 try db.create(table: "aria2Gid") { t in

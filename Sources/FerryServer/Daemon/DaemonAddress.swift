@@ -3,26 +3,26 @@ import Foundation
 import Synchronization
 
 /// The address the server ended up listening on (port 0 picks a free one), known once it runs.
-public final class DaemonAddress: Sendable {
+package final class DaemonAddress: Sendable {
     private let value = Mutex<String?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// The base URL, e.g. `http://127.0.0.1:7447`, once the server is listening.
-    public var url: String? { value.withLock { $0 } }
+    package var url: String? { value.withLock { $0 } }
 
     func set(_ url: String) { value.withLock { $0 = url } }
 }
 
 /// Writes and removes `daemon.json`, so clients can find the daemon.
-public enum DaemonInfoFile {
-    public static func write(_ info: DaemonInfo, paths: FerryPaths) throws {
+package enum DaemonInfoFile {
+    package static func write(_ info: DaemonInfo, paths: FerryPaths) throws {
         let data = try FerryJSON.encoder(pretty: true).encode(info)
         try data.write(to: paths.daemonInfo, options: .atomic)
     }
 
     /// Removes the file if it still describes this process.
-    public static func remove(paths: FerryPaths, pid: Int32) {
+    package static func remove(paths: FerryPaths, pid: Int32) {
         guard let data = FileManager.default.contents(atPath: paths.daemonInfo.path),
             let info = try? FerryJSON.decoder().decode(DaemonInfo.self, from: data), info.pid == pid
         else { return }

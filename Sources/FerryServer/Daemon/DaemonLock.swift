@@ -9,14 +9,14 @@ import Foundation
 /// its last thread has exited, which can take a while after the process is reported dead (a
 /// thread finishing an fsync). So while the daemon that `daemon.json` names is gone or a
 /// zombie, a new daemon waits for the lock (up to `dyingOwnerWait`) instead of failing.
-public final class DaemonLock: Sendable {
+package final class DaemonLock: Sendable {
     private let fd: Int32
 
     /// How long a new daemon waits for a dead daemon's lock to be released.
     static let dyingOwnerWait = Duration.seconds(10)
 
     /// - Throws: a clear error when another daemon holds the lock.
-    public init(paths: FerryPaths) throws {
+    package init(paths: FerryPaths) throws {
         try FileManager.default.createDirectory(at: paths.state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         fd = open(paths.daemonLock.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {

@@ -11,13 +11,13 @@ import Glibc
 /// own mapping each time one is freed, so the next ones land in the arenas and stay there.
 /// bench/reports/2026-11-feeds.md ("A long feed in the daemon") has the measurements.
 /// `ferry serve` calls ``configureForDaemon()`` at start; ``HeapTrimmer`` calls ``trim()``.
-public enum Heap {
+package enum Heap {
     /// Blocks of 4 MiB and more (a feed document, a long list's JSON) get their own mapping,
     /// which goes back to the system when they are freed; setting it also stops glibc from
     /// raising it. Smaller blocks stay in the arenas, whose free space ``trim()`` gives back. The
     /// trim threshold stays glibc's (128 KiB): raised to 8 MiB, the daemon kept more memory
     /// during a download (bench/reports/2026-11-feeds.md, "A long feed in the daemon").
-    public static func configureForDaemon() {
+    package static func configureForDaemon() {
         #if canImport(Glibc)
         _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)
         #endif

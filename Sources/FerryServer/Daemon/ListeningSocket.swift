@@ -7,18 +7,18 @@ import Foundation
 /// The daemon's listening socket: handed over by systemd (socket activation), or bound here,
 /// falling back to a free port when the usual one is taken and the user did not ask for it.
 /// Binding before the server starts lets the daemon learn its address without a race.
-public struct ListeningSocket: Sendable {
-    public let descriptor: CInt
+package struct ListeningSocket: Sendable {
+    package let descriptor: CInt
 
     /// The port it listens on.
-    public var port: Int? { Self.localAddress(descriptor)?.port }
+    package var port: Int? { Self.localAddress(descriptor)?.port }
     /// The address it listens on, numeric (`127.0.0.1`, `::1`).
-    public var host: String? { Self.localAddress(descriptor)?.host }
+    package var host: String? { Self.localAddress(descriptor)?.host }
 
     /// The socket systemd passed (`sd_listen_fds(3)`): `LISTEN_PID` names this process and
     /// `LISTEN_FDS` counts sockets from descriptor 3; Ferry uses the first stream socket. The
     /// variables are removed so that children do not take the socket for theirs.
-    public static func inherited() -> ListeningSocket? {
+    package static func inherited() -> ListeningSocket? {
         let environment = ProcessInfo.processInfo.environment
         defer {
             unsetenv("LISTEN_PID")
@@ -42,7 +42,7 @@ public struct ListeningSocket: Sendable {
     /// - Parameter fallbackToFreePort: when the port is taken, listen on a free port of the same
     ///   host instead (the default port, not one the user named).
     /// - Throws: `daemon_start_failed` saying what holds the address, or why it cannot be used.
-    public static func bind(host: String, port: Int, fallbackToFreePort: Bool = false) throws(FerryError) -> ListeningSocket {
+    package static func bind(host: String, port: Int, fallbackToFreePort: Bool = false) throws(FerryError) -> ListeningSocket {
         var failure = bindOnce(host: host, port: port)
         if case .failure(let error) = failure, error.errno == EADDRINUSE, fallbackToFreePort, port != 0 {
             failure = bindOnce(host: host, port: 0)

@@ -6,22 +6,22 @@ import Foundation
 /// Tells the service manager how the daemon is doing (`sd_notify(3)`): a datagram to the Unix
 /// socket named by `NOTIFY_SOCKET` (a path, or `@name` in the abstract namespace). Without that
 /// variable (not started by systemd with `Type=notify`) it does nothing.
-public struct SystemdNotifier: Sendable {
-    public let socketPath: String?
+package struct SystemdNotifier: Sendable {
+    package let socketPath: String?
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// `READY=1`: the API answers (systemd then starts what waits for the service).
-    public func ready(status: String) { send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())") }
+    package func ready(status: String) { send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())") }
 
     /// `STOPPING=1`: a graceful shutdown began.
-    public func stopping() { send("STOPPING=1") }
+    package func stopping() { send("STOPPING=1") }
 
     /// Sends one message; failures are ignored, as `sd_notify` callers do.
     @discardableResult
-    public func send(_ message: String) -> Bool {
+    package func send(_ message: String) -> Bool {
         guard let socketPath else { return false }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

@@ -12,14 +12,14 @@ import ServiceLifecycle
 /// The sync API's own listener (`ferry serve --sync-listen ADDRESS:PORT`): phones are not on
 /// loopback, so it may listen on another address, and answers the gpodder.net paths and nothing
 /// else; the rest of the API stays on loopback. HTTPS when given a certificate and its key.
-public struct SyncListener: Sendable {
-    public var host: String
-    public var port: Int
+package struct SyncListener: Sendable {
+    package var host: String
+    package var port: Int
     /// PEM files; both or neither.
-    public var certificate: String?
-    public var key: String?
+    package var certificate: String?
+    package var key: String?
 
-    public init(host: String, port: Int, certificate: String? = nil, key: String? = nil) {
+    package init(host: String, port: Int, certificate: String? = nil, key: String? = nil) {
         self.host = host
         self.port = port
         self.certificate = certificate
@@ -28,7 +28,7 @@ public struct SyncListener: Sendable {
 
     /// `8080` (loopback), `0.0.0.0:8080`, `192.168.1.5:8080`, `[::]:8080`.
     /// - Throws: `invalid_request` for anything else.
-    public static func parse(_ text: String) throws -> (host: String, port: Int) {
+    package static func parse(_ text: String) throws -> (host: String, port: Int) {
         var host = "127.0.0.1", portText = Substring(text)
         if let colon = text.lastIndex(of: ":") {
             host = String(text[..<colon])
