@@ -6,7 +6,7 @@ import NIOCore
 /// The DownloadSink before FileHasher and write batches (SHA-256 and a `pwrite` of each network
 /// read inline, in `append`), with the current interface, for bench/run --variant:
 /// `bench/build-variant` builds ferry with it in place of
-/// Sources/FerryCore/Transfer/DownloadSink.swift, to measure what hashing on another core buys.
+/// Sources/FerryCore/Download/DownloadSink.swift, to measure what hashing on another core buys.
 final class DownloadSink: @unchecked Sendable {
     private let part: PartFile
     private var hasher = SHA256()
