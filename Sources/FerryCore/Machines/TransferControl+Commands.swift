@@ -2,6 +2,43 @@ import FerryKit
 import Foundation
 
 extension TransferControl {
+    /// A command's turn on its transfer: now, or after those that came before it.
+    mutating func commandArrived(_ id: Int64, token: Int) -> [Action] {
+        commands[id, default: []].append(token)
+        return commands[id]?.count == 1 ? [.runCommand(token: token)] : []
+    }
+
+    /// The command running on the transfer is done: the next one's turn.
+    mutating func commandDone(_ id: Int64) -> [Action] {
+        guard var waiting = commands[id], !waiting.isEmpty else { return [] }
+        waiting.removeFirst()
+        commands[id] = waiting.isEmpty ? nil : waiting
+        return waiting.first.map { [.runCommand(token: $0)] } ?? []
+    }
+
+    /// Back into the queue (a waiting one tries now), its failures forgotten.
+    mutating func resume(_ id: Int64, now: Date) throws(FerryError) -> [Action] {
+        try command(.resume, id, now: now, journal: .queued(.resumed)) { entry in
+            entry.failures = 0
+            entry.waitingSince = nil
+            entry.waitsForNetwork = false
+            entry.retryAt = nil
+        }
+    }
+
+    mutating func cancel(_ id: Int64, keepingPartFile keeping: Bool, now: Date) throws(FerryError) -> [Action] {
+        try command(.cancel, id, now: now, journal: .cancelled(keepsPartFile: keeping)) { $0.keepsPartFile = keeping }
+    }
+
+    /// Resume data: it continues from its part file.
+    mutating func reopen(_ id: Int64, now: Date) throws(FerryError) -> [Action] {
+        try command(.reopen, id, now: now, journal: .queued(.reopened)) { entry in
+            entry.keepsPartFile = false
+            entry.failures = 0
+            entry.waitingSince = nil
+        }
+    }
+
     /// Its options changed: a running transfer's worker stops, and the transfer starts again when
     /// it has let go (``workerEnded(_:worker:_:now:)``). One about to complete just completes.
     mutating func restart(_ id: Int64) throws(FerryError) -> [Action] {

@@ -295,14 +295,10 @@ package struct TransferControl: Sendable {
             return []
 
         case .commandArrived(let id, let token):
-            commands[id, default: []].append(token)
-            return commands[id]?.count == 1 ? [.runCommand(token: token)] : []
+            return commandArrived(id, token: token)
 
         case .commandDone(let id):
-            guard var waiting = commands[id], !waiting.isEmpty else { return [] }
-            waiting.removeFirst()
-            commands[id] = waiting.isEmpty ? nil : waiting
-            return waiting.first.map { [.runCommand(token: $0)] } ?? []
+            return commandDone(id)
 
         case .started(let limits):
             return started(limits, now: now)
@@ -315,27 +311,16 @@ package struct TransferControl: Sendable {
             return try command(.pause, id, now: now, journal: .paused)
 
         case .resume(let id):
-            return try command(.resume, id, now: now, journal: .queued(.resumed)) { entry in
-                entry.failures = 0
-                entry.waitingSince = nil
-                entry.waitsForNetwork = false
-                entry.retryAt = nil
-            }
+            return try resume(id, now: now)
 
         case .cancel(let id, let keeping):
-            return try command(.cancel, id, now: now, journal: .cancelled(keepsPartFile: keeping)) { entry in
-                entry.keepsPartFile = keeping
-            }
+            return try cancel(id, keepingPartFile: keeping, now: now)
 
         case .remove(let id):
             return try remove(id, now: now)
 
         case .reopen(let id):
-            return try command(.reopen, id, now: now, journal: .queued(.reopened)) { entry in
-                entry.keepsPartFile = false
-                entry.failures = 0
-                entry.waitingSince = nil
-            }
+            return try reopen(id, now: now)
 
         case .restart(let id):
             return try restart(id)

@@ -108,6 +108,14 @@ extension TransferRecord {
             segments = nil
             self.verifiedBy = verifiedBy.isEmpty ? nil : verifiedBy.joined(separator: ",")
             return nil
+        case .uploadProtocol, .uploadURL, .uploadStarted, .uploadAnswered, .uploaded, .handedOver, .durable, .nameForgotten, .url:
+            return applyOther(fact)
+        }
+    }
+
+    /// The facts of uploads and of the engine's own.
+    private mutating func applyOther(_ fact: TransferFact) -> TransferEvent? {
+        switch fact {
         case .uploadProtocol(let chosen):
             uploadProtocol = chosen
             return nil
@@ -146,6 +154,8 @@ extension TransferRecord {
         case .url(let url):
             self.url = url
             return nil
+        case .accepted, .rangesResumed, .checkpointed, .rangesCheckpointed, .restarted, .sourceDropped, .nameReserved:
+            preconditionFailure("a download's fact is apply(_:)'s")
         }
     }
 
