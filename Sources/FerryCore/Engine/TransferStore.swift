@@ -21,6 +21,12 @@ extension TransferRecord {
     package func model(library: LibraryFolder) -> Transfer { model(library: library, live: nil) }
 
     func model(library: LibraryFolder, live: ProgressBoard.Snapshot?) -> Transfer {
+        model(library: library, live: live, shownOptions: transferOptions?.redacted)
+    }
+
+    /// - Parameter shownOptions: its options as the API shows them, when the caller has them
+    ///   decoded already (a batch of new transfers that share them).
+    func model(library: LibraryFolder, live: ProgressBoard.Snapshot?, shownOptions: TransferOptions?) -> Transfer {
         let path = state == .completed && kind == .download ? filePath(in: library) : nil
         return Transfer(
             id: transferId, url: url, session: session, state: state,
@@ -34,7 +40,7 @@ extension TransferRecord {
             attempts: attempts, retryAt: state == .waiting ? retryAt : nil,
             createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, kind: kind, method: method,
             sourcePath: sourcePath, uploadProtocol: uploadProtocol, response: uploadResponse, startAfter: startAfter,
-            options: transferOptions?.redacted,
+            options: shownOptions,
             connections: state == .running ? live?.connections : nil,
             ranges: state == .running ? (live?.ranges ?? journaledRanges) : (state == .completed ? nil : journaledRanges),
             mirrors: mirrors == nil ? nil : mirrorList, directory: directory, checksum: checksum.flatMap { try? Checksum(parsing: $0) },
