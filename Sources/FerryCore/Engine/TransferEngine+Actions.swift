@@ -4,7 +4,6 @@ import Foundation
 /// The executor: every input goes to the ``TransferControl``, and the actions it returns are
 /// carried out here, in order.
 extension TransferEngine {
-
     /// An input that is not a person's command: its actions are carried out, and a failure to
     /// journal is logged (the next start puts right what the journal missed).
     func input(_ input: TransferControl.Input) async {
