@@ -67,9 +67,9 @@ import Testing
         #expect(record.segments == nil && record.verifiedBy == "checksum sha-256")
         // Recovery that cannot finish the move forgets the name; without the part file, the bytes too.
         var kept = record
-        _ = kept.apply(.nameForgotten(partExists: true))
+        _ = kept.apply(.nameForgotten(keepsBytes: true))
         #expect(kept.fileName == nil && kept.sha256 == nil && kept.durableBytes == 1_000)
-        _ = record.apply(.nameForgotten(partExists: false))
+        _ = record.apply(.nameForgotten(keepsBytes: false))
         #expect(record.durableBytes == 0)
     }
 

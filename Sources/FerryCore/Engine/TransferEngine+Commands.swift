@@ -28,10 +28,9 @@ extension TransferEngine {
         // The request's options, encoded once for all its transfers (500,000 URLs queued with
         // `--at` each carry them: encoding them for each, and decoding them again for the answer,
         // took 6 of the 32 s queueing them took).
-        var shared = TransferRecord(session: request.session, url: "", folder: folder)
-        shared.transferOptions = request.options
-        let encodedOptions = shared.options
-        let shownOptions = shared.transferOptions?.redacted
+        let encodedOptions = TransferRecord.encoded(request.options)
+        // As a read of the row shows them (through JSON: dates to its precision).
+        let shownOptions = TransferRecord.decoded(encodedOptions)?.redacted
         let drafts = request.urls.map { url in
             var draft = TransferRecord(
                 session: request.session, url: url.absoluteString, folder: folder,

@@ -122,8 +122,9 @@ extension TransferEngine {
             logger.info("finished an interrupted move", metadata: ["transfer.id": "\(id)", "move": "\(decision)"])
             return .recoveredMove(id, path: path, sha256: sha256)
         }
-        // Run it again: it resumes from the part file, or starts over.
-        _ = try? await store.record(.nameForgotten(partExists: partExists), of: id)
+        // Run it again: from the part file (also one whose link just failed), or from zero.
+        let keepsBytes = if case .runAgain(let keeps) = decision { keeps } else { true }
+        _ = try? await store.record(.nameForgotten(keepsBytes: keepsBytes), of: id)
         return nil
     }
 

@@ -54,9 +54,9 @@ enum TransferFact: Sendable {
     case handedOver(member: String)
     /// At start: what the part file can be trusted with (``PartFileTail``).
     case durable(Int64)
-    /// At start: an interrupted move that could not be finished runs again; with its part file
-    /// gone, from zero.
-    case nameForgotten(partExists: Bool)
+    /// At start: an interrupted move that could not be finished runs again, from its part file
+    /// (`keepsBytes`) or from zero (``InterruptedMove``).
+    case nameForgotten(keepsBytes: Bool)
     /// A new URL for the same file (a signed link that expired).
     case url(String)
 }
@@ -146,10 +146,10 @@ extension TransferRecord {
         case .durable(let bytes):
             durableBytes = bytes
             return nil
-        case .nameForgotten(let partExists):
+        case .nameForgotten(let keepsBytes):
             fileName = nil
             sha256 = nil
-            if !partExists { durableBytes = 0 }
+            if !keepsBytes { durableBytes = 0 }
             return nil
         case .url(let url):
             self.url = url

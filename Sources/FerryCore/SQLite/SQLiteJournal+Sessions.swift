@@ -44,23 +44,3 @@ extension SQLiteJournal {
         }
     }
 }
-
-extension TransferRecord {
-    /// This transfer's own options (JSON in the journal).
-    var transferOptions: TransferOptions? {
-        get { options.flatMap { try? SQLiteJournal.decoder.decode(TransferOptions.self, from: Data($0.utf8)) } }
-        set {
-            options = newValue.flatMap { $0.isEmpty ? nil : try? String(decoding: SQLiteJournal.encoder.encode($0), as: UTF8.self) }
-        }
-    }
-
-    /// The recorded upload response, if any.
-    var uploadResponse: UploadResponse? {
-        guard let responseStatus else { return nil }
-        let headers = responseHeaders.flatMap { try? SQLiteJournal.decoder.decode([String: String].self, from: Data($0.utf8)) } ?? [:]
-        return UploadResponse(
-            status: responseStatus, headers: headers, body: responseBody,
-            bodyTruncated: (responseBody?.utf8.count ?? 0) >= RecordedResponse.maxBodyBytes
-        )
-    }
-}
