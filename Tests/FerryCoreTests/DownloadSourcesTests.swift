@@ -28,7 +28,7 @@ import Testing
     /// The reference's file changing starts over; a mirror's other copy drops the mirror.
     @Test func aChangedFileRestartsOnlyFromTheReference() {
         var sources = DownloadSources(reference: Self.own, mirrors: [Self.mirror], own: Self.own)
-        let changed = SegmentedDownload.FileChanged(reason: "the validator changed")
+        let changed = FileChanged(reason: "the validator changed")
         #expect(sources.failed(1, error: changed, limit: 4) == .drop(reason: "its copy differs: the validator changed", forGood: true))
         #expect(sources.failed(0, error: changed, limit: 4) == .restart(reason: "the validator changed"))
     }
@@ -57,6 +57,6 @@ import Testing
         var sources = DownloadSources(reference: Self.mirror, mirrors: [], own: Self.own)
         #expect(sources.all.map(\.host) == ["b.test"])
         #expect(sources.all[0].isMirror)
-        #expect(sources.failed(0, error: SegmentedDownload.FileChanged(reason: "x"), limit: 4) == .restart(reason: "x"))
+        #expect(sources.failed(0, error: FileChanged(reason: "x"), limit: 4) == .restart(reason: "x"))
     }
 }

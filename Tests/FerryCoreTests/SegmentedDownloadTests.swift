@@ -219,7 +219,7 @@ import Testing
             TransferRange(start: 0, end: 10, bytes: 10), TransferRange(start: 10, end: 20, bytes: 10), TransferRange(start: 20, end: 30, bytes: 4),
             TransferRange(start: 30, end: 40, bytes: 10), TransferRange(start: 40, end: 50, bytes: 2), TransferRange(start: 50, end: 90, bytes: 0),
         ]
-        #expect(SegmentedDownload.shown(ranges) == [
+        #expect(SegmentedAttempt.shown(ranges) == [
             TransferRange(start: 0, end: 30, bytes: 24), TransferRange(start: 30, end: 50, bytes: 12), TransferRange(start: 50, end: 90, bytes: 0),
         ])
     }
@@ -229,9 +229,9 @@ import Testing
     @Test func laggardsAreFarBelowTheMedian() {
         let before: [Int: Int64] = [0: 0, 1: 0, 2: 0, 3: 0, 4: 0]
         let after: [Int: Int64] = [0: 1_000_000, 1: 900_000, 2: 1_100_000, 3: 200_000, 4: 600_000, 5: 0]
-        #expect(SegmentedDownload.laggards(after, since: before) == [3])
-        #expect(SegmentedDownload.laggards(after, since: [0: 0, 1: 0, 3: 0]).isEmpty)
-        #expect(SegmentedDownload.laggards(before, since: before).isEmpty)
+        #expect(SegmentedAttempt.laggards(after, since: before) == [3])
+        #expect(SegmentedAttempt.laggards(after, since: [0: 0, 1: 0, 3: 0]).isEmpty)
+        #expect(SegmentedAttempt.laggards(before, since: before).isEmpty)
     }
 
     /// Two downloads asking for 8 connections each from one host capped at 3.

@@ -55,7 +55,7 @@ extension TransferRecord {
     /// The journaled ranges of a segmented download, with their durable bytes.
     var journaledRanges: [TransferRange]? {
         segments.flatMap(SegmentPlan.ranges(journalText:)).map { ranges in
-            SegmentedDownload.shown(ranges.map { TransferRange(start: $0.start, end: $0.end, bytes: $0.durable - $0.start) })
+            SegmentedAttempt.shown(ranges.map { TransferRange(start: $0.start, end: $0.end, bytes: $0.durable - $0.start) })
         }
     }
 

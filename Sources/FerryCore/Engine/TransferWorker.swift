@@ -108,6 +108,8 @@ struct TransferWorker: Sendable {
 
     // MARK: - Download
 
+    /// Executes a ``DownloadAttempt``: each action it returns is done here, and what the action
+    /// found (a response's head, the end of the ranges or of the stream) goes back to it.
     func download(
         _ record: TransferRecord, into sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
         segmented: SegmentedBox
@@ -116,111 +118,94 @@ struct TransferWorker: Sendable {
         let url = URL(string: record.url)!
         // Mirrors still in use; one that fails in this attempt is left out of the rest of it.
         var mirrors = record.mirrorList.filter { $0.dropped == nil }.compactMap { URL(string: $0.url) }
-        var startedOver = false
-        // After the file changed under a segmented download, the rest of this attempt is one
-        // stream: a file that keeps changing is fetched whole, as it is, from one response.
-        var segmenting = true
-        // A segmented download resumes each range from its own durable end.
-        if let text = record.segments, let total = record.totalBytes, let validator = record.validator,
-            let ranges = SegmentPlan.ranges(journalText: text), SegmentPlan.ranges(ranges, cover: total)
-        {
-            let plan = SegmentPlan(total: total, durable: ranges, minimumSplit: configuration.segmentMinimumSplit)
-            try await store.record(.rangesResumed(offset: plan.durableBytes), of: id)
-            do {
-                try await runSegments(
-                    record, plan: plan, sources: DownloadSources(reference: url, mirrors: mirrors, own: url), validator: validator, first: nil,
-                    sink: sink, settings: settings, pace: pace, into: segmented
-                )
-                return
-            } catch let changed as SegmentedDownload.FileChanged {
-                segmented.current = nil
-                startedOver = true
-                segmenting = false
-                try await restart(id, sink, reason: changed.reason)
-            }
-        } else if record.segments != nil {
-            try await restart(id, sink, reason: "its ranges in the journal were not readable")
-        }
-        var plan = startedOver
-            ? ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
-            : ResumePlan(durableBytes: sink.length, knownTotal: record.totalBytes, validator: record.validator)
-        if let reason = plan.discardReason {
-            try await restart(id, sink, reason: reason)
-        }
-        while true {
-            let (response, finalURL, source) = try await open(url, mirrors: &mirrors, plan: plan, record: record, settings: settings)
-            let status = Int(response.status.code)
-            let headers = response.headers
-            let facts = ResumePlan.Response(
-                status: status,
-                contentRange: headers.first(name: "Content-Range"),
-                contentLength: headers.first(name: "Content-Length").flatMap { Int64($0) },
-                validator: Validator.from(etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"))
-            )
-            switch plan.evaluate(facts) {
-            case .startOver(let reason):
-                guard !startedOver else {
-                    throw FerryError(.rangeMismatch, "The server keeps answering range requests wrongly: \(reason).")
-                }
-                startedOver = true
+        var attempt = DownloadAttempt(mode: connectionMode(settings.merged), minimumSplit: configuration.segmentMinimumSplit)
+        var actions = attempt.handle(
+            .start(.init(durableBytes: sink.length, total: record.totalBytes, validator: record.validator, ranges: record.segments))
+        )
+        // The response being read: its URL after redirects, and the source it came from.
+        var response: (head: HTTPClientResponse, url: URL, source: URL)?
+        while !actions.isEmpty {
+            switch actions.removeFirst() {
+            case .restart(let reason):
                 try await restart(id, sink, reason: reason)
-                plan = ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
-
-            case .complete(let total):
-                progress.set(id, bytes: sink.length, total: total)
-                return
-
-            case .write(let from, let total, let restartReason):
-                if from == 0, sink.length > 0 { try sink.restart() }
-                sink.hashExisting()
-                let contentType = headers.first(name: "Content-Type")
-                let nameHint = record.preferredName.map {
-                    FileNamer.name(preferred: $0, contentType: contentType, url: finalURL)
-                } ?? FileNamer.name(
-                    contentDisposition: headers.first(name: "Content-Disposition"), url: finalURL,
-                    suggested: record.suggestedName, contentType: contentType
+            case .resumeRanges(let durable):
+                try await store.record(.rangesResumed(offset: durable), of: id)
+            case .request(let plan):
+                let answer = try await open(url, mirrors: &mirrors, plan: plan, record: record, settings: settings)
+                response = answer
+                let headers = answer.0.headers
+                let head = DownloadAttempt.Head(
+                    response: ResumePlan.Response(
+                        status: Int(answer.0.status.code), contentRange: headers.first(name: "Content-Range"),
+                        contentLength: headers.first(name: "Content-Length").flatMap { Int64($0) },
+                        validator: Validator.from(etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"))
+                    ),
+                    acceptsRanges: Self.acceptsRanges(headers.first(name: "Accept-Ranges"))
                 )
-                // The server's digest of the whole file, checked at the end (a resumed download
-                // keeps the one its first response gave, unless this one states another).
-                let stated = DigestHeaders.checksum(
-                    reprDigest: headers.first(name: "Repr-Digest"), contentDigest: headers.first(name: "Content-Digest"),
-                    digest: headers.first(name: "Digest"), status: status, contentEncoding: headers.first(name: "Content-Encoding")
-                )
-                let accepted = TransferFact.Accepted(
-                    from: from, total: total, validator: facts.validator, nameHint: nameHint,
-                    serverDigest: stated.map { "\($0.header) \($0.checksum)" }, restartReason: restartReason
-                )
-                try await store.record(.accepted(accepted), of: id)
-                progress.set(id, bytes: from, total: total)
-                if segmenting, let total, let validator = facts.validator, status == 206 || Self.acceptsRanges(headers.first(name: "Accept-Ranges")),
-                    let mode = connectionMode(settings.merged), total - from >= 2 * configuration.segmentMinimumSplit
-                {
-                    do {
-                        try await runSegments(
-                            record, plan: SegmentPlan(total: total, done: from, minimumSplit: configuration.segmentMinimumSplit),
-                            sources: DownloadSources(reference: finalURL, mirrors: mirrors.filter { $0 != source }, own: url),
-                            validator: validator, first: .init(body: response.body, from: from), sink: sink, settings: settings, pace: pace,
-                            mode: mode, into: segmented
-                        )
-                        return
-                    } catch let changed as SegmentedDownload.FileChanged {
-                        segmented.current = nil
-                        startedOver = true
-                        segmenting = false
-                        try await restart(id, sink, reason: changed.reason)
-                        plan = ResumePlan(durableBytes: 0, knownTotal: nil, validator: nil)
-                        continue
-                    }
+                actions += attempt.handle(.head(head))
+            case .accept(let from, let total, let validator, let restartReason):
+                guard let response else { throw FerryError(.internalError, "A response was accepted before any came.") }
+                try await accept(response, record: record, from: from, total: total, validator: validator, restartReason: restartReason, sink: sink)
+            case .fetchRanges(let plan, let validator, let mode, let first):
+                // Continuing a response: its server is the reference; else the URL is.
+                var sources = DownloadSources(reference: url, mirrors: mirrors, own: url)
+                var body: SegmentedDownload.FirstResponse?
+                if first, let response {
+                    sources = DownloadSources(reference: response.url, mirrors: mirrors.filter { $0 != response.source }, own: url)
+                    body = SegmentedDownload.FirstResponse(body: response.head.body, from: plan.writtenBytes)
                 }
-                try await stream(response.body, into: sink, id: id, total: total, pace: pace)
-                if let total, sink.length != total {
-                    throw FerryError(
-                        .lengthMismatch, "The server promised \(total) bytes but the response ended after \(sink.length)."
+                do {
+                    try await fetchRanges(
+                        record, plan: plan, mode: mode, sources: sources, validator: validator, first: body, sink: sink, settings: settings,
+                        pace: pace, into: segmented
                     )
+                    actions += attempt.handle(.rangesEnded(changed: nil))
+                } catch let changed as FileChanged {
+                    segmented.current = nil
+                    actions += attempt.handle(.rangesEnded(changed: changed.reason))
                 }
+            case .stream(let total):
+                guard let response else { throw FerryError(.internalError, "A stream was asked for before any response came.") }
+                try await stream(response.head.body, into: sink, id: id, total: total, pace: pace)
+                actions += attempt.handle(.streamEnded(length: sink.length))
+            case .finish(let total):
+                if let total { progress.set(id, bytes: sink.length, total: total) }
                 return
+            case .fail(let error):
+                throw error
             }
         }
+    }
+
+    /// Journals an accepted response: where it continues, the name its headers suggest, the
+    /// digest the server states.
+    private func accept(
+        _ response: (head: HTTPClientResponse, url: URL, source: URL), record: TransferRecord, from: Int64, total: Int64?,
+        validator: String?, restartReason: String?, sink: DownloadSink
+    ) async throws {
+        if from == 0, sink.length > 0 { try sink.restart() }
+        sink.hashExisting()
+        let headers = response.head.headers
+        let contentType = headers.first(name: "Content-Type")
+        let nameHint = record.preferredName.map {
+            FileNamer.name(preferred: $0, contentType: contentType, url: response.url)
+        } ?? FileNamer.name(
+            contentDisposition: headers.first(name: "Content-Disposition"), url: response.url,
+            suggested: record.suggestedName, contentType: contentType
+        )
+        // The server's digest of the whole file, checked at the end (a resumed download keeps
+        // the one its first response gave, unless this one states another).
+        let stated = DigestHeaders.checksum(
+            reprDigest: headers.first(name: "Repr-Digest"), contentDigest: headers.first(name: "Content-Digest"),
+            digest: headers.first(name: "Digest"), status: Int(response.head.status.code),
+            contentEncoding: headers.first(name: "Content-Encoding")
+        )
+        let accepted = TransferFact.Accepted(
+            from: from, total: total, validator: validator, nameHint: nameHint,
+            serverDigest: stated.map { "\($0.header) \($0.checksum)" }, restartReason: restartReason
+        )
+        try await store.record(.accepted(accepted), of: record.transferId)
+        progress.set(record.transferId, bytes: from, total: total)
     }
 
     /// `Accept-Ranges: bytes`.
@@ -240,39 +225,28 @@ struct TransferWorker: Sendable {
 
     /// Runs the rest of the download over several connections (``SegmentedDownload``), then
     /// brings the sink up to date with the file for the finish.
-    func runSegments(
-        _ record: TransferRecord, plan: SegmentPlan, sources: DownloadSources, validator: String, first: SegmentedDownload.FirstResponse?,
-        sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
-        mode: ConnectionTuner.Mode? = nil, into box: SegmentedBox
+    /// - Parameter first: the accepted response the ranges continue, if any.
+    func fetchRanges(
+        _ record: TransferRecord, plan: SegmentPlan, mode: ConnectionTuner.Mode, sources: DownloadSources, validator: String,
+        first: SegmentedDownload.FirstResponse?, sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
+        into box: SegmentedBox
     ) async throws {
         let id = record.transferId
-        let options = settings.merged
-        let mode = mode ?? connectionMode(options) ?? .fixed(1)
-        var segmentSettings = SegmentedDownload.Settings(mode: mode)
-        segmentSettings.stallAfter = configuration.segmentStall
-        segmentSettings.minimumSplit = configuration.segmentMinimumSplit
-        segmentSettings.maxPerHost = options.maxConnectionsPerHost ?? HostConnections.defaultCap
-        segmentSettings.checkpointBytes = configuration.checkpointBytes
-        segmentSettings.checkpointMaxInterval = configuration.checkpointMaxInterval
-        segmentSettings.bytesPerSecond = [settings.daemon.bytesPerSecond, settings.session.bytesPerSecond, settings.own.bytesPerSecond]
-            .compactMap { $0 }.min()
-        let store = store
+        var rules = SegmentedAttempt.Settings(mode: mode)
+        rules.stallAfter = configuration.segmentStall
+        rules.minimumSplit = configuration.segmentMinimumSplit
+        rules.checkpointBytes = configuration.checkpointBytes
+        rules.checkpointMaxInterval = configuration.checkpointMaxInterval
+        rules.bytesPerSecond = [settings.daemon.bytesPerSecond, settings.session.bytesPerSecond, settings.own.bytesPerSecond].compactMap { $0 }.min()
         let download = try SegmentedDownload(
-            id: id, sources: sources, validator: validator, total: plan.total, plan: plan, settings: segmentSettings, partURL: sink.url, fetcher: fetcher,
-            extraHeaders: settings.headers, headTimeout: settings.headTimeout, options: options, hosts: hosts, progress: progress, pace: pace,
-            written: { [sink] prefix in sink.hash(through: prefix) },
-            journal: { ranges in
-                let durable = ranges.reduce(0) { $0 + ($1.durable - $1.start) }
-                try await store.record(.rangesCheckpointed(ranges: SegmentPlan.journalText(ranges), durable: durable), of: id)
-            },
-            dropped: { source, reason, forGood in await dropSource(id, source, reason: reason, forGood: forGood) },
-            logger: logger
+            id: id, attempt: SegmentedAttempt(plan: plan, sources: sources, settings: rules), validator: validator, sink: sink, worker: self,
+            settings: settings, pace: pace
         )
         box.current = download
         progress.set(id, bytes: plan.writtenBytes, total: plan.total)
         // The ranges are journaled before a second connection writes anywhere: from now on the
         // part file may have holes, and recovery must know to trust only the ranges.
-        if record.segments == nil { try await download.checkpoint() }
+        if first != nil { try await download.checkpoint() }
         try await download.run(first: first)
         sink.adoptWrittenFile()
     }

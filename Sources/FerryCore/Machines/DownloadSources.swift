@@ -59,7 +59,7 @@ struct DownloadSources: Sendable {
         let mirror = all[source].isMirror
         let verdict: Verdict
         switch error {
-        case let changed as SegmentedDownload.FileChanged:
+        case let changed as FileChanged:
             verdict = source == 0 ? .restart(reason: changed.reason) : .drop(reason: "its copy differs: \(changed.reason)", forGood: true)
         case let status as HTTPStatusFailure where !RetryPolicy.isRetryable(status: status.status):
             verdict = others ? .drop(reason: "answered \(status.status) \(status.reason)", forGood: mirror) : .fail

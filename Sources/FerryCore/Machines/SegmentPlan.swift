@@ -3,7 +3,7 @@ import Foundation
 
 /// How a download's bytes are split among its connections: ranges of the file in order, without
 /// gaps, each with the next byte it needs, how far it is written to the part file, how far that is
-/// durable, and the connection fetching it. Pure: ``SegmentedDownload`` keeps it under a lock.
+/// durable, and the connection fetching it. Pure: ``SegmentedAttempt`` keeps it.
 ///
 /// A connection takes the lowest bytes nobody fetches, a request's worth at a time (so the file
 /// fills from its start and the hash can follow; each request ends where it asked, so its
