@@ -30,7 +30,7 @@ extension TransferEngine {
             bandwidth.update(session: key == TransferJournalKeys.daemonOptions ? nil : key, bytesPerSecond: state.bytesPerSecond, scheduled: true)
             if let until = state.until { next = min(next ?? until, until) }
         }
-        let limits = Self.limits(all, maxConcurrent: configuration.maxConcurrent, now: now)
+        let limits = TransferControl.Limits(options: all, maxConcurrent: configuration.maxConcurrent, now: now)
         if next != nil || !limits.paused.isEmpty {
             logger.debug("schedules applied", metadata: ["paused": "\(limits.paused.sorted())", "next": "\(next.map { "\($0)" } ?? "none")"])
         }
@@ -55,15 +55,5 @@ extension TransferEngine {
     func stopSchedules() {
         scheduleWake?.cancel()
         scheduleWake = nil
-    }
-
-    /// The daemon's and the sessions' `maxConcurrent`, and those a schedule holds now.
-    static func limits(_ options: [String: TransferOptions], maxConcurrent: Int, now: Date) -> TransferControl.Limits {
-        TransferControl.Limits(
-            daemon: options[TransferJournalKeys.daemonOptions]?.maxConcurrent ?? maxConcurrent,
-            sessions: options.filter { $0.key != TransferJournalKeys.daemonOptions }.compactMapValues(\.maxConcurrent),
-            // The daemon's key ("*") is the control's for every session.
-            paused: Set(options.filter { $0.value.schedule?.state(at: now).paused == true }.keys)
-        )
     }
 }

@@ -94,16 +94,11 @@ extension TransferEngine {
         await input(.claimed(taken))
     }
 
-    /// A transfer another member had bytes of: they count if its part file is here (the
-    /// library on storage every member shares); otherwise it starts from zero, and says why.
+    /// A transfer another member had bytes of, as ``ClaimedBytes`` decides from its part file here.
     private func takeOver(_ record: TransferRecord, member: String) async -> TransferRecord {
-        // One whose name is reserved is the interrupted move's to settle (its part file may be in place).
-        guard record.kind == .download, record.fileName == nil, record.durableBytes > 0 || record.segments != nil else { return record }
         var info = stat()
         let length = stat(library.partURL(for: record).path, &info) == 0 ? Int64(info.st_size) : 0
-        // A segmented download's ranges lie anywhere in the file: only a missing file is doubted.
-        let shared = record.segments == nil ? length >= record.durableBytes : length > 0
-        guard !shared else { return record }
+        guard ClaimedBytes(record, partLength: length) == .startOver else { return record }
         do {
             return try await store.record(.handedOver(member: member), of: record.transferId)
         } catch {

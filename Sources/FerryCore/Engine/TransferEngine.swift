@@ -136,7 +136,7 @@ package actor TransferEngine: Service {
         } else {
             try await joinCluster()
         }
-        let limits = Self.limits(try await journal.allSessionOptions(), maxConcurrent: configuration.maxConcurrent, now: Date())
+        let limits = TransferControl.Limits(options: try await journal.allSessionOptions(), maxConcurrent: configuration.maxConcurrent, now: Date())
         if let options = try? await journal.daemonOptions() { clients.setDaemonOptions(options) }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.publishProgress() }

@@ -31,6 +31,18 @@ package struct TransferControl: Sendable {
 
         /// The session's transfers may not run now.
         func holds(_ session: String) -> Bool { paused.contains(Self.everySession) || paused.contains(session) }
+
+        /// From the journaled options by session (the daemon's under
+        /// ``TransferJournalKeys/daemonOptions``): their `maxConcurrent` (the daemon's default
+        /// when it sets none), and the sessions a schedule holds at `now`.
+        init(options: [String: TransferOptions], maxConcurrent: Int, now: Date) {
+            self.init(
+                daemon: options[TransferJournalKeys.daemonOptions]?.maxConcurrent ?? maxConcurrent,
+                sessions: options.filter { $0.key != TransferJournalKeys.daemonOptions }.compactMapValues(\.maxConcurrent),
+                // The daemon's key ("*") is the control's for every session.
+                paused: Set(options.filter { $0.value.schedule?.state(at: now).paused == true }.keys)
+            )
+        }
     }
 
     /// What the control knows of one transfer.
