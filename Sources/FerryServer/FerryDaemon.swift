@@ -76,7 +76,6 @@ package func buildDaemon(
     logger: Logger, requestShutdown: @escaping @Sendable () -> Void
 ) throws -> FerryDaemon {
     let paths = configuration.paths
-    let token = try DaemonToken.loadOrCreate(paths)
     let journal = try SQLiteJournal.open(at: paths.journal, tables: [.listening, .aria2])
     let engine = TransferEngine(
         configuration: configuration.engine, journal: configuration.cluster?.journal ?? journal, local: journal,
@@ -84,91 +83,118 @@ package func buildDaemon(
         clients: HTTPClients(direct: httpClient, configuration: configuration.httpClientConfiguration, environment: configuration.proxies),
         clock: clock, logger: logger
     )
-    let address = DaemonAddress()
     let catalog = CatalogLibrary(
         catalog: CatalogClient(baseURL: configuration.catalogBaseURL, clients: engine.clients, clock: clock, logger: logger),
         engine: engine, store: configuration.cluster?.listening
     )
     let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, store: configuration.cluster?.listening, logger: logger)
     let sync = SyncLibrary(podcasts: podcasts, logger: logger)
+    let parts = DaemonParts(
+        configuration: configuration, token: try DaemonToken.loadOrCreate(paths), engine: engine, catalog: catalog, podcasts: podcasts,
+        sync: sync, syncAuth: SyncAuthenticator(sync: sync), logger: logger
+    )
     let refresher = PodcastRefresher(podcasts: podcasts, sync: sync, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
-    let syncAddress = DaemonAddress()
-    let aria2Address = DaemonAddress()
-    let syncAuth = SyncAuthenticator(sync: sync)
-    let startedAt = Date()
-
-    let login = WebLogin(token: token)
-    let pairing = ExtensionPairing(paths: paths)
-    let router = Router(context: FerryRequestContext.self)
-    router.add(middleware: SecurityHeadersMiddleware())
-    router.add(middleware: ErrorMiddleware())
-    router.add(middleware: LoopbackGuardMiddleware())
-    // The web app's files, from the binary: package (no secrets in them); the API they call needs a login.
-    router.add(middleware: WebAppMiddleware())
-    let web = WebRoutes(engine: engine, podcasts: podcasts, login: login, address: address)
-    web.registerPublic(on: router)
-    let browserExtension = ExtensionRoutes(pairing: pairing, address: address)
-    browserExtension.registerPublic(on: router)
-    let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login, pairing: pairing))
-    web.registerAPI(on: api)
-    browserExtension.registerAPI(on: api)
-    TransferRoutes(engine: engine).register(on: api)
-    UploadRoutes(engine: engine).register(on: api)
-    ConfigRoutes(engine: engine, hooksEnabled: configuration.hooksEnabled).register(on: api)
-    EventRoutes(engine: engine).register(on: api)
-    CatalogRoutes(catalog: catalog).register(on: api)
-    PodcastRoutes(podcasts: podcasts).register(on: api)
-    ListeningRoutes(podcasts: podcasts).register(on: api)
-    SyncUserRoutes(sync: sync, auth: syncAuth, address: syncAddress).register(on: api)
-    DaemonRoutes(
-        engine: engine, paths: paths, startedAt: startedAt, address: address, syncAddress: syncAddress, aria2Address: aria2Address,
-        requestShutdown: requestShutdown
-    ).register(on: api)
-
-    let publishes = configuration.publishesAddress
-    let onServerRunning: @Sendable (any Channel) async -> Void = { channel in
-        let port = channel.localAddress?.port ?? configuration.port
-        let host = channel.localAddress?.ipAddress ?? configuration.host
-        let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        address.set(url)
-        logger.info("listening", metadata: ["daemon.url": "\(url)", "daemon.library": "\(paths.library.path)"])
-        if publishes {
-            let info = DaemonInfo(url: url, pid: getpid(), version: FerryVersion.current, startedAt: startedAt)
-            do {
-                try DaemonInfoFile.write(info, paths: paths)
-            } catch {
-                logger.error("could not write daemon.json", metadata: ["error": "\(error)"])
-            }
-        }
-    }
-    // Last, so a graceful shutdown stops answering phones and aria2's front ends first.
-    var listeners: [any Service] = []
-    if let listener = configuration.sync {
-        listeners.append(try listener.application(sync: sync, auth: syncAuth, address: syncAddress, logger: logger))
-    }
-    if let listener = configuration.aria2 {
-        let secret = try SecretFile.loadOrCreate(paths.aria2Secret, in: paths.state)
-        listeners.append(listener.application(engine: engine, secret: secret, address: aria2Address, logger: logger))
-    }
+    let onServerRunning = parts.onServerRunning()
     let application = Application(
-        router: router,
+        router: parts.router(requestShutdown: requestShutdown),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         services: [
             engine, refresher, HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger),
             TransferAnnouncer(
                 engine: engine, runsCommands: configuration.hooksEnabled, desktopBus: configuration.desktopBus,
-                hookTimeout: configuration.hookTimeout,
-                webhookDelays: configuration.webhookDelays, logger: logger
+                hookTimeout: configuration.hookTimeout, webhookDelays: configuration.webhookDelays, logger: logger
             ),
-        ] + listeners,
+        ] + (try parts.listeners()),
         onServerRunning: onServerRunning,
         logger: logger
     )
     return FerryDaemon(
-        application: application, engine: engine, podcasts: podcasts, catalog: catalog, sync: sync, token: token, address: address,
-        syncAddress: syncAddress, aria2Address: aria2Address,
-        onServerRunning: onServerRunning, logger: logger
+        application: application, engine: engine, podcasts: podcasts, catalog: catalog, sync: sync, token: parts.token,
+        address: parts.address, syncAddress: parts.syncAddress, aria2Address: parts.aria2Address, onServerRunning: onServerRunning,
+        logger: logger
     )
+}
+
+/// What the daemon's routes and listeners are made of, made once by ``buildDaemon(_:httpClient:clock:logger:requestShutdown:)``.
+private struct DaemonParts {
+    let configuration: DaemonConfiguration
+    let token: String
+    let engine: TransferEngine
+    let catalog: CatalogLibrary
+    let podcasts: PodcastLibrary
+    let sync: SyncLibrary
+    let syncAuth: SyncAuthenticator
+    let logger: Logger
+    let address = DaemonAddress()
+    let syncAddress = DaemonAddress()
+    let aria2Address = DaemonAddress()
+    let startedAt = Date()
+
+    /// The web app and the API on the loopback listener.
+    func router(requestShutdown: @escaping @Sendable () -> Void) -> Router<FerryRequestContext> {
+        let login = WebLogin(token: token)
+        let pairing = ExtensionPairing(paths: configuration.paths)
+        let router = Router(context: FerryRequestContext.self)
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: LoopbackGuardMiddleware())
+        // The web app's files, from the binary: package (no secrets in them); the API they call needs a login.
+        router.add(middleware: WebAppMiddleware())
+        let web = WebRoutes(engine: engine, podcasts: podcasts, login: login, address: address)
+        web.registerPublic(on: router)
+        let browserExtension = ExtensionRoutes(pairing: pairing, address: address)
+        browserExtension.registerPublic(on: router)
+        let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login, pairing: pairing))
+        web.registerAPI(on: api)
+        browserExtension.registerAPI(on: api)
+        TransferRoutes(engine: engine).register(on: api)
+        UploadRoutes(engine: engine).register(on: api)
+        ConfigRoutes(engine: engine, hooksEnabled: configuration.hooksEnabled).register(on: api)
+        EventRoutes(engine: engine).register(on: api)
+        CatalogRoutes(catalog: catalog).register(on: api)
+        PodcastRoutes(podcasts: podcasts).register(on: api)
+        ListeningRoutes(podcasts: podcasts).register(on: api)
+        SyncUserRoutes(sync: sync, auth: syncAuth, address: syncAddress).register(on: api)
+        DaemonRoutes(
+            engine: engine, paths: configuration.paths, startedAt: startedAt, address: address, syncAddress: syncAddress,
+            aria2Address: aria2Address, requestShutdown: requestShutdown
+        ).register(on: api)
+        return router
+    }
+
+    /// Once the loopback listener is bound: its URL is known, logged, and published in
+    /// `daemon.json` for the CLI.
+    func onServerRunning() -> @Sendable (any Channel) async -> Void {
+        let (configuration, address, logger, startedAt) = (configuration, address, logger, startedAt)
+        return { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            let host = channel.localAddress?.ipAddress ?? configuration.host
+            let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            address.set(url)
+            logger.info("listening", metadata: ["daemon.url": "\(url)", "daemon.library": "\(configuration.paths.library.path)"])
+            guard configuration.publishesAddress else { return }
+            let info = DaemonInfo(url: url, pid: getpid(), version: FerryVersion.current, startedAt: startedAt)
+            do {
+                try DaemonInfoFile.write(info, paths: configuration.paths)
+            } catch {
+                logger.error("could not write daemon.json", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// The sync and aria2 listeners, when enabled. Last among the services, so a graceful
+    /// shutdown stops answering phones and aria2's front ends first.
+    func listeners() throws -> [any Service] {
+        var listeners: [any Service] = []
+        if let listener = configuration.sync {
+            listeners.append(try listener.application(sync: sync, auth: syncAuth, address: syncAddress, logger: logger))
+        }
+        if let listener = configuration.aria2 {
+            let secret = try SecretFile.loadOrCreate(configuration.paths.aria2Secret, in: configuration.paths.state)
+            listeners.append(listener.application(engine: engine, secret: secret, address: aria2Address, logger: logger))
+        }
+        return listeners
+    }
 }
 
 extension FerryDaemon {

@@ -305,86 +305,60 @@ package struct TransferControl: Sendable {
         case .loaded(let transfers):
             for (id, entry) in transfers { adopt(id, entry) }
             return []
-
         case .commandArrived(let id, let token):
             return commandArrived(id, token: token)
-
         case .commandDone(let id):
             return commandDone(id)
-
         case .started(let limits):
             return started(limits, now: now)
-
         case .enqueued(let transfers):
             for (id, entry) in transfers { adopt(id, entry) }
             return schedule(now: now)
-
         case .pause(let id):
             return try command(.pause, id, now: now, journal: .paused)
-
         case .resume(let id):
             return try resume(id, now: now)
-
         case .cancel(let id, let keeping):
             return try cancel(id, keepingPartFile: keeping, now: now)
-
         case .remove(let id):
             return try remove(id, now: now)
-
         case .reopen(let id):
             return try reopen(id, now: now)
-
         case .restart(let id):
             return try restart(id)
-
         case .reorder(let id, let priority, let position):
             return try reorder(id, priority: priority, position: position, now: now)
-
         case .place(let id, let priority, let rank):
             return try place(id, priority: priority, rank: rank, now: now)
-
         case .restore(let id, let before):
             return restore(id, before, now: now)
-
         case .recoveredMove(let id, let path, let sha256):
             return recoveredMove(id, path: path, sha256: sha256)
-
         case .finishing(let id, let worker):
             return try finishing(id, worker: worker)
-
         case .workerEnded(let id, let worker, let report):
             return workerEnded(id, worker: worker, report, now: now)
-
         case .retryDue(let id, let timer):
             return retryDue(id, timer: timer, now: now)
-
         case .scheduleDue:
             scheduleTimer = nil
             return schedule(now: now)
-
         case .networkBack:
             return networkBack(now: now)
-
         case .limits(let limits):
             return apply(limits, now: now)
-
         case .claimed(let transfers):
             return claimed(transfers, now: now)
-
         case .claimedMoved(let id, let entry, let path, let sha256):
             return claimedMoved(id, entry, path: path, sha256: sha256, now: now)
-
         case .claimDue:
             return claimDue()
-
         case .lost(let id):
             return lost(id, now: now)
-
         case .shutdown:
             return shutDown()
         }
     }
-
 }
 
 extension TransferControl.Action {

@@ -109,8 +109,15 @@ struct Aria2RPC: Sendable {
         var arguments = Arguments(params)
         guard let token = arguments.token(), token == secret else { throw Failure.unauthorized }
         if let reason = Self.unsupported[method] { throw Failure.aria2(reason) }
+        if method == "aria2.addUri" { return try await addUri(&arguments) }
+        if let answer = try await command(method, &arguments) { return answer }
+        if let answer = try await query(method, &arguments) { return answer }
+        return try await global(method, &arguments)
+    }
+
+    /// The methods that change one download or all of them; nil for another method.
+    private func command(_ method: String, _ arguments: inout Arguments) async throws -> Any? {
         switch method {
-        case "aria2.addUri": return try await addUri(&arguments)
         case "aria2.remove", "aria2.forceRemove":
             let (id, gid) = try await find(try arguments.gid())
             let current = try await self.transfer(id)
@@ -140,6 +147,27 @@ struct Aria2RPC: Sendable {
         case "aria2.unpauseAll":
             _ = try await engine.resumeAll(session: nil)
             return "OK"
+        case "aria2.removeDownloadResult":
+            let (id, gid) = try await find(try arguments.gid())
+            guard try await self.transfer(id).state.isFinal else {
+                throw Failure.aria2("Could not remove download result of GID#\(gid)")
+            }
+            try await engine.remove(id, deleteFile: false)
+            return "OK"
+        case "aria2.changeOption":
+            let (id, gid) = try await find(try arguments.gid())
+            guard try await self.transfer(id).state.isFinal == false else {
+                throw Failure.aria2("Cannot change option of GID#\(gid): it has stopped")
+            }
+            _ = try await engine.updateOptions(id, try Aria2Options.update(arguments.next() ?? [String: Any]()))
+            return "OK"
+        default: return nil
+        }
+    }
+
+    /// The methods that describe downloads; nil for another method.
+    private func query(_ method: String, _ arguments: inout Arguments) async throws -> Any? {
+        switch method {
         case "aria2.tellStatus":
             let (id, gid) = try await find(try arguments.gid())
             let download = try await transfer(id)
@@ -157,26 +185,19 @@ struct Aria2RPC: Sendable {
             let states: Set<TransferState> = method == "aria2.tellWaiting" ? [.queued, .waiting, .paused] : [.completed, .failed, .cancelled]
             return await describe(Self.page(try await downloads(in: states), offset: offset, count: count), keys: keys)
         case "aria2.changePosition": return try await changePosition(&arguments)
-        case "aria2.getGlobalStat": return try await globalStat()
-        case "aria2.purgeDownloadResult":
-            _ = try await engine.removeFinished(session: nil)
-            return "OK"
-        case "aria2.removeDownloadResult":
-            let (id, gid) = try await find(try arguments.gid())
-            guard try await self.transfer(id).state.isFinal else {
-                throw Failure.aria2("Could not remove download result of GID#\(gid)")
-            }
-            try await engine.remove(id, deleteFile: false)
-            return "OK"
         case "aria2.getOption":
             let (id, _) = try await find(try arguments.gid())
             return await options(of: try await self.transfer(id))
-        case "aria2.changeOption":
-            let (id, gid) = try await find(try arguments.gid())
-            guard try await self.transfer(id).state.isFinal == false else {
-                throw Failure.aria2("Cannot change option of GID#\(gid): it has stopped")
-            }
-            _ = try await engine.updateOptions(id, try Aria2Options.update(arguments.next() ?? [String: Any]()))
+        default: return nil
+        }
+    }
+
+    /// The daemon's own methods: statistics, global options, version, session.
+    private func global(_ method: String, _ arguments: inout Arguments) async throws -> Any {
+        switch method {
+        case "aria2.getGlobalStat": return try await globalStat()
+        case "aria2.purgeDownloadResult":
+            _ = try await engine.removeFinished(session: nil)
             return "OK"
         case "aria2.getGlobalOption": return try await globalOptions()
         case "aria2.changeGlobalOption":

@@ -17,7 +17,12 @@ struct SyncRoutes {
     let subscribeInBackground: @Sendable () -> Void
 
     func register(on router: Router<FerryRequestContext>) {
-        let api = router.group("api/2")
+        registerAdvanced(on: router.group("api/2"))
+        registerSimple(on: router)
+    }
+
+    /// gpodder.net's Advanced API (`/api/2/…`): logins, devices, subscription changes, episode actions.
+    private func registerAdvanced(on api: RouterGroup<FerryRequestContext>) {
         api.post("auth/:user/login.json") { request, context in
             let user = try await auth.user(request, context: context, named: try context.parameters.require("user"))
             let session = await auth.startSession(for: user)
@@ -69,6 +74,10 @@ struct SyncRoutes {
             try await sync.uploadActions(actions, user: user)
             return try jsonResponse(UploadAnswer(timestamp: SyncLibrary.now(), updateURLs: []))
         }
+    }
+
+    /// gpodder.net's Simple API: a user's subscriptions as one list, read and replaced.
+    private func registerSimple(on router: Router<FerryRequestContext>) {
         // The simple API's lists: every subscription (Ferry's are every device's).
         router.get("subscriptions/:user/:file") { request, context in
             _ = try await authorized(request, context, try context.parameters.require("user"))
