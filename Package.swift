@@ -54,9 +54,14 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
+        // What the daemon, its clients and the feed parser all speak: transfers, podcasts,
+        // events, errors, the API's bodies. No networking: the engine and the parser do not
+        // depend on a client library.
+        .target(name: "FerryModel"),
         .target(
             name: "FerryKit",
             dependencies: [
+                "FerryModel",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -64,7 +69,7 @@ let package = Package(
         .target(
             name: "FerryCore",
             dependencies: [
-                "FerryKit",
+                "FerryModel",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -78,7 +83,7 @@ let package = Package(
         // read, fuzzed and measured on its own.
         .target(
             name: "FerryFeeds",
-            dependencies: ["FerryKit", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["FerryModel", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // What a listener uses, on top of the transfer engine: the catalog, podcasts, playback,
         // Up Next and sync with phones (their tables, which it registers, live in the daemon's journal).

@@ -1,3 +1,4 @@
+import FerryModel
 import Foundation
 
 /// One item of a feed: an RSS `<item>` or an Atom `<entry>`.
@@ -63,6 +64,19 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
         self.chaptersURL = chaptersURL
         self.transcripts = transcripts
         self.author = author
+    }
+
+    /// The episode as Ferry keeps and serves it: its primary enclosure, its first transcript,
+    /// empty show notes as none.
+    public var fields: EpisodeFields {
+        let enclosure = primaryEnclosure
+        return EpisodeFields(
+            guid: guid, title: title, published: published, duration: duration, enclosureURL: enclosure?.url,
+            enclosureLength: enclosure?.length, enclosureType: enclosure?.type,
+            descriptionHTML: descriptionHTML.isEmpty ? nil : descriptionHTML, descriptionText: descriptionText.isEmpty ? nil : descriptionText,
+            season: season, episodeNumber: episodeNumber, episodeType: episodeType.rawValue, explicit: explicit, link: link,
+            artworkURL: artworkURL, chaptersURL: chaptersURL, transcriptURL: transcripts.first?.url
+        )
     }
 
     /// What to download: the first audio or video enclosure, else the first of any type.

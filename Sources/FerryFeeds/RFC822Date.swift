@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// Dates as podcast feeds really write them. RSS asks for RFC 822 (`Wed, 01 May 2024 10:00:00

@@ -1,5 +1,5 @@
 import Crypto
-import FerryKit
+import FerryModel
 import Foundation
 import NIOCore
 

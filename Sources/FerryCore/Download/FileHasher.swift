@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Crypto
 import Dispatch
-import FerryKit
+import FerryModel
 import Foundation
 import Synchronization
 

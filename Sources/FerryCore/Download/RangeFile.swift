@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FerryKit
+import FerryModel
 import Foundation
 import NIOCore
 

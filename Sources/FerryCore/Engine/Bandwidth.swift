@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Synchronization
 
 /// The engine's bandwidth limiters: one for the whole daemon and one per session, shared by

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 
 /// Ends an attempt whose connection went quiet: one that goes `limit` without moving a byte (a
 /// stalled server; separate from the HTTP client's read timeout, so each session and transfer can

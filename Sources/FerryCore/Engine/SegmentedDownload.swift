@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import FerryKit
+import FerryModel
 import Foundation
 import Logging
 import NIOCore

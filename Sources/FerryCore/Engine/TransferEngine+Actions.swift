@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The executor: every input goes to the ``TransferControl``, and the actions it returns are

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// What clients ask of transfers already there: options, order, pause, resume, cancel, remove,

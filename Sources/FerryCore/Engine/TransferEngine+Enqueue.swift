@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// New transfers: downloads and uploads journaled, placed in the queue, handed to the control.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FerryKit
+import FerryModel
 import Foundation
 
 /// Recovery at start: what the last run left in the journal and in `.partial/` is taken in,

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// Bandwidth schedules: each session's (and the daemon's) limit and pauses by the clock.

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// A cluster's member: several daemons share one queue in PostgreSQL (docs/CLUSTER.md). The

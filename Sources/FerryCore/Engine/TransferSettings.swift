@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The options that apply to one transfer: the daemon's, its session's and its own, each layer

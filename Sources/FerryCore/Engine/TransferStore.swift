@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The one writer of a transfer's row: the control's changes of state (``write(_:to:)``) and

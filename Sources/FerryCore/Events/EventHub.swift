@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Synchronization
 
 /// Fans events out to live listeners (event streams). Journaled events come from the journal

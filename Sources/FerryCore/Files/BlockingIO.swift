@@ -1,5 +1,5 @@
 import Dispatch
-import FerryKit
+import FerryModel
 
 /// Blocking file-system calls (fsync, link, rename) made on threads of their own.
 ///

@@ -1,5 +1,5 @@
 import Crypto
-import FerryKit
+import FerryModel
 import Foundation
 
 /// A file's digest by any ``Checksum/Algorithm``, read from the disk in one pass. SHA-256 comes

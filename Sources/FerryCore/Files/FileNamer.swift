@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// Turns untrusted names (Content-Disposition, URL paths, catalog metadata) into safe file names

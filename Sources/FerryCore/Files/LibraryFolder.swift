@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The library folder and the rules for putting files into it. Nothing is ever written outside

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The whole file's digest as a server states it: RFC 9530's `Repr-Digest` (of the

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The proxies the daemon's environment names, as curl reads them: `http_proxy` for http URLs,

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// Decides whether to follow one redirect hop. Ferry follows redirects itself (not

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// Checks a URL someone asked Ferry to download, before anything is journaled.

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 
 /// The validator that proves a resumed file is the one we started: the strong ETag, or else the
 /// Last-Modified date (DESIGN: resume protocol). A weak ETag (`W/"..."`) cannot be used in

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// What the engine keeps of its transfers, their events and their sessions' settings: one

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// A shared queue's leases (several daemons on one PostgreSQL journal): a member runs only the

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The fields a transfer's row keeps as JSON text, the same in either journal.

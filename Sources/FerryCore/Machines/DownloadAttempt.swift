@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 
 /// The course of one attempt of an HTTP download, as a pure machine: what the worker does next
 /// after each thing that happens. ``TransferWorker`` executes its actions (requests, streams,

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 /// The resume protocol as a pure decision (DESIGN: "The transfer protocol").
 ///
 /// Made from what the journal knows before a request; it says which headers to send, then

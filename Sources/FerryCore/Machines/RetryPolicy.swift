@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// When to try again, and when to stop: exponential backoff with jitter, capped at a minute, on

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// How a download's bytes are split among its connections: ranges of the file in order, without

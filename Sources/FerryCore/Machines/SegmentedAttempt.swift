@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The ranges of one download fetched over several connections, as a pure machine: which

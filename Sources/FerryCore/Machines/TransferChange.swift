@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// A change of a transfer's state that ``TransferControl`` decided and the journal is to record,

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// A cluster's member (``TransferControl/init(limits:shared:)`` with `shared`): it runs only the

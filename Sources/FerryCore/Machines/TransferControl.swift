@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The one owner of transfers' control: a pure state machine, in the style of AsyncHTTPClient's

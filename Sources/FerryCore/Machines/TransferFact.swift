@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// What an attempt (or the engine's recovery) learned about a transfer, other than a change of

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 
 /// A transfer's lifecycle as a table: a command and the current state give the next state and
 /// its effects. ``TransferControl`` is its only user: commands from people (pause, resume,

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FerryKit
+import FerryModel
 import Foundation
 import GRDB
 

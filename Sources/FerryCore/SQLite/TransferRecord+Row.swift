@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 import GRDB
 

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Crypto
-import FerryKit
+import FerryModel
 import Foundation
 import Logging
 import NIOCore

@@ -1,4 +1,4 @@
-import FerryKit
+import FerryModel
 import Foundation
 
 /// The requests of the three upload protocols, as pure functions of what is known: which

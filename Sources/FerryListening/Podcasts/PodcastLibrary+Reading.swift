@@ -135,15 +135,11 @@ extension PodcastLibrary {
         return records.map { record in
             let transfer = record.transferId.flatMap { transfers[$0] }
             let (state, path) = standing(record, transfer)
+            var fields = record.fields
+            fields.title = record.readableTitle
             return Episode(
-                id: record.episodeId, podcastId: record.podcastId, guid: record.guid, title: record.readableTitle,
-                published: record.published, durationSeconds: record.duration, enclosureURL: record.enclosureURL,
-                enclosureLength: record.enclosureLength, enclosureType: record.enclosureType,
-                descriptionHTML: record.descriptionHTML, descriptionText: record.descriptionText, season: record.season,
-                episodeNumber: record.episodeNumber, episodeType: record.episodeType, explicit: record.explicit,
-                link: record.link, artworkURL: record.artworkURL, chaptersURL: record.chaptersURL,
-                transcriptURL: record.transcriptURL, isNew: record.isNew, state: state, transfer: transfer, path: path,
-                playback: playbacks[record.episodeId]
+                id: record.episodeId, podcastId: record.podcastId, fields: fields, isNew: record.isNew, state: state, transfer: transfer,
+                path: path, playback: playbacks[record.episodeId]
             )
         }
     }

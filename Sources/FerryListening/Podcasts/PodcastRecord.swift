@@ -84,29 +84,15 @@ package struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     }
 }
 
-/// A row of the `episode` table.
+/// A row of the `episode` table: the feed's fields (``EpisodeFields``, read as the record's own:
+/// `record.title`) and what Ferry knows of the episode besides.
+@dynamicMemberLookup
 package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
     package static let databaseTableName = "episode"
 
     package var id: Int64?
     package var podcastId: Int64
-    package var guid: String
-    package var title: String
-    package var published: Date?
-    package var duration: Double?
-    package var enclosureURL: String?
-    package var enclosureLength: Int64?
-    package var enclosureType: String?
-    package var descriptionHTML: String?
-    package var descriptionText: String?
-    package var season: Int?
-    package var episodeNumber: Int?
-    package var episodeType: String?
-    package var explicit: Bool?
-    package var link: String?
-    package var artworkURL: String?
-    package var chaptersURL: String?
-    package var transcriptURL: String?
+    package var fields: EpisodeFields
     /// The transfer that downloads (or downloaded) it.
     package var transferId: Int64?
     /// A file found in the podcast's folder without a transfer (rebuilt from disk), relative to
@@ -114,6 +100,11 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     package var filePath: String?
     package var isNew: Bool
     package var firstSeenAt: Date
+
+    package subscript<Value>(dynamicMember keyPath: WritableKeyPath<EpisodeFields, Value>) -> Value {
+        get { fields[keyPath: keyPath] }
+        set { fields[keyPath: keyPath] = newValue }
+    }
 
     package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -123,42 +114,49 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
 
     init(podcastId: Int64, episode: FeedEpisode, isNew: Bool, now: Date = Date()) {
         self.podcastId = podcastId
-        self.guid = episode.guid
-        self.title = episode.title
+        self.fields = episode.fields
         self.isNew = isNew
         self.firstSeenAt = now
-        update(from: episode)
     }
 
-    /// Takes the fields of the feed's current version of this episode.
+    /// Takes the fields of the feed's current version of this episode (its identity stays).
     mutating func update(from episode: FeedEpisode) {
-        title = episode.title
-        published = episode.published
-        duration = episode.duration
-        let enclosure = episode.primaryEnclosure
-        enclosureURL = enclosure?.url
-        enclosureLength = enclosure?.length
-        enclosureType = enclosure?.type
-        descriptionHTML = episode.descriptionHTML.isEmpty ? nil : episode.descriptionHTML
-        descriptionText = episode.descriptionText.isEmpty ? nil : episode.descriptionText
-        season = episode.season
-        episodeNumber = episode.episodeNumber
-        episodeType = episode.episodeType.rawValue
-        explicit = episode.explicit
-        link = episode.link
-        artworkURL = episode.artworkURL
-        chaptersURL = episode.chaptersURL
-        transcriptURL = episode.transcripts.first?.url
+        let guid = fields.guid
+        fields = episode.fields
+        fields.guid = guid
     }
 
-    /// The file name an episode gets: `2024-05-01 Title.mp3` (the extension from the enclosure's
-    /// type or URL).
+    // One flat row (and one flat JSON object in PostgreSQL): the fields' columns beside the record's own.
+    package init(from decoder: any Decoder) throws {
+        let row = try decoder.container(keyedBy: EpisodeFields.Key.self)
+        typealias Key = EpisodeFields.Key
+        id = try row.decodeIfPresent(Int64.self, forKey: Key("id"))
+        podcastId = try row.decode(Int64.self, forKey: Key("podcastId"))
+        fields = try EpisodeFields(from: row)
+        transferId = try row.decodeIfPresent(Int64.self, forKey: Key("transferId"))
+        filePath = try row.decodeIfPresent(String.self, forKey: Key("filePath"))
+        isNew = try row.decode(Bool.self, forKey: Key("isNew"))
+        firstSeenAt = try row.decode(Date.self, forKey: Key("firstSeenAt"))
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var row = encoder.container(keyedBy: EpisodeFields.Key.self)
+        typealias Key = EpisodeFields.Key
+        try row.encodeIfPresent(id, forKey: Key("id"))
+        try row.encode(podcastId, forKey: Key("podcastId"))
+        try fields.encode(to: &row)
+        try row.encodeIfPresent(transferId, forKey: Key("transferId"))
+        try row.encodeIfPresent(filePath, forKey: Key("filePath"))
+        try row.encode(isNew, forKey: Key("isNew"))
+        try row.encode(firstSeenAt, forKey: Key("firstSeenAt"))
+    }
+
     /// The title to show: the feed's, else one made from the media file's name
     /// (`.../My_Show%20Ep12.mp3` → "My Show Ep12"), else "Episode N". (The file keeps its
     /// name from ``preferredFileName``, which finding files on disk again relies on.)
     var readableTitle: String {
-        if !title.isEmpty { return title }
-        if let url = enclosureURL.flatMap(URL.init(string:)), url.host != nil, url.path.count > 1 {
+        if !fields.title.isEmpty { return fields.title }
+        if let url = fields.enclosureURL.flatMap(URL.init(string:)), url.host != nil, url.path.count > 1 {
             let name = url.deletingPathExtension().lastPathComponent.replacingOccurrences(of: "_", with: " ")
             let words = name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             if !words.isEmpty, words != "/" { return words }
@@ -166,14 +164,16 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
         return "Episode \(episodeId)"
     }
 
+    /// The file name an episode gets: `2024-05-01 Title.mp3` (the extension from the enclosure's
+    /// type or URL).
     var preferredFileName: String {
-        var name = title.isEmpty ? "Episode \(episodeId)" : title
-        if let published {
+        var name = fields.title.isEmpty ? "Episode \(episodeId)" : fields.title
+        if let published = fields.published {
             let c = HTTPDate.utcCalendar.dateComponents([.year, .month, .day], from: published)
             name = String(format: "%04d-%02d-%02d ", c.year ?? 0, c.month ?? 0, c.day ?? 0) + name
         }
-        let byType = enclosureType.flatMap(FileNamer.fileExtension(forContentType:))
-        let byURL = enclosureURL.flatMap(URL.init(string:)).map(\.pathExtension).flatMap { ext in
+        let byType = fields.enclosureType.flatMap(FileNamer.fileExtension(forContentType:))
+        let byURL = fields.enclosureURL.flatMap(URL.init(string:)).map(\.pathExtension).flatMap { ext in
             (1...5).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext.lowercased() : nil
         }
         // Slashes in titles ("AC/DC") must not look like folders to the sanitiser.

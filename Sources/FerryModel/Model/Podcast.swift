@@ -88,48 +88,16 @@ public enum EpisodeState: String, Codable, Sendable, CaseIterable {
     case downloaded
 }
 
-/// An episode of a podcast.
+/// An episode of a podcast: what its feed says (``fields``, read as the episode's own:
+/// `episode.title`) and where the listener stands with it.
+@dynamicMemberLookup
 public struct Episode: Codable, Sendable, Hashable, Identifiable {
     /// The daemon's number for the episode (`/v1/episodes/{id}/download`).
     public var id: Int64
     /// The ``Podcast/id`` of its show.
     public var podcastId: Int64
-    /// The feed's `guid` (or a stand-in made from the enclosure URL): what identifies the episode
-    /// from one refresh to the next.
-    public var guid: String
-    /// The episode's title.
-    public var title: String
-    /// The publication date, when the feed gives a readable one.
-    public var published: Date?
-    /// The running time in seconds, when the feed gives it.
-    public var durationSeconds: Double?
-    /// The media file (the feed's enclosure); nil for an episode without one, which cannot be
-    /// downloaded.
-    public var enclosureURL: String?
-    /// The media file's size in bytes, as the feed states it (often wrong).
-    public var enclosureLength: Int64?
-    /// The media file's MIME type, as the feed states it (`audio/mpeg`).
-    public var enclosureType: String?
-    /// Sanitised HTML, safe to insert into a page.
-    public var descriptionHTML: String?
-    /// The description as plain text.
-    public var descriptionText: String?
-    /// The season number (`itunes:season`).
-    public var season: Int?
-    /// The episode number within its season (`itunes:episode`).
-    public var episodeNumber: Int?
-    /// `full`, `trailer` or `bonus`.
-    public var episodeType: String?
-    /// Whether the feed marks it explicit.
-    public var explicit: Bool?
-    /// The episode's web page.
-    public var link: String?
-    /// The episode's own image, when it has one.
-    public var artworkURL: String?
-    /// A Podcasting 2.0 chapters file (`podcast:chapters`).
-    public var chaptersURL: String?
-    /// A Podcasting 2.0 transcript (`podcast:transcript`).
-    public var transcriptURL: String?
+    /// What the feed says of it: guid, title, dates, the media file, show notes, numbering.
+    public var fields: EpisodeFields
     /// It arrived in a refresh since the podcast was last marked seen.
     public var isNew: Bool
     /// Where its download stands.
@@ -141,6 +109,33 @@ public struct Episode: Codable, Sendable, Hashable, Identifiable {
     /// Where the listener is in it; nil: never started.
     public var playback: Playback?
 
+    /// The feed's fields as the episode's own: `episode.title`, `episode.enclosureURL`.
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<EpisodeFields, Value>) -> Value {
+        get { fields[keyPath: keyPath] }
+        set { fields[keyPath: keyPath] = newValue }
+    }
+
+    /// The running time in seconds, when the feed gives it.
+    public var durationSeconds: Double? {
+        get { fields.duration }
+        set { fields.duration = newValue }
+    }
+
+    /// Makes one from the feed's fields and the episode's standing.
+    public init(
+        id: Int64, podcastId: Int64, fields: EpisodeFields, isNew: Bool = false, state: EpisodeState = .notDownloaded,
+        transfer: Transfer? = nil, path: String? = nil, playback: Playback? = nil
+    ) {
+        self.id = id
+        self.podcastId = podcastId
+        self.fields = fields
+        self.isNew = isNew
+        self.state = state
+        self.transfer = transfer
+        self.path = path
+        self.playback = playback
+    }
+
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         id: Int64, podcastId: Int64, guid: String, title: String, published: Date? = nil,
@@ -151,30 +146,40 @@ public struct Episode: Codable, Sendable, Hashable, Identifiable {
         isNew: Bool = false, state: EpisodeState = .notDownloaded, transfer: Transfer? = nil, path: String? = nil,
         playback: Playback? = nil
     ) {
-        self.playback = playback
-        self.id = id
-        self.podcastId = podcastId
-        self.guid = guid
-        self.title = title
-        self.published = published
-        self.durationSeconds = durationSeconds
-        self.enclosureURL = enclosureURL
-        self.enclosureLength = enclosureLength
-        self.enclosureType = enclosureType
-        self.descriptionHTML = descriptionHTML
-        self.descriptionText = descriptionText
-        self.season = season
-        self.episodeNumber = episodeNumber
-        self.episodeType = episodeType
-        self.explicit = explicit
-        self.link = link
-        self.artworkURL = artworkURL
-        self.chaptersURL = chaptersURL
-        self.transcriptURL = transcriptURL
-        self.isNew = isNew
-        self.state = state
-        self.transfer = transfer
-        self.path = path
+        let fields = EpisodeFields(
+            guid: guid, title: title, published: published, duration: durationSeconds, enclosureURL: enclosureURL,
+            enclosureLength: enclosureLength, enclosureType: enclosureType, descriptionHTML: descriptionHTML,
+            descriptionText: descriptionText, season: season, episodeNumber: episodeNumber, episodeType: episodeType,
+            explicit: explicit, link: link, artworkURL: artworkURL, chaptersURL: chaptersURL, transcriptURL: transcriptURL
+        )
+        self.init(id: id, podcastId: podcastId, fields: fields, isNew: isNew, state: state, transfer: transfer, path: path, playback: playback)
+    }
+
+    // One flat JSON object, as the API has always served it: the fields beside the episode's own.
+    public init(from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: EpisodeFields.Key.self)
+        typealias Key = EpisodeFields.Key
+        id = try object.decode(Int64.self, forKey: Key("id"))
+        podcastId = try object.decode(Int64.self, forKey: Key("podcastId"))
+        fields = try EpisodeFields(from: object, durationKey: "durationSeconds")
+        isNew = try object.decode(Bool.self, forKey: Key("isNew"))
+        state = try object.decode(EpisodeState.self, forKey: Key("state"))
+        transfer = try object.decodeIfPresent(Transfer.self, forKey: Key("transfer"))
+        path = try object.decodeIfPresent(String.self, forKey: Key("path"))
+        playback = try object.decodeIfPresent(Playback.self, forKey: Key("playback"))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: EpisodeFields.Key.self)
+        typealias Key = EpisodeFields.Key
+        try object.encode(id, forKey: Key("id"))
+        try object.encode(podcastId, forKey: Key("podcastId"))
+        try fields.encode(to: &object, durationKey: "durationSeconds")
+        try object.encode(isNew, forKey: Key("isNew"))
+        try object.encode(state, forKey: Key("state"))
+        try object.encodeIfPresent(transfer, forKey: Key("transfer"))
+        try object.encodeIfPresent(path, forKey: Key("path"))
+        try object.encodeIfPresent(playback, forKey: Key("playback"))
     }
 }
 
