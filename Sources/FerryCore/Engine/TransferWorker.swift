@@ -5,12 +5,11 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// One run of one transfer: claim it, make one request (following redirects, and at most one
-/// fresh request when the server mishandles a range), stream the body into the part file with
-/// checkpoints, then move the file into the library — or checkpoint on a stop, or record why it
-/// failed. Uploads go through an ``UploadAttempt`` instead. Every run applies the transfer's
-/// settings (headers, timeouts, bandwidth, retry limit). Retries are the engine's business: the
-/// worker only says after how long.
+/// One run of one transfer: open its part file, run one attempt (a ``DownloadAttempt``, whose
+/// actions ``download(_:into:settings:pace:segmented:)`` executes; an ``UploadAttempt`` for an
+/// upload), then move the file into the library, or checkpoint on a stop, or report why it
+/// failed. Every run applies the transfer's settings (headers, timeouts, bandwidth, retry
+/// limit). Retries are the control's business: the worker only reports what happened.
 struct TransferWorker: Sendable {
     typealias Report = TransferControl.WorkerReport
 
@@ -38,6 +37,7 @@ struct TransferWorker: Sendable {
         } catch {
             return failed(url: record.url, error: error, progressed: false, policy: configuration.retry, logger: logger)
         }
+        // Each kind of transfer runs its own attempt here (a torrent or an FTP file would be another).
         if record.kind == .upload { return await upload(record, settings, signal: signal, logger: logger) }
 
         let sink: DownloadSink
