@@ -32,6 +32,8 @@ final class SegmentedDownload: Sendable {
 
     let id: Int64
     let validator: String
+    /// The file's length, which every range's answer must state.
+    let total: Int64
     private let machine: Mutex<SegmentedAttempt>
     private let file: RangeFile
     private let sink: DownloadSink
@@ -46,6 +48,7 @@ final class SegmentedDownload: Sendable {
     ) throws(FerryError) {
         self.id = id
         self.validator = validator
+        total = attempt.plan.total
         machine = Mutex(attempt)
         file = try RangeFile(url: sink.url)
         self.sink = sink
@@ -113,8 +116,8 @@ final class SegmentedDownload: Sendable {
                 case .tick:
                     let (connections, ranges) = machine.withLock { ($0.alive.count, $0.shownRanges) }
                     worker.progress.setSegments(id, connections: connections, ranges: ranges)
-                    let hosts = worker.hosts
-                    actions = machine.withLock { $0.tick(at: now) { hosts.tryEnter($0, cap: maxPerHost) } }
+                    let (hosts, at) = (worker.hosts, now)
+                    actions = machine.withLock { $0.tick(at: at) { hosts.tryEnter($0, cap: maxPerHost) } }
                     if actions.contains(where: { if case .open(_, _, true, _) = $0 { true } else { false } }) {
                         worker.logger.debug(
                             "more connections", metadata: ["connections": "\(machine.withLock { $0.alive.count })", "after": "\(now)"]
@@ -122,7 +125,8 @@ final class SegmentedDownload: Sendable {
                     }
                 case .ended(let connection, let error):
                     if let error { worker.logger.debug("a connection ended", metadata: ["connection": "\(connection)", "error": "\(error)"]) }
-                    actions = machine.withLock { $0.ended(connection, error: error, at: now) }
+                    let at = now
+                    actions = machine.withLock { $0.ended(connection, error: error, at: at) }
                 }
                 if try await execute(actions) { return }
                 if case .tick = event { scheduleTick() }
@@ -147,7 +151,8 @@ final class SegmentedDownload: Sendable {
         var pending = first
         while true {
             try Task.checkCancellation()
-            guard let assignment = machine.withLock({ $0.take(for: connection, first: pending != nil, at: now) }) else { return }
+            let (isFirst, at) = (pending != nil, now)
+            guard let assignment = machine.withLock({ $0.take(for: connection, first: isFirst, at: at) }) else { return }
             do {
                 let body: HTTPClientResponse.Body
                 if let first = pending, first.from == assignment.from {
@@ -177,7 +182,6 @@ final class SegmentedDownload: Sendable {
         let theirs = Validator.from(etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"))
         switch status {
         case 206:
-            let total = machine.withLock { $0.plan.total }
             guard let range = headers.first(name: "Content-Range").flatMap({ ContentRange($0) }), range.range?.lowerBound == assignment.from,
                 range.total == nil || range.total == total
             else {
@@ -213,8 +217,9 @@ final class SegmentedDownload: Sendable {
         }
         do {
             for try await buffer in body {
-                // One lock per read.
-                let (taken, cut) = machine.withLock { $0.received(Int64(buffer.readableBytes), on: connection, for: assignment, at: now) }
+                // One lock per read, the clock read outside it.
+                let (count, at) = (Int64(buffer.readableBytes), now)
+                let (taken, cut) = machine.withLock { $0.received(count, on: connection, for: assignment, at: at) }
                 if taken > 0 {
                     batch.append(buffer.getSlice(at: buffer.readerIndex, length: Int(taken))!)
                     batchBytes += Int(taken)
