@@ -158,12 +158,8 @@ import Testing
     }
 
     static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+        let result = try ChildProcess.capture("/usr/bin/env", arguments: arguments)
+        guard result.status == 0 else { throw TestFailure("\(arguments.joined(separator: " ")) exited \(result.status): \(result.error)") }
     }
 
     /// Removing a transfer with its file deletes the file it placed in the user's folder.

@@ -38,3 +38,19 @@ extension ChildProcessTests {
         #expect(!open.contains(leaky), "\(report)")
     }
 }
+
+extension ChildProcessTests {
+    /// Both streams come back whole and apart, however much of each the child writes (a child
+    /// filling one pipe while the other is read would otherwise hang).
+    @Test func captureKeepsOutputAndErrorApart() throws {
+        let script = "head -c 300000 /dev/zero | tr '\\0' o; head -c 200000 /dev/zero | tr '\\0' e >&2; exit 3"
+        let result = try ChildProcess.capture("/bin/sh", arguments: ["-c", script])
+        #expect(result.status == 3)
+        #expect(result.output.count == 300_000 && result.output.allSatisfy { $0 == "o" })
+        #expect(result.error.count == 200_000 && result.error.allSatisfy { $0 == "e" })
+    }
+
+    @Test func captureOfAMissingProgramThrows() {
+        #expect(throws: FerryError.self) { try ChildProcess.capture("/nonexistent/program", arguments: []) }
+    }
+}

@@ -137,12 +137,9 @@ package final class PostgresServer: Sendable {
         ].map { "'\($0)'" }.joined(separator: " ")
         // The server's pid from its pid file: a restart (pg_ctl) makes another process.
         let watcher = "\(postgres) >'\(log.path)' 2>&1 & while [ -d /proc/\(getpid()) ]; do sleep 1; done; kill -INT $(head -1 '\(data)/postmaster.pid'); sleep 3; rm -rf '\(folder.path)'"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: asRoot ? "/usr/sbin/runuser" : "/bin/sh")
-        process.arguments = asRoot ? ["-u", "postgres", "--", "/bin/sh", "-c", watcher] : ["-c", watcher]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        _ = try ChildProcess.spawn(
+            asRoot ? "/usr/sbin/runuser" : "/bin/sh",
+            arguments: asRoot ? ["-u", "postgres", "--", "/bin/sh", "-c", watcher] : ["-c", watcher], output: .null)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if try run(bin("pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"]).status == 0 { return true }
@@ -182,9 +179,6 @@ package final class PostgresServer: Sendable {
 
     @discardableResult
     static func run(_ program: String, _ arguments: [String], outputFile: URL? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
         if let outputFile {
             // posix_spawn and waitpid: Foundation's Process can miss the exit of a child whose
             // own child (the server pg_ctl starts) lives on.
@@ -194,12 +188,7 @@ package final class PostgresServer: Sendable {
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             return ((status >> 8) & 0xff, (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
         }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let result = try ChildProcess.capture(program, arguments: arguments)
+        return (result.status, result.output + result.error)
     }
 }

@@ -171,3 +171,72 @@ extension ChildProcess {
         return state != "Z" && state != "X"
     }
 }
+
+extension ChildProcess {
+    /// Runs a program to its end on the calling thread and returns what it wrote.
+    ///
+    /// Foundation's `Process.run()` on Linux (6.3.1) can crash while listing `/proc/self/fd`
+    /// (swift-corelibs-foundation PR #5472); this is the same job without it.
+    /// - Returns: its exit status (128 + signal number when killed), standard output and error.
+    /// - Throws: ``FerryError`` `daemon_start_failed` when the program cannot be started.
+    public static func capture(
+        _ executable: String, arguments: [String], environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String, error: String) {
+        let out = try closeOnExecPipe()
+        let err: [Int32]
+        do { err = try closeOnExecPipe() } catch {
+            close(out[0])
+            close(out[1])
+            throw error
+        }
+        let pid: pid_t
+        do {
+            pid = try spawn(executable, arguments: arguments, environment: environment, output: .descriptor(out[1]), errorPipe: err[1])
+        } catch {
+            [out[0], out[1], err[0], err[1]].forEach { close($0) }
+            throw error
+        }
+        close(out[1])
+        close(err[1])
+        let (output, error) = drain(out[0], err[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7f
+        return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, output, error)
+    }
+
+    /// A pipe whose ends do not leak into grandchildren (a daemon holding one open would keep
+    /// its read from ever ending).
+    private static func closeOnExecPipe() throws -> [Int32] {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            throw FerryError(.daemonStartFailed, "Could not create a pipe: \(String(cString: strerror(errno))).")
+        }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        return fds
+    }
+
+    /// Reads two pipes to their ends together (either may fill while the other is read) and
+    /// closes them.
+    private static func drain(_ first: Int32, _ second: Int32) -> (String, String) {
+        var data = [Data(), Data()]
+        var fds = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while fds.contains(where: { $0.fd >= 0 }) {
+            guard poll(&fds, nfds_t(fds.count), -1) >= 0 || errno == EINTR else { break }
+            for i in fds.indices where fds[i].fd >= 0 && fds[i].revents != 0 {
+                let n = read(fds[i].fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n > 0 {
+                    data[i].append(contentsOf: buffer[0..<n])
+                } else {
+                    close(fds[i].fd)
+                    fds[i].fd = -1
+                }
+            }
+        }
+        for fd in fds where fd.fd >= 0 { close(fd.fd) }
+        return (String(decoding: data[0], as: UTF8.self), String(decoding: data[1], as: UTF8.self))
+    }
+}
