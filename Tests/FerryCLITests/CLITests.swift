@@ -177,6 +177,27 @@ import Testing
         }
     }
 
+    /// A list longer than one request (10,000 URLs a batch) is queued and said in the file's
+    /// order, whole, though each batch's answer is read while the next is queued: as lines,
+    /// and as one JSON array.
+    @Test func aLongListIsQueuedAndSaidInItsOrder() async throws {
+        let count = 21_000
+        try await withHome { home in
+            let urls = (1...count).map { "http://127.0.0.1:9/later/\($0).bin" }
+            let json = try await CommandRunner.ferry(["get", "--no-wait", "--json", "--at", "+1d", "-i", "-"], home: home, input: urls.joined(separator: "\n"))
+            #expect(json.status == 0, "\(json.stderr)")
+            let said = try transfers(json)
+            #expect(said.map(\.url) == urls)
+            #expect(zip(said, said.dropFirst()).allSatisfy { $0.id < $1.id })
+            let plain = try await CommandRunner.ferry(["get", "--no-wait", "--force", "--at", "+1d", "-i", "-"], home: home, input: urls.joined(separator: "\n"))
+            #expect(plain.status == 0, "\(plain.stderr)")
+            let lines = plain.stdout.split(separator: "\n")
+            #expect(lines.count == count)
+            #expect(lines.map { $0.split(separator: " ").last.map(String.init) ?? "" } == urls)
+            #expect(lines.allSatisfy { $0.split(separator: " ")[1] == "queued" })
+        }
+    }
+
     /// A downloaded file deleted behind Ferry's back: `ferry ls` says missing, --json has
     /// fileMissing, and `ferry get` of the same URL downloads it again.
     @Test func aDeletedFileShowsMissingAndComesBack() async throws {

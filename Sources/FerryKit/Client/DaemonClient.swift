@@ -34,6 +34,15 @@ public struct DaemonClient: Sendable {
         try await send(.POST, "/v1/transfers", body: request)
     }
 
+    /// ``createTransfers(_:)``, its answer decoded when the returned closure is called: the CLI
+    /// sends the next batch of a long list while it reads this one's answer.
+    package func createTransfersDecodedLater(_ request: CreateTransfersRequest) async throws -> @Sendable () throws -> TransferList {
+        var prepared = self.request(.POST, "/v1/transfers")
+        prepared.headers.add(name: "Content-Type", value: "application/json")
+        prepared.body = .bytes(ByteBuffer(bytes: try FerryJSON.encoder().encode(request)))
+        return try await answer(prepared, timeout: .seconds(60))
+    }
+
     /// Starts an upload of a local file (`POST /v1/uploads`).
     /// - Returns: the new transfer (``Transfer/kind`` `.upload`), and the journal's newest event
     ///   number from just before.
@@ -249,14 +258,23 @@ public struct DaemonClient: Sendable {
 
     /// Sends a prepared request and decodes its JSON answer (or the daemon's error).
     func decode<Response: Decodable>(_ request: HTTPClientRequest, timeout: Duration) async throws -> Response {
+        try await answer(request, timeout: timeout)()
+    }
+
+    /// Sends a prepared request and collects its answer (or throws the daemon's error); the
+    /// closure decodes it, when the caller is ready to.
+    func answer<Response: Decodable>(_ request: HTTPClientRequest, timeout: Duration) async throws -> @Sendable () throws -> Response {
         let response = try await execute(request, timeout: .init(timeout))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         guard (200...299).contains(response.status.code) else { throw Self.error(status: response.status, body: bytes) }
-        if Response.self == Empty.self { return Empty() as! Response }
-        do {
-            return try FerryJSON.decoder().decode(Response.self, from: Data(bytes.readableBytesView))
-        } catch {
-            throw FerryError(.badResponse, "The daemon's answer to \(request.method) \(request.url) could not be read: \(error).")
+        let description = "\(request.method) \(request.url)"
+        return {
+            if Response.self == Empty.self { return Empty() as! Response }
+            do {
+                return try FerryJSON.decoder().decode(Response.self, from: Data(bytes.readableBytesView))
+            } catch {
+                throw FerryError(.badResponse, "The daemon's answer to \(description) could not be read: \(error).")
+            }
         }
     }
 

@@ -121,34 +121,44 @@ struct GetCommand: AsyncParsableCommand {
             try InputFile(try Self.read(path)).requests(template: request, resolve: TransferOptionFlags.absolutePath)
         } ?? [request]
         let client = try await CLIConnection.connect()
+        if noWait { return try await queueWithoutWaiting(requests, client: client) }
         var transfers: [Transfer] = []
         var after: Int64?
-        var listed = 0
-        if noWait, output.json { Terminal.print("[", terminator: "") }
         for request in requests where !(request.urls ?? []).isEmpty {
             let created = try await client.createTransfers(request)
             after = after ?? created.lastEventSeq
-            guard noWait else {
-                transfers += created.transfers
-                continue
-            }
-            // Not waiting: each batch is said as it is queued and forgotten (half a million
-            // queued from -i never sit in this process's memory).
-            if output.json {
-                let encoder = FerryJSON.encoder(pretty: true)
-                for transfer in created.transfers {
-                    Terminal.print((listed > 0 ? ",\n" : "\n") + String(decoding: try encoder.encode(transfer), as: UTF8.self), terminator: "")
-                    listed += 1
-                }
-            } else {
-                try await TransferFollower.report(created.transfers, wait: false, json: false)
-            }
-        }
-        if noWait {
-            if output.json { Terminal.print(listed > 0 ? "\n]" : "]") }
-            return
+            transfers += created.transfers
         }
         try await TransferFollower.report(transfers, after: after ?? 0, wait: true, json: output.json)
+    }
+
+    /// Queues and says each batch, then forgets it (half a million URLs from -i never sit in
+    /// this process's memory). A batch's answer is read and said while the daemon journals the
+    /// next: one after the other, the two took turns (500,000 URLs: 12 s here, 20 s there, 31 s
+    /// in all). The batches still reach the daemon one at a time, in the file's order.
+    private func queueWithoutWaiting(_ requests: [CreateTransfersRequest], client: DaemonClient) async throws {
+        let json = output.json
+        var saying: Task<Int, Error>?  // The last answer being read; it returns how many are said.
+        var said = 0
+        if json { Terminal.print("[", terminator: "") }
+        for request in requests where !(request.urls ?? []).isEmpty {
+            let answer: @Sendable () throws -> TransferList
+            do {
+                answer = try await client.createTransfersDecodedLater(request)
+            } catch {
+                _ = try? await saying?.value  // What was queued before is said.
+                throw error
+            }
+            said = try await saying?.value ?? said
+            let before = said
+            saying = Task {
+                let transfers = try answer().transfers
+                Terminal.print(try TransferFollower.lines(transfers, json: json, after: before), terminator: "")
+                return before + transfers.count
+            }
+        }
+        said = try await saying?.value ?? said
+        if json { Terminal.print(said > 0 ? "\n]" : "]") }
     }
 
     /// The input file's text (`-`: standard input).

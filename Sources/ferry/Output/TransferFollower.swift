@@ -84,11 +84,25 @@ extension TransferFollower {
     /// What `get`, `preview` and `podcast download` do with new transfers: print them, or
     /// follow them to the end (Ctrl-C detaches) and exit 0 only if all completed.
     /// - Parameter seq: the journal position the transfers are current at; nil to read them again.
+    /// Transfers as `--no-wait` says them, in one text: a line each (id, state, URL), or each
+    /// as an element of a JSON array already holding `listed`.
+    static func lines(_ transfers: [Transfer], json: Bool, after listed: Int) throws -> String {
+        var text = ""
+        guard json else {
+            for transfer in transfers { text += "\(transfer.id) \(transfer.state.rawValue) \(transfer.url)\n" }
+            return text
+        }
+        let encoder = FerryJSON.encoder(pretty: true)
+        for (index, transfer) in transfers.enumerated() {
+            text += (listed + index > 0 ? ",\n" : "\n") + String(decoding: try encoder.encode(transfer), as: UTF8.self)
+        }
+        return text
+    }
+
     static func report(_ transfers: [Transfer], after seq: Int64? = nil, wait: Bool, json: Bool) async throws {
         guard wait else {
             if json { return try FerryJSON.encoder(pretty: true).printing(transfers) }
-            for transfer in transfers { Terminal.print("\(transfer.id) \(transfer.state.rawValue) \(transfer.url)") }
-            return
+            return Terminal.print(try lines(transfers, json: false, after: 0), terminator: "")
         }
         let interrupt = Terminal.onInterrupt {
             Terminal.progress("\nDetached; the downloads continue in the daemon (`ferry ls`, `ferry wait ID`).\n")
