@@ -71,6 +71,34 @@ import Testing
         }
     }
 
+    /// `Prefer: return=minimal`: ids and states in the URLs' order, the same transfers the full
+    /// answer would name; a URL already asked for answers its existing id; a bad URL still
+    /// refuses the lot.
+    @Test func aMinimalAnswerNamesTheTransfersByID() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let urls = (1...5).map { "http://127.0.0.1:9/\($0)" }
+                let later = TransferOptions(startAfter: .distantFuture)
+                let first = try await d.client.createTransferIDs(.init(urls: Array(urls.prefix(3)), options: later))
+                let listed = try await d.client.transfers().transfers
+                #expect(first.ids == listed.map(\.id) && first.ids.count == 3)
+                #expect(first.states == listed.map(\.state))
+                let again = try await d.client.createTransferIDs(.init(urls: urls, options: later))
+                #expect(Array(again.ids.prefix(3)) == first.ids, "the URLs already asked for answer their transfers")
+                #expect(try await d.client.transfers().transfers.map(\.id) == again.ids)
+                #expect(again.lastEventSeq >= first.lastEventSeq)
+
+                let body = #"{"urls": ["http://127.0.0.1:9/6"], "options": {"startAfter": "2100-01-01T00:00:00Z"}}"#
+                let raw = try await d.raw(.POST, "/v1/transfers", headers: [("Prefer", "return=minimal"), ("Content-Type", "application/json")], body: body)
+                #expect(raw.status == 201 && raw.headers.first(name: "Preference-Applied") == "return=minimal")
+                let decoded = try FerryJSON.decoder().decode(CreatedTransferIDs.self, from: Data(raw.body.utf8))
+                #expect(decoded.ids.count == 1 && decoded.states == [.queued])
+                await #expect(throws: FerryError.self) { try await d.client.createTransferIDs(.init(urls: ["http://127.0.0.1:9/7", "not a url"])) }
+                #expect(try await d.client.transfers().transfers.count == 6, "nothing of a refused request")
+            }
+        }
+    }
+
     @Test func pagesAndTheirErrors() async throws {
         try await withTemporaryDirectory { home in
             try await DaemonHarness.run(home: home) { d in

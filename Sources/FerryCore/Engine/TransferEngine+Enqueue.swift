@@ -17,6 +17,18 @@ extension TransferEngine {
     /// Journals new transfers (or finds the ones already asked for) and schedules them.
     /// - Returns: one transfer per URL, in order.
     package func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
+        let encodedOptions = TransferRecord.encoded(request.options)
+        // As a read of the row shows them (through JSON: dates to its precision).
+        let shownOptions = TransferRecord.decoded(encodedOptions)?.redacted
+        return try await enqueueRecords(request).map { record in
+            record.options == encodedOptions
+                ? record.model(library: library, live: nil, shownOptions: shownOptions) : model(record)
+        }
+    }
+
+    /// ``enqueue(_:)``, answered with the journal's rows: what was queued, without the models
+    /// an answer of ids alone does not need.
+    package func enqueueRecords(_ request: DownloadRequest) async throws -> [TransferRecord] {
         try Self.validateSession(request.session)
         try request.options?.validate()
         if request.options?.setsHooks == true || request.options?.desktopNotify != nil {
@@ -30,8 +42,6 @@ extension TransferEngine {
         // `--at` each carry them: encoding them for each, and decoding them again for the answer,
         // took 6 of the 32 s queueing them took).
         let encodedOptions = TransferRecord.encoded(request.options)
-        // As a read of the row shows them (through JSON: dates to its precision).
-        let shownOptions = TransferRecord.decoded(encodedOptions)?.redacted
         let drafts = request.urls.map { url in
             var draft = TransferRecord(
                 session: request.session, url: url.absoluteString, folder: folder,
@@ -59,10 +69,7 @@ extension TransferEngine {
             }
         }
         await schedule(records)
-        return records.map { record in
-            record.options == encodedOptions
-                ? record.model(library: library, live: nil, shownOptions: shownOptions) : model(record)
-        }
+        return records
     }
 
     /// The request's mirrors, checked: one URL with them, at most ``maxMirrors``, none the URL

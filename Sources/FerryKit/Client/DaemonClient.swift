@@ -37,10 +37,24 @@ public struct DaemonClient: Sendable {
     /// ``createTransfers(_:)``, its answer decoded when the returned closure is called: the CLI
     /// sends the next batch of a long list while it reads this one's answer.
     package func createTransfersDecodedLater(_ request: CreateTransfersRequest) async throws -> @Sendable () throws -> TransferList {
+        try await answer(try creation(request), timeout: .seconds(60))
+    }
+
+    /// Starts downloads as ``createTransfers(_:)`` does, answered with their ids and states alone
+    /// (`Prefer: return=minimal`): for long lists, where the whole transfers would cost the
+    /// daemon and this process more than queueing them.
+    /// - Returns: an id and a state per URL, in order.
+    public func createTransferIDs(_ request: CreateTransfersRequest) async throws -> CreatedTransferIDs {
+        var prepared = try creation(request)
+        prepared.headers.add(name: "Prefer", value: "return=minimal")
+        return try await decode(prepared, timeout: .seconds(60))
+    }
+
+    private func creation(_ request: CreateTransfersRequest) throws -> HTTPClientRequest {
         var prepared = self.request(.POST, "/v1/transfers")
         prepared.headers.add(name: "Content-Type", value: "application/json")
         prepared.body = .bytes(ByteBuffer(bytes: try FerryJSON.encoder().encode(request)))
-        return try await answer(prepared, timeout: .seconds(60))
+        return prepared
     }
 
     /// Starts an upload of a local file (`POST /v1/uploads`).
@@ -241,11 +255,11 @@ public struct DaemonClient: Sendable {
         return request
     }
 
-    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, timeout: Duration = .seconds(60)) async throws -> Response {
+    func send<Response: Decodable & Sendable>(_ method: HTTPMethod, _ path: String, timeout: Duration = .seconds(60)) async throws -> Response {
         try await send(method, path, body: Optional<Int>.none, timeout: timeout)
     }
 
-    func send<Body: Encodable, Response: Decodable>(
+    func send<Body: Encodable, Response: Decodable & Sendable>(
         _ method: HTTPMethod, _ path: String, body: Body?, timeout: Duration = .seconds(60)
     ) async throws -> Response {
         var request = request(method, path)
@@ -257,13 +271,13 @@ public struct DaemonClient: Sendable {
     }
 
     /// Sends a prepared request and decodes its JSON answer (or the daemon's error).
-    func decode<Response: Decodable>(_ request: HTTPClientRequest, timeout: Duration) async throws -> Response {
+    func decode<Response: Decodable & Sendable>(_ request: HTTPClientRequest, timeout: Duration) async throws -> Response {
         try await answer(request, timeout: timeout)()
     }
 
     /// Sends a prepared request and collects its answer (or throws the daemon's error); the
     /// closure decodes it, when the caller is ready to.
-    func answer<Response: Decodable>(_ request: HTTPClientRequest, timeout: Duration) async throws -> @Sendable () throws -> Response {
+    func answer<Response: Decodable & Sendable>(_ request: HTTPClientRequest, timeout: Duration) async throws -> @Sendable () throws -> Response {
         let response = try await execute(request, timeout: .init(timeout))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         guard (200...299).contains(response.status.code) else { throw Self.error(status: response.status, body: bytes) }

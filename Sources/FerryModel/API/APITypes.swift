@@ -91,6 +91,23 @@ public struct TransferList: Codable, Sendable {
     }
 }
 
+/// `POST /v1/transfers` asked with `Prefer: return=minimal`: each new transfer's id and state, in
+/// the order of the request's URLs, and nothing else (a queue of half a million from a list needs
+/// no more, and the rest costs both sides more than the queueing).
+public struct CreatedTransferIDs: Codable, Sendable, Hashable {
+    public var ids: [Int64]
+    public var states: [TransferState]
+    /// As ``TransferList/lastEventSeq``.
+    public var lastEventSeq: Int64
+
+    /// Makes one from its fields; each parameter sets the property of the same name.
+    public init(ids: [Int64], states: [TransferState], lastEventSeq: Int64) {
+        self.ids = ids
+        self.states = states
+        self.lastEventSeq = lastEventSeq
+    }
+}
+
 /// `GET /v1/transfers/{id}/resume-data`.
 public struct ResumeDataResponse: Codable, Sendable {
     /// The opaque blob, base64.

@@ -1,6 +1,7 @@
 import FerryCore
 import FerryKit
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// `/v1/transfers`: create, list, get, pause, resume, cancel, remove, resume data.
@@ -88,13 +89,20 @@ struct TransferRoutes {
             let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
             let mirrors = try (body.mirrors ?? []).map { text throws(FerryError) in try TransferURL.validate(text) }
             let checksum = try body.checksum.map { text throws(FerryError) in try Checksum(parsing: text) }
-            transfers = try await engine.enqueue(
-                .init(
-                    urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options,
-                    mirrors: mirrors, directory: body.directory, createDirectory: body.createDirectory ?? false, outputName: body.filename,
-                    overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal
-                )
+            let download = TransferEngine.DownloadRequest(
+                urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options,
+                mirrors: mirrors, directory: body.directory, createDirectory: body.createDirectory ?? false, outputName: body.filename,
+                overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal
             )
+            // RFC 7240: the client needs the ids alone (`ferry get --no-wait -i`).
+            if request.headers[HTTPField.Name("Prefer")!]?.lowercased().contains("return=minimal") == true {
+                let records = try await engine.enqueueRecords(download)
+                let ids = CreatedTransferIDs(ids: records.map(\.transferId), states: records.map(\.state), lastEventSeq: seq)
+                var response = try jsonResponse(ids, status: .created)
+                response.headers[HTTPField.Name("Preference-Applied")!] = "return=minimal"
+                return response
+            }
+            transfers = try await engine.enqueue(download)
         }
         return try jsonResponse(TransferList(transfers: transfers, lastEventSeq: seq), status: .created)
     }

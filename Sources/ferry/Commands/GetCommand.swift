@@ -133,18 +133,27 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     /// Queues and says each batch, then forgets it (half a million URLs from -i never sit in
-    /// this process's memory). A batch's answer is read and said while the daemon journals the
-    /// next: one after the other, the two took turns (500,000 URLs: 12 s here, 20 s there, 31 s
-    /// in all). The batches still reach the daemon one at a time, in the file's order.
+    /// this process's memory). Said as lines, a batch's answer is ids alone; said as JSON, it is
+    /// the whole transfers, read and said while the daemon journals the next batch (one after
+    /// the other, the two took turns). The batches reach the daemon one at a time, in order.
     private func queueWithoutWaiting(_ requests: [CreateTransfersRequest], client: DaemonClient) async throws {
         let json = output.json
-        var saying: Task<Int, Error>?  // The last answer being read; it returns how many are said.
+        var saying: Task<Int, Error>?  // The last answer being said; it returns how many are said.
         var said = 0
         if json { Terminal.print("[", terminator: "") }
         for request in requests where !(request.urls ?? []).isEmpty {
-            let answer: @Sendable () throws -> TransferList
+            let lines: @Sendable (Int) throws -> (text: String, count: Int)
             do {
-                answer = try await client.createTransfersDecodedLater(request)
+                if json {
+                    let answer = try await client.createTransfersDecodedLater(request)
+                    lines = { before in
+                        let transfers = try answer().transfers
+                        return (try TransferFollower.lines(transfers, json: true, after: before), transfers.count)
+                    }
+                } else {
+                    let created = try await client.createTransferIDs(request)
+                    lines = { _ in (TransferFollower.lines(created, urls: request.urls ?? []), created.ids.count) }
+                }
             } catch {
                 _ = try? await saying?.value  // What was queued before is said.
                 throw error
@@ -152,9 +161,9 @@ struct GetCommand: AsyncParsableCommand {
             said = try await saying?.value ?? said
             let before = said
             saying = Task {
-                let transfers = try answer().transfers
-                Terminal.print(try TransferFollower.lines(transfers, json: json, after: before), terminator: "")
-                return before + transfers.count
+                let (text, count) = try lines(before)
+                Terminal.print(text, terminator: "")
+                return before + count
             }
         }
         said = try await saying?.value ?? said

@@ -99,6 +99,16 @@ extension TransferFollower {
         return text
     }
 
+    /// New transfers answered as ids (``CreatedTransferIDs``), said as ``lines(_:json:after:)``
+    /// says them: id, state, and the URL as given.
+    static func lines(_ created: CreatedTransferIDs, urls: [String]) -> String {
+        var text = ""
+        for (index, id) in created.ids.enumerated() {
+            text += "\(id) \(created.states[index].rawValue) \(index < urls.count ? urls[index] : "")\n"
+        }
+        return text
+    }
+
     static func report(_ transfers: [Transfer], after seq: Int64? = nil, wait: Bool, json: Bool) async throws {
         guard wait else {
             if json { return try FerryJSON.encoder(pretty: true).printing(transfers) }
