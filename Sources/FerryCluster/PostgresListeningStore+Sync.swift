@@ -10,49 +10,6 @@ import PostgresNIO
 extension PostgresListeningStore {
     // MARK: Users and devices
 
-    package func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
-        try await journal.write { connection in
-            // xmax = 0 only for a row this statement inserted.
-            try await self.journal.one(
-                Bool.self,
-                #"""
-                INSERT INTO "syncUser" (name, "passwordHash", "createdAt") VALUES (\#(name), \#(passwordHash), \#(now))
-                ON CONFLICT (name) DO UPDATE SET "passwordHash" = excluded."passwordHash" RETURNING xmax = 0
-                """#, connection
-            )
-        }
-    }
-
-    package func removeSyncUser(_ name: String) async throws -> Bool {
-        try await journal.write { connection in
-            try await connection.query(#"DELETE FROM "syncDevice" WHERE "user" = \#(name)"#, logger: self.logger)
-            return try await !self.isEmpty(connection.query(#"DELETE FROM "syncUser" WHERE name = \#(name) RETURNING name"#, logger: self.logger))
-        }
-    }
-
-    package func syncUsers() async throws -> [SyncUser] {
-        try await journal.read { connection in
-            let rows = try await connection.query(
-                #"""
-                SELECT u.name, u."createdAt", (SELECT COUNT(*) FROM "syncDevice" d WHERE d."user" = u.name) FROM "syncUser" u ORDER BY u.name
-                """#, logger: self.logger
-            )
-            var users: [SyncUser] = []
-            for try await (name, createdAt, devices) in rows.decode((String, Date, Int64).self) {
-                users.append(SyncUser(name: name, createdAt: createdAt, devices: Int(devices)))
-            }
-            return users
-        }
-    }
-
-    package func syncPasswordHash(_ name: String) async throws -> String? {
-        try await journal.read { connection in
-            for try await hash in try await connection.query(#"SELECT "passwordHash" FROM "syncUser" WHERE name = \#(name)"#, logger: self.logger)
-                .decode(String.self) { return hash }
-            return nil
-        }
-    }
-
     package func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
         try await journal.read { connection in
             let rows = try await connection.query(

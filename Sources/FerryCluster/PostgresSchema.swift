@@ -146,6 +146,21 @@ enum PostgresSchema {
                 #"CREATE INDEX sync_episode_action_episode ON "syncEpisodeAction" (podcast, episode)"#,
             ]
         ),
+        Migration(
+            version: 4, name: "accounts, their sessions and tokens",
+            statements: [
+                #"ALTER TABLE "syncUser" RENAME TO account"#,
+                // Today's sync users were phones of the household: members, not admins.
+                #"ALTER TABLE account ADD COLUMN role TEXT NOT NULL DEFAULT 'member'"#,
+                #"""
+                CREATE TABLE "accountCredential" (
+                    hash TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, "user" TEXT NOT NULL, kind TEXT NOT NULL,
+                    "createdAt" TIMESTAMPTZ NOT NULL, "lastUsedAt" TIMESTAMPTZ, "expiresAt" TIMESTAMPTZ, label TEXT, address TEXT
+                )
+                """#,
+                #"CREATE INDEX account_credential_user ON "accountCredential" ("user")"#,
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

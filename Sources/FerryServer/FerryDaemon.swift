@@ -88,7 +88,7 @@ package func buildDaemon(
         engine: engine, store: configuration.cluster?.listening
     )
     let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, store: configuration.cluster?.listening, logger: logger)
-    let sync = SyncLibrary(podcasts: podcasts, logger: logger)
+    let sync = SyncLibrary(podcasts: podcasts, accounts: AccountLibrary(store: podcasts.store), logger: logger)
     let parts = DaemonParts(
         configuration: configuration, token: try DaemonToken.loadOrCreate(paths), engine: engine, catalog: catalog, podcasts: podcasts,
         sync: sync, syncAuth: SyncAuthenticator(sync: sync), logger: logger

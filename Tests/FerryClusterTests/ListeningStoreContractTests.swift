@@ -382,15 +382,19 @@ import Testing
         }
     }
 
-    // MARK: Sync users and devices
+    // MARK: Accounts and their devices, sessions and tokens
 
-    @Test(arguments: Kind.available) func syncUsersAndTheirDevices(_ kind: Kind) async throws {
+    @Test(arguments: Kind.available) func accountsAndTheirDevices(_ kind: Kind) async throws {
         try await Self.withStore(kind) { store, _ in
-            #expect(try await store.setSyncUser("ann", passwordHash: "h1", now: t0))
-            #expect(try await !store.setSyncUser("ann", passwordHash: "h2", now: t0 + 60))
-            #expect(try await store.setSyncUser("bob", passwordHash: "hb", now: t0))
-            #expect(try await store.syncPasswordHash("ann") == "h2")
-            #expect(try await store.syncPasswordHash("nobody") == nil)
+            #expect(try await store.addAccount("ann", passwordHash: "h1", role: .admin, now: t0))
+            #expect(try await !store.addAccount("ann", passwordHash: "h2", role: .member, now: t0 + 60), "a name is taken once")
+            #expect(try await store.addAccount("bob", passwordHash: "hb", role: .member, now: t0))
+            #expect(try await store.passwordHash(of: "ann") == "h1")
+            #expect(try await store.updateAccount("ann", passwordHash: "h2", role: nil))
+            #expect(try await store.updateAccount("bob", passwordHash: nil, role: .admin))
+            #expect(try await !store.updateAccount("nobody", passwordHash: "x", role: nil))
+            #expect(try await store.passwordHash(of: "ann") == "h2")
+            #expect(try await store.passwordHash(of: "nobody") == nil)
 
             try await store.updateSyncDevice(user: "ann", id: "phone", caption: "Ann's phone", type: "mobile", now: t0)
             try await store.updateSyncDevice(user: "ann", id: "phone", caption: nil, type: "laptop", now: t0)
@@ -399,14 +403,57 @@ import Testing
             #expect(devices.map { [$0.id, $0.caption, $0.type] } == [["phone", "Ann's phone", "laptop"], ["tablet", "", "other"]])
             #expect(try await store.syncDevices(user: "bob").isEmpty)
 
-            let users = try await store.syncUsers().sorted { $0.name < $1.name }
-            #expect(users == [SyncUser(name: "ann", createdAt: t0, devices: 2), SyncUser(name: "bob", createdAt: t0, devices: 0)])
+            let accounts = try await store.accounts(now: t0)
+            #expect(accounts == [Account(name: "ann", role: .admin, createdAt: t0, devices: 2), Account(name: "bob", role: .admin, createdAt: t0)])
 
-            #expect(try await store.removeSyncUser("ann"))
-            #expect(try await !store.removeSyncUser("ann"))
+            #expect(try await store.removeAccount("ann"))
+            #expect(try await !store.removeAccount("ann"))
             #expect(try await store.syncDevices(user: "ann").isEmpty)
-            #expect(try await store.syncPasswordHash("ann") == nil)
-            #expect(try await store.syncUsers().map(\.name) == ["bob"])
+            #expect(try await store.passwordHash(of: "ann") == nil)
+            #expect(try await store.accounts(now: t0).map(\.name) == ["bob"])
+        }
+    }
+
+    @Test(arguments: Kind.available) func sessionsExpireAndTokensLast(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            _ = try await store.addAccount("ann", passwordHash: "h", role: .member, now: t0)
+            _ = try await store.addAccount("bob", passwordHash: "h", role: .admin, now: t0)
+            let phone = AccountCredentialRecord(
+                hash: "s1", id: "id-s1", user: "ann", kind: .session, createdAt: t0, lastUsedAt: t0, expiresAt: t0 + 3600, label: "Phone",
+                address: "10.0.0.2"
+            )
+            let laptop = AccountCredentialRecord(hash: "s2", id: "id-s2", user: "ann", kind: .session, createdAt: t0 + 10, expiresAt: t0 + 60)
+            let script = AccountCredentialRecord(hash: "t1", id: "id-t1", user: "ann", kind: .token, createdAt: t0, label: "backup script")
+            let bobs = AccountCredentialRecord(hash: "s3", id: "id-s3", user: "bob", kind: .session, createdAt: t0, expiresAt: t0 + 3600)
+            for credential in [phone, laptop, script, bobs] { try await store.addCredential(credential) }
+
+            #expect(try await store.credential(hash: "s1", now: t0 + 1)?.credential == phone)
+            #expect(try await store.credential(hash: "s1", now: t0 + 1)?.role == .member)
+            #expect(try await store.credential(hash: "s3", now: t0 + 1)?.role == .admin)
+            #expect(try await store.credential(hash: "s2", now: t0 + 61) == nil, "an expired session does not count")
+            #expect(try await store.credential(hash: "t1", now: t0 + 1_000_000)?.credential == script, "a token has no end")
+            #expect(try await store.credential(hash: "nope", now: t0) == nil)
+            #expect(try await store.credentials(user: "ann", kind: .session, now: t0 + 1).map(\.id) == ["id-s2", "id-s1"])
+            #expect(try await store.credentials(user: "ann", kind: .session, now: t0 + 61).map(\.id) == ["id-s1"])
+            #expect(try await store.accounts(now: t0 + 1).first?.sessions == 2)
+            #expect(try await store.accounts(now: t0 + 1).first?.tokens == 1)
+
+            try await store.touchCredential(hash: "s1", at: t0 + 30, address: "10.0.0.9")
+            let touched = try #require(try await store.credential(hash: "s1", now: t0 + 31)?.credential)
+            #expect(touched.lastUsedAt == t0 + 30 && touched.address == "10.0.0.9")
+
+            // Sign out everywhere but here; then one token by id; another's are untouched.
+            #expect(try await store.removeCredentials(user: "ann", kind: .session, id: nil, keeping: "s1") == 1)
+            #expect(try await store.credentials(user: "ann", kind: .session, now: t0).map(\.id) == ["id-s1"])
+            #expect(try await store.removeCredentials(user: "ann", kind: .token, id: "id-s1", keeping: nil) == 0, "an id of another kind")
+            #expect(try await store.removeCredentials(user: "bob", kind: .token, id: "id-t1", keeping: nil) == 0, "another's id")
+            #expect(try await store.removeCredentials(user: "ann", kind: .token, id: "id-t1", keeping: nil) == 1)
+            #expect(try await store.credential(hash: "t1", now: t0) == nil)
+            #expect(try await store.credential(hash: "s3", now: t0) != nil)
+
+            // A removed account takes its credentials with it.
+            #expect(try await store.removeAccount("ann"))
+            #expect(try await store.credential(hash: "s1", now: t0) == nil)
         }
     }
 
@@ -434,7 +481,7 @@ import Testing
     @Test(arguments: Kind.available) func aPhonesSubscriptionsBecomePendingOrUnsubscribe(_ kind: Kind) async throws {
         try await Self.withStore(kind) { store, _ in
             let known = try await store.insertPodcast(draft("https://example.com/known", title: "Known")).record.podcastId
-            _ = try await store.setSyncUser("ann", passwordHash: "h", now: t0)
+            _ = try await store.addAccount("ann", passwordHash: "h", role: .member, now: t0)
             let unsubscribe = try await store.applySyncSubscriptions(
                 user: "ann", device: "phone", add: ["https://example.com/new", "https://example.com/known", "https://example.com/dropped"],
                 remove: ["https://example.com/known"], now: t0
@@ -464,7 +511,7 @@ import Testing
         try await Self.withStore(kind) { store, _ in
             let feed = "https://example.com/feed"
             let (_, ids) = try await subscribe(store, [item("a"), item("b")])
-            _ = try await store.setSyncUser("ann", passwordHash: "h", now: t0)
+            _ = try await store.addAccount("ann", passwordHash: "h", role: .member, now: t0)
             _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 10), now: t0)
             func play(_ media: String, guid: String? = nil, at seconds: Int64, position: Int) -> EpisodeAction {
                 EpisodeAction(podcast: feed, episode: media, guid: guid, action: .play, device: "phone", timestamp: seconds, started: 0, position: position, total: 600)
@@ -495,7 +542,7 @@ import Testing
     @Test(arguments: Kind.available) func episodeActionsFilterByTimePodcastAndDevice(_ kind: Kind) async throws {
         try await Self.withStore(kind) { store, _ in
             let f = "https://example.com/f", g = "https://example.com/g"
-            _ = try await store.setSyncUser("ann", passwordHash: "h", now: t0)
+            _ = try await store.addAccount("ann", passwordHash: "h", role: .member, now: t0)
             let first = EpisodeAction(podcast: f, episode: "\(f)/1.mp3", action: .play, device: "phone", timestamp: 1_700_000_000, started: 0, position: 10, total: 60)
             var second = first
             second.timestamp = 1_700_000_010

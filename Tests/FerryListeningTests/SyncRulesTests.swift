@@ -45,11 +45,11 @@ import Testing
     }
 
     @Test func passwordsAreSaltedHashes() throws {
-        let one = try SyncPassword.hash("correct horse")
-        let two = try SyncPassword.hash("correct horse")
+        let one = try AccountPassword.hash("correct horse")
+        let two = try AccountPassword.hash("correct horse")
         #expect(one != two && !one.contains("correct"))
-        #expect(SyncPassword.verify("correct horse", against: one) && SyncPassword.verify("correct horse", against: two))
-        #expect(!SyncPassword.verify("correct horsE", against: one))
-        #expect(!SyncPassword.verify("correct horse", against: "scrypt$nonsense"))
+        #expect(AccountPassword.verify("correct horse", against: one) && AccountPassword.verify("correct horse", against: two))
+        #expect(!AccountPassword.verify("correct horsE", against: one))
+        #expect(!AccountPassword.verify("correct horse", against: "scrypt$nonsense"))
     }
 }

@@ -42,8 +42,10 @@ import Testing
             #expect(three.transferId == 4)
             #expect(try await store.playbacks(.episode, ids: [two.id!])[two.id!]?.positionSeconds == 42.5)
             #expect(try await store.upNextEntries() == [UpNextEntry(kind: .episode, id: one.id!)])
-            let hash = try #require(try await store.syncPasswordHash("alice"))
-            #expect(SyncPassword.verify("fixture-password", against: hash))
+            // The sync user is an account now, a member, with the same password.
+            let hash = try #require(try await store.passwordHash(of: "alice"))
+            #expect(AccountPassword.verify("fixture-password", against: hash))
+            #expect(try await store.accounts(now: Date()).map { [$0.name, $0.role.rawValue] } == [["alice", "member"]])
 
             #expect(try await journal.transferId(aria2GID: "0123456789abcdef") == 5)
             #expect(try await journal.aria2GIDTaken("0123456789abcdef"))

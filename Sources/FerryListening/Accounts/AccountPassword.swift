@@ -2,9 +2,9 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// A sync user's password as the journal keeps it: scrypt with a random salt
+/// An account's password as the journal keeps it: scrypt with a random salt
 /// (`scrypt$N$r$p$salt$key`, base64), never the password itself.
-enum SyncPassword {
+enum AccountPassword {
     /// 2^15 rounds of 8-block scrypt: 32 MiB and about 0.1 s a check, slow enough that a stolen
     /// journal does not give the passwords up cheaply, quick enough for a phone's login.
     static let rounds = 1 << 15, blockSize = 8, parallelism = 1

@@ -23,7 +23,7 @@ package struct PodcastLibrary: Sendable {
     let sidecars: FeedFetcher
     let logger: Logger
     /// Where subscriptions, episodes, playback and Up Next are kept.
-    let store: any ListeningStore
+    package let store: any ListeningStore
     var library: LibraryFolder { engine.library }
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.

@@ -13,7 +13,7 @@ import Foundation
 /// are pure and shared (``EpisodeRecord/merge(_:into:podcastId:markNew:now:)``,
 /// ``Playback/after(_:now:)``, ``EpisodeAction/own(feed:media:guid:total:from:to:)``), so the
 /// two stores differ only in their SQL. `ListeningStoreContractTests` runs against both.
-package protocol ListeningStore: Sendable {
+package protocol ListeningStore: AccountStore {
     // MARK: Podcasts and episodes
 
     /// Journals a new subscription; a feed URL already subscribed returns that subscription.
@@ -70,12 +70,7 @@ package protocol ListeningStore: Sendable {
 
     // MARK: Sync with phones (times in whole seconds since 1970, as the gpodder.net API counts)
 
-    /// Adds the user, or sets its password. - Returns: true when the user is new.
-    func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool
-    /// Removes the user and its devices. - Returns: false when there was no such user.
-    func removeSyncUser(_ name: String) async throws -> Bool
-    func syncUsers() async throws -> [SyncUser]
-    func syncPasswordHash(_ name: String) async throws -> String?
+    // (Users are accounts: ``AccountStore``.)
     func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)]
     /// Creates the device, or changes what is given of its caption and type.
     func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws
@@ -125,10 +120,6 @@ extension ListeningStore {
 
     /// The playbacks of these songs, by track id.
     package func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] { try await playbacks(.track, ids: trackIds) }
-
-    func setSyncUser(_ name: String, passwordHash: String) async throws -> Bool {
-        try await setSyncUser(name, passwordHash: passwordHash, now: Date())
-    }
 
     func updateSyncDevice(user: String, id: String, caption: String?, type: String?) async throws {
         try await updateSyncDevice(user: user, id: id, caption: caption, type: type, now: Date())

@@ -3,45 +3,12 @@ import FerryKit
 import Foundation
 import GRDB
 
-/// The sync API's tables (journal v14): users with their password hashes, their devices, the
+/// The sync API's tables (journal v14): users' devices (the users are accounts), the
 /// log of subscription changes (`since` deltas; triggers on `podcast` write it, so a
 /// subscription made in the web app reaches the phone too), URLs a phone added that are not
 /// fetched yet, and episode actions. Times are whole seconds since 1970, as the API counts them.
 extension SQLiteListeningStore {
     // MARK: Users and devices
-
-    /// Adds the user, or sets its password. - Returns: true when the user is new.
-    package func setSyncUser(_ name: String, passwordHash: String, now: Date) async throws -> Bool {
-        try await writer.write { db in
-            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM syncUser WHERE name = ?)", arguments: [name]) ?? false
-            try db.execute(
-                sql: "INSERT INTO syncUser (name, passwordHash, createdAt) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET passwordHash = excluded.passwordHash",
-                arguments: [name, passwordHash, JournalDate(now)]
-            )
-            return !exists
-        }
-    }
-
-    /// Removes the user and its devices. - Returns: false when there was no such user.
-    package func removeSyncUser(_ name: String) async throws -> Bool {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM syncDevice WHERE user = ?", arguments: [name])
-            try db.execute(sql: "DELETE FROM syncUser WHERE name = ?", arguments: [name])
-            return db.changesCount > 0
-        }
-    }
-
-    package func syncUsers() async throws -> [SyncUser] {
-        try await writer.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT u.name, u.createdAt, (SELECT COUNT(*) FROM syncDevice d WHERE d.user = u.name) FROM syncUser u ORDER BY u.name"
-            ).map { SyncUser(name: $0[0], createdAt: $0[1], devices: $0[2]) }
-        }
-    }
-
-    package func syncPasswordHash(_ name: String) async throws -> String? {
-        try await writer.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM syncUser WHERE name = ?", arguments: [name]) }
-    }
 
     package func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)] {
         try await writer.read { db in

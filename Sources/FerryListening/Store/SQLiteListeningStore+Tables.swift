@@ -157,7 +157,24 @@ extension SQLiteTables {
             },
             Migration(15, "v15: a podcast's own refresh interval") { db in
                 try db.alter(table: "podcast") { t in t.add(column: "refreshMinutes", .integer) }
-            }
+            },
+            Migration(17, "v17: accounts (the sync users, with a role), their web sessions and API tokens") { db in
+                try db.rename(table: "syncUser", to: "account")
+                // Today's sync users were phones of the household: members, not admins.
+                try db.alter(table: "account") { t in t.add(column: "role", .text).notNull().defaults(to: "member") }
+                // A session's or a token's secret is never kept: its SHA-256 is the key.
+                try db.create(table: "accountCredential") { t in
+                    t.primaryKey("hash", .text)
+                    t.column("id", .text).notNull().unique()
+                    t.column("user", .text).notNull().indexed()
+                    t.column("kind", .text).notNull()
+                    t.column("createdAt", .datetime).notNull()
+                    t.column("lastUsedAt", .datetime)
+                    t.column("expiresAt", .datetime)
+                    t.column("label", .text)
+                    t.column("address", .text)
+                }
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

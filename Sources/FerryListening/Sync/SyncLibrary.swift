@@ -9,51 +9,44 @@ import Logging
 /// a phone is the one the web app resumes from (and back).
 package struct SyncLibrary: Sendable {
     let podcasts: PodcastLibrary
+    package let accounts: AccountLibrary
     let logger: Logger
     var store: any ListeningStore { podcasts.store }
 
-    package init(podcasts: PodcastLibrary, logger: Logger) {
+    package init(podcasts: PodcastLibrary, accounts: AccountLibrary, logger: Logger) {
         self.podcasts = podcasts
+        self.accounts = accounts
         self.logger = logger
     }
 
-    // MARK: Users
+    // MARK: Users (accounts: the sync API's `/v1/sync/users` is the older name of `/v1/users`)
 
-    /// Adds a user, or gives one a new password. - Returns: true when the user is new.
+    /// Adds a member, or gives a user a new password. - Returns: true when the user is new.
     /// - Throws: `invalid_request` for a name that is not 1–64 letters, digits, `.`, `_`, `-`,
     ///   or a password shorter than 8 characters or longer than 1,024.
     @discardableResult
     package func setUser(_ name: String, password: String) async throws -> Bool {
-        try Self.validate(name: name)
-        guard (8...1024).contains(password.count) else {
-            throw FerryError.invalidRequest("A sync password has 8 to 1,024 characters.")
+        do {
+            _ = try await accounts.add(name, password: password, role: .member)
+            return true
+        } catch let error as FerryError where error.code == .invalidState {
+            _ = try await accounts.update(name, password: password, role: nil)
+            return false
         }
-        return try await store.setSyncUser(name, passwordHash: try SyncPassword.hash(password))
     }
 
-    package func removeUser(_ name: String) async throws {
-        guard try await store.removeSyncUser(name) else { throw FerryError(.notFound, "There is no sync user '\(name)'.") }
-    }
+    package func removeUser(_ name: String) async throws { try await accounts.remove(name) }
 
-    package func users() async throws -> [SyncUser] { try await store.syncUsers() }
+    package func users() async throws -> [SyncUser] {
+        try await accounts.list().map { SyncUser(name: $0.name, createdAt: $0.createdAt, devices: $0.devices) }
+    }
 
     /// Whether the password is the user's. Unknown users take as long as known ones.
     package func authenticate(_ name: String, password: String) async -> Bool {
-        let stored = (try? await store.syncPasswordHash(name)) ?? nil
-        return SyncPassword.verify(password, against: stored ?? Self.decoy)
+        await accounts.verify(name, password: password) != nil
     }
 
-    /// A hash no password matches, checked for unknown users so they cannot be told apart by time.
-    private static let decoy = "scrypt$\(SyncPassword.rounds)$\(SyncPassword.blockSize)$\(SyncPassword.parallelism)$AAAAAAAAAAAAAAAAAAAAAA==$"
-
-    static func validate(name: String) throws {
-        guard isIdentifier(name) else { throw FerryError.invalidRequest("A sync user's name has 1 to 64 letters, digits, '.', '_' or '-'.") }
-    }
-
-    /// 1 to 64 ASCII letters, digits, `.`, `_`, `-`: safe in a path segment, as gpodder.net's names are.
-    static func isIdentifier(_ text: String) -> Bool {
-        (1...64).contains(text.utf8.count) && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_".unicodeScalars.contains($0)) }
-    }
+    static func isIdentifier(_ text: String) -> Bool { AccountLibrary.isName(text) }
 
     // MARK: Devices
 
