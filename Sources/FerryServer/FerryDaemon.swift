@@ -125,6 +125,7 @@ private struct DaemonParts {
     let sync: SyncLibrary
     let syncAuth: SyncAuthenticator
     let logger: Logger
+    var accounts: AccountLibrary { sync.accounts }
     let address = DaemonAddress()
     let syncAddress = DaemonAddress()
     let aria2Address = DaemonAddress()
@@ -144,7 +145,10 @@ private struct DaemonParts {
         web.registerPublic(on: router)
         let browserExtension = ExtensionRoutes(pairing: pairing, address: address)
         browserExtension.registerPublic(on: router)
-        let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login, pairing: pairing))
+        let users = UserRoutes(accounts: accounts, login: AccountLogin(accounts: accounts), syncAuth: syncAuth)
+        users.registerPublic(on: router)
+        let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login, pairing: pairing, accounts: accounts))
+        users.register(on: api)
         web.registerAPI(on: api)
         browserExtension.registerAPI(on: api)
         TransferRoutes(engine: engine).register(on: api)

@@ -52,7 +52,7 @@ import Testing
                 #expect(removed.status == 0, "\(removed)")
                 #expect(try await login("correct horse") == 401)
                 let missing = try await ferry("sync", "user", "rm", "alice")
-                #expect(missing.status != 0 && missing.stderr.contains("no sync user 'alice'"), "\(missing)")
+                #expect(missing.status != 0 && missing.stderr.contains("no user 'alice'"), "\(missing)")
             } catch {
                 try? await http.shutdown()
                 throw error

@@ -74,10 +74,14 @@ import Testing
                 #expect(short.status == 400 && short.body.contains("8 to 1,024"), "\(short.body)")
                 let badName = try await d.raw(.POST, "/v1/sync/users", body: #"{"name": "../bob", "password": "long enough"}"#)
                 #expect(badName.status == 400, "\(badName.body)")
+                // Sync users are accounts: an admin (this machine's web login is one) adds them, a member may not.
                 let cookie = try await d.webCookie()
                 let fromWeb = try await d.raw(.POST, "/v1/sync/users", headers: [("Cookie", cookie)], authorized: false, body: #"{"name": "eve", "password": "long enough"}"#)
-                #expect(fromWeb.status == 403, "\(fromWeb.body)")
-                #expect(try await d.client.syncUsers().users.map(\.name) == ["alice"])
+                #expect(fromWeb.status == 201, "\(fromWeb.body)")
+                let member = DaemonClient(baseURL: d.baseURL, token: try await d.client.makeUserToken("alice").token)
+                await #expect(throws: FerryError.self) { try await member.setSyncUser("mallory", password: "long enough") }
+                #expect(try await d.client.syncUsers().users.map(\.name) == ["alice", "eve"])
+                try await d.client.removeSyncUser("eve")
 
                 // No credentials: a challenge, which urllib-based clients answer.
                 let anonymous = try await phone.send(.GET, "/api/2/devices/alice.json", credentials: false)

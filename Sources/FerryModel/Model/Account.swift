@@ -59,10 +59,41 @@ public struct CreateAccountRequest: Codable, Sendable, Hashable {
 public struct UpdateAccountRequest: Codable, Sendable, Hashable {
     public var password: String?
     public var role: AccountRole?
+    /// The password now: needed when users change their own (a session left open on a shared
+    /// computer must not be enough).
+    public var currentPassword: String?
 
-    public init(password: String? = nil, role: AccountRole? = nil) {
+    public init(password: String? = nil, role: AccountRole? = nil, currentPassword: String? = nil) {
         self.password = password
         self.role = role
+        self.currentPassword = currentPassword
+    }
+}
+
+/// `GET /v1/me`: who the request is from.
+public struct SignedIn: Codable, Sendable, Hashable {
+    /// The account; nil for the daemon's token and the web app on this machine.
+    public var user: String?
+    /// What it may do: the token and this machine's web app are admins.
+    public var role: AccountRole
+    /// `token`, `web` (this machine's login link), `session` or `accountToken` (an account's).
+    public var via: String
+
+    public init(user: String?, role: AccountRole, via: String) {
+        self.user = user
+        self.role = role
+        self.via = via
+    }
+}
+
+/// `POST /v1/session`: a password login; the answer sets the session cookie.
+public struct LoginRequest: Codable, Sendable, Hashable {
+    public var name: String
+    public var password: String
+
+    public init(name: String, password: String) {
+        self.name = name
+        self.password = password
     }
 }
 

@@ -24,7 +24,7 @@ enum ExtensionAccess {
     /// or the library's Downloads/) under a fresh name: never into a folder it names, over a file,
     /// or with hooks. A token kept by a browser must not become a way to write any file the daemon
     /// may write.
-    static func checkCreate(_ body: CreateTransfersRequest) throws(FerryError) {
+    static func checkCreate(_ body: CreateTransfersRequest, by who: String = "The browser extension") throws(FerryError) {
         var refused: [String] = []
         if body.directory != nil { refused.append("directory") }
         if body.createDirectory != nil { refused.append("createDirectory") }
@@ -35,7 +35,7 @@ enum ExtensionAccess {
         guard refused.isEmpty else {
             throw FerryError(
                 .forbidden,
-                "The browser extension may not set \(refused.joined(separator: ", ")): its downloads go to the session's folder under a name of their own."
+                "\(who) may not set \(refused.joined(separator: ", ")): its downloads go to the session's folder under a name of their own."
             )
         }
     }

@@ -1,9 +1,12 @@
 import FerryKit
+import FerryListening
 import HTTPTypes
 import Hummingbird
 
-/// Requires `Authorization: Bearer <token>` on every API call (the daemon's token, or the paired
-/// browser extension's), or the web app's session cookie (see ``WebLogin``).
+/// Requires a credential on every API call: `Authorization: Bearer <token>` (the daemon's token,
+/// the paired browser extension's, or a user's), or a session cookie (this machine's login link,
+/// ``WebLogin``, or a user's password login, ``AccountLogin``). Beyond loopback only a user's
+/// count. A member's request must be one ``MemberAccess`` allows.
 ///
 /// A request from a browser extension's origin must carry the extension's token, and come from
 /// the origin it paired from; the extension's token may only do what ``ExtensionAccess`` allows.
@@ -12,10 +15,11 @@ struct TokenAuthMiddleware: RouterMiddleware {
     let token: String
     let login: WebLogin
     let pairing: ExtensionPairing
+    let accounts: AccountLibrary
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.credential = try credential(request)
+        context.credential = try await credential(request, context)
         if let origin = context.extensionOrigin {
             guard context.credential == .browserExtension, pairing.accepts(origin: origin) else {
                 throw FerryError(
@@ -24,26 +28,46 @@ struct TokenAuthMiddleware: RouterMiddleware {
                 )
             }
         }
-        if context.credential == .browserExtension, !ExtensionAccess.allows(request.method, path: request.uri.path) {
+        switch context.credential {
+        case .browserExtension where !ExtensionAccess.allows(request.method, path: request.uri.path):
             throw FerryError(.forbidden, ExtensionAccess.refusal)
+        case .account(let identity) where identity.role == .member
+            && !MemberAccess.allows(request.method, path: request.uri.path, user: identity.user):
+            throw FerryError(.forbidden, MemberAccess.refusal)
+        default:
+            return try await next(request, context)
         }
-        return try await next(request, context)
     }
 
-    private func credential(_ request: Request) throws -> Context.Credential {
+    private func credential(_ request: Request, _ context: Context) async throws -> Context.Credential {
+        let local = context.remote == nil
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
             let given = String(header.dropFirst(7))
-            if Self.constantTimeEqual(given, token) { return .token }
-            if pairing.isValid(token: given) { return .browserExtension }
+            if Self.constantTimeEqual(given, token) {
+                guard local else {
+                    throw FerryError(.forbidden, "The daemon's token works on this machine only; from elsewhere use a user's token (`ferry user token NAME`).")
+                }
+                return .token
+            }
+            if local, pairing.isValid(token: given) { return .browserExtension }
+            if let identity = try await accounts.identity(secret: given, address: context.remoteAddress), identity.kind == .token {
+                return .account(identity)
+            }
         }
-        if let cookies = request.headers[.cookie], let session = WebLogin.session(fromCookieHeader: cookies),
-            login.isValid(session: session)
+        let cookies = request.headers[.cookie]
+        if let secret = WebLogin.cookie(AccountLogin.cookieName, in: cookies),
+            let identity = try await accounts.identity(secret: secret, address: context.remoteAddress), identity.kind == .session
         {
+            return .account(identity)
+        }
+        if local, let session = WebLogin.session(fromCookieHeader: cookies ?? ""), login.isValid(session: session) {
             return .webSession
         }
         throw FerryError(
             .unauthorized,
-            "This API needs the token from the state folder as 'Authorization: Bearer <token>', a browser extension's own token (`ferry extension pair`), or a web session from the link `ferry open` prints."
+            local
+                ? "This API needs the token from the state folder as 'Authorization: Bearer <token>', a browser extension's own token (`ferry extension pair`), a user's token or login, or a web session from the link `ferry open` prints."
+                : "Log in with your Ferry user and password, or send a user's token (`ferry user token NAME`) as 'Authorization: Bearer <token>'."
         )
     }
 

@@ -5,7 +5,7 @@ import Foundation
 import Hummingbird
 
 /// `/v1/sync/users`: the users phones sync as (`ferry sync user add`). They can log in from
-/// the network, so only the API token adds or removes them, not the web app's login.
+/// the network, so only an admin adds or removes them. They are accounts (``UserRoutes``).
 struct SyncUserRoutes {
     let sync: SyncLibrary
     let auth: SyncAuthenticator
@@ -32,8 +32,8 @@ struct SyncUserRoutes {
     }
 
     static func checkToken(_ context: FerryRequestContext) throws {
-        guard context.credential == .token else {
-            throw FerryError(.forbidden, "Sync users can log in from the network: only the API token (the ferry command) adds or removes them.")
+        guard context.credential?.isAdmin == true else {
+            throw FerryError(.forbidden, "Sync users are accounts: only an admin adds or removes them.")
         }
     }
 }

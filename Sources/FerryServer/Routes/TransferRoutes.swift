@@ -66,7 +66,12 @@ struct TransferRoutes {
 
     private func create(_ request: Request, _ context: FerryRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(CreateTransfersRequest.self, context: context)
-        if context.credential == .browserExtension { try ExtensionAccess.checkCreate(body) }
+        switch context.credential {
+        case .browserExtension: try ExtensionAccess.checkCreate(body)
+        // A member's downloads go into the library: not into any folder the daemon may write.
+        case .account(let identity) where identity.role == .member: try ExtensionAccess.checkCreate(body, by: "A member")
+        default: break
+        }
         let session = body.session ?? "cli"
         try TransferEngine.validateSession(session)
         // Read before creating: a client that listens after this number misses nothing.

@@ -24,7 +24,7 @@ struct SyncCommand: AsyncParsableCommand {
 
 struct SyncUserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "Add, list or remove the users phones sync as.",
+        commandName: "user", abstract: "Add, list or remove the users phones sync as (the accounts of `ferry user`).",
         subcommands: [SyncUserAddCommand.self, SyncUserListCommand.self, SyncUserRemoveCommand.self]
     )
 }
@@ -49,44 +49,12 @@ struct SyncUserAddCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let password = try passwordStdin ? Self.readStdin() : Self.prompt()
+        let password = try passwordStdin ? PasswordInput.readStdin() : PasswordInput.prompt("Password for the sync user: ")
         let client = try await CLIConnection.connect()
         let user = try await client.setSyncUser(name, password: password)
         if output.json { return try FerryJSON.encoder(pretty: true).printing(user) }
         let url = try await client.syncUsers().url
         Terminal.print("Sync user \(user.name) is ready." + (url.map { " Phones sync at \($0)." } ?? " Start the sync listener with `ferry serve --sync-listen ADDRESS:PORT`."))
-    }
-
-    static func readStdin() throws -> String {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        let text = String(decoding: data, as: UTF8.self)
-        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
-        guard !password.isEmpty else { throw ValidationError("No password on standard input.") }
-        return password
-    }
-
-    static func prompt() throws -> String {
-        guard isatty(STDIN_FILENO) == 1 else { throw ValidationError("No terminal to ask for the password: use --password-stdin.") }
-        let first = readHidden("Password for the sync user: ")
-        let second = readHidden("Again: ")
-        guard first == second else { throw ValidationError("The passwords differ.") }
-        return first
-    }
-
-    /// A line from the terminal with echo off.
-    static func readHidden(_ prompt: String) -> String {
-        Terminal.progress(prompt)
-        var saved = termios()
-        tcgetattr(STDIN_FILENO, &saved)
-        var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
-        defer {
-            tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-            Terminal.progress("\n")
-        }
-        return readLine(strippingNewline: true) ?? ""
     }
 }
 
