@@ -39,6 +39,9 @@ package struct DaemonConfiguration: Sendable {
     package var sync: SyncListener?
     /// aria2's JSON-RPC for its front ends (`ferry serve --aria2-rpc`); nil: off.
     package var aria2: Aria2Listener?
+    /// The web app and the API beyond loopback, over HTTPS (`ferry serve --listen`,
+    /// `ferry remote enable`); nil: loopback only.
+    package var remote: RemoteSettings?
     /// A cluster's shared journal and this member's claims (`ferry serve --database`); nil: the
     /// state folder's SQLite journal, one machine.
     package var cluster: SharedQueue?
@@ -62,6 +65,8 @@ package struct FerryDaemon: Sendable {
     package let syncAddress: DaemonAddress
     /// The aria2 RPC's URL (`…/jsonrpc`), once it runs (if it was asked for).
     package let aria2Address: DaemonAddress
+    /// The listeners beyond loopback, if asked for.
+    package let remote: RemoteListeners?
     let onServerRunning: @Sendable (any Channel) async -> Void
     let logger: Logger
 }
@@ -89,9 +94,12 @@ package func buildDaemon(
     )
     let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, store: configuration.cluster?.listening, logger: logger)
     let sync = SyncLibrary(podcasts: podcasts, accounts: AccountLibrary(store: podcasts.store), logger: logger)
+    let token = try DaemonToken.loadOrCreate(paths)
     let parts = DaemonParts(
-        configuration: configuration, token: try DaemonToken.loadOrCreate(paths), engine: engine, catalog: catalog, podcasts: podcasts,
-        sync: sync, syncAuth: SyncAuthenticator(sync: sync), logger: logger
+        configuration: configuration, token: token, engine: engine, catalog: catalog, podcasts: podcasts,
+        sync: sync, syncAuth: SyncAuthenticator(sync: sync), login: WebLogin(token: token), pairing: ExtensionPairing(paths: paths),
+        accountLogin: AccountLogin(accounts: sync.accounts),
+        remote: try configuration.remote.map { try RemoteListeners(settings: $0, state: paths.state, logger: logger) }, logger: logger
     )
     let refresher = PodcastRefresher(podcasts: podcasts, sync: sync, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
     let onServerRunning = parts.onServerRunning()
@@ -104,13 +112,14 @@ package func buildDaemon(
                 engine: engine, runsCommands: configuration.hooksEnabled, desktopBus: configuration.desktopBus,
                 hookTimeout: configuration.hookTimeout, webhookDelays: configuration.webhookDelays, logger: logger
             ),
-        ] + (try parts.listeners()),
+        ] + (try parts.listeners(requestShutdown: requestShutdown)),
         onServerRunning: onServerRunning,
         logger: logger
     )
     return FerryDaemon(
         application: application, engine: engine, podcasts: podcasts, catalog: catalog, sync: sync, token: parts.token,
-        address: parts.address, syncAddress: parts.syncAddress, aria2Address: parts.aria2Address, onServerRunning: onServerRunning,
+        address: parts.address, syncAddress: parts.syncAddress, aria2Address: parts.aria2Address, remote: parts.remote,
+        onServerRunning: onServerRunning,
         logger: logger
     )
 }
@@ -124,6 +133,10 @@ private struct DaemonParts {
     let podcasts: PodcastLibrary
     let sync: SyncLibrary
     let syncAuth: SyncAuthenticator
+    let login: WebLogin
+    let pairing: ExtensionPairing
+    let accountLogin: AccountLogin
+    let remote: RemoteListeners?
     let logger: Logger
     var accounts: AccountLibrary { sync.accounts }
     let address = DaemonAddress()
@@ -131,24 +144,30 @@ private struct DaemonParts {
     let aria2Address = DaemonAddress()
     let startedAt = Date()
 
-    /// The web app and the API on the loopback listener.
-    func router(requestShutdown: @escaping @Sendable () -> Void) -> Router<FerryRequestContext> {
-        let login = WebLogin(token: token)
-        let pairing = ExtensionPairing(paths: configuration.paths)
+    /// The web app and the API: on the loopback listener, or (`remote`) on one beyond it.
+    func router(requestShutdown: @escaping @Sendable () -> Void, remote: (rules: RemoteRules, tls: Bool)? = nil) -> Router<FerryRequestContext> {
         let router = Router(context: FerryRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
+        if remote?.tls == true { router.add(middleware: StrictTransportMiddleware()) }
         router.add(middleware: ErrorMiddleware())
-        router.add(middleware: LoopbackGuardMiddleware())
+        if let remote {
+            router.add(middleware: RemoteGuardMiddleware(rules: remote.rules, tls: remote.tls))
+        } else {
+            router.add(middleware: LoopbackGuardMiddleware())
+        }
         // The web app's files, from the binary: package (no secrets in them); the API they call needs a login.
         router.add(middleware: WebAppMiddleware())
         let web = WebRoutes(engine: engine, podcasts: podcasts, login: login, address: address)
         web.registerPublic(on: router)
         let browserExtension = ExtensionRoutes(pairing: pairing, address: address)
         browserExtension.registerPublic(on: router)
-        let users = UserRoutes(accounts: accounts, login: AccountLogin(accounts: accounts), syncAuth: syncAuth)
+        let users = UserRoutes(accounts: accounts, login: accountLogin, syncAuth: syncAuth)
         users.registerPublic(on: router)
+        let remoteRoutes = RemoteRoutes(listeners: self.remote)
+        remoteRoutes.registerPublic(on: router)
         let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login, pairing: pairing, accounts: accounts))
         users.register(on: api)
+        remoteRoutes.register(on: api)
         web.registerAPI(on: api)
         browserExtension.registerAPI(on: api)
         TransferRoutes(engine: engine).register(on: api)
@@ -186,10 +205,12 @@ private struct DaemonParts {
         }
     }
 
-    /// The sync and aria2 listeners, when enabled. Last among the services, so a graceful
-    /// shutdown stops answering phones and aria2's front ends first.
-    func listeners() throws -> [any Service] {
-        var listeners: [any Service] = []
+    /// The listeners beyond loopback, the sync and aria2 listeners, when enabled. Last among the
+    /// services, so a graceful shutdown stops answering phones and aria2's front ends first.
+    func listeners(requestShutdown: @escaping @Sendable () -> Void) throws -> [any Service] {
+        var listeners: [any Service] = try remote?.services(
+            router: { rules, tls in router(requestShutdown: requestShutdown, remote: (rules, tls)) }, logger: logger
+        ) ?? []
         if let listener = configuration.sync {
             listeners.append(try listener.application(sync: sync, auth: syncAuth, address: syncAddress, logger: logger))
         }

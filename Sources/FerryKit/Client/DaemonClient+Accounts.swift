@@ -55,3 +55,10 @@ extension DaemonClient {
         let _: Empty = try await send(.DELETE, "/v1/users/\(Self.escape(name))/tokens/\(Self.escape(id))")
     }
 }
+
+extension DaemonClient {
+    /// Where the listeners beyond loopback answer (an admin's; `not_found` when there are none).
+    public func remoteStatus() async throws -> RemoteStatus {
+        try await send(.GET, "/v1/remote")
+    }
+}

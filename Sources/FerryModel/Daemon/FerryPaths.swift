@@ -43,6 +43,8 @@ public struct FerryPaths: Sendable, Hashable {
     public var aria2Secret: URL { state.appendingPathComponent("aria2-secret") }
     /// The daemon setting `ferry aria2 enable` writes: the aria2 RPC's port, on at every start.
     public var aria2Setting: URL { state.appendingPathComponent("aria2-rpc") }
+    /// The listeners beyond loopback (`ferry remote enable`), read by `ferry serve`.
+    public var remoteSetting: URL { state.appendingPathComponent("remote.json") }
     /// The paired browser extension: a SHA-256 digest of its token, its origin and when it
     /// paired (JSON, mode 0600; `ferry extension revoke` deletes it).
     public var extensionPairing: URL { state.appendingPathComponent("extension.json") }

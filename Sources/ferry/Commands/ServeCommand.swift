@@ -39,6 +39,18 @@ struct ServeCommand: AsyncParsableCommand {
               ferry serve --sync-listen 0.0.0.0:8123
               ferry serve --sync-listen 192.168.1.5:8123 --sync-certificate cert.pem --sync-key key.pem
 
+            --listen serves the web app and the API beyond loopback too, for phones and laptops: \
+            over HTTPS, with your certificate (--certificate, --private-key; renewed files are \
+            read again) or one signed by a CA of Ferry's own that each device trusts once (`ferry \
+            remote` shows the URL, a QR code and the fingerprints). There only users log in \
+            (`ferry user add NAME`), and the Host must be one of --server-name (default: the \
+            host's name and NAME.local) or a listener's address. http://ADDRESS:PORT is plain \
+            HTTP for a reverse proxy named by --trusted-proxy, whose X-Forwarded-For, -Proto and \
+            -Host then count. `ferry remote enable` keeps these for every start.
+              ferry serve --listen 0.0.0.0:8443
+              ferry serve --listen 0.0.0.0:443 --certificate fullchain.pem --private-key privkey.pem --server-name ferry.example.org
+              ferry serve --listen http://127.0.0.1:8080 --trusted-proxy 127.0.0.1
+
             --aria2-rpc answers aria2's JSON-RPC (POST /jsonrpc) on loopback, port 6800 unless \
             --aria2-port says otherwise, so aria2's front ends and client libraries drive Ferry; \
             their secret is `ferry aria2 secret`'s.
@@ -81,6 +93,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("The certificate's private key (PEM).", valueName: "file"))
     var syncKey: String?
+
+    @OptionGroup(title: "Beyond loopback") var remote: RemoteOptions
 
     @Flag(name: .long, help: "Answer aria2's JSON-RPC on loopback (see above; `ferry aria2 enable` turns it on for every start).")
     var aria2Rpc = false
@@ -166,6 +180,7 @@ struct ServeCommand: AsyncParsableCommand {
                 arguments += ["--sync-listen", "[\(sync.host)]:\(sync.port)"]
                 if let certificate = sync.certificate, let key = sync.key { arguments += ["--sync-certificate", certificate, "--sync-key", key] }
             }
+            arguments += remote.arguments
             try await Detach.start(arguments: arguments, paths: paths)
             return
         }
@@ -195,6 +210,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks
         configuration.sync = syncListener
+        // The options, else `ferry remote enable`'s setting.
+        configuration.remote = remote.listen.isEmpty ? try RemoteSetting.read(paths) : remote.settings()
         if let port = aria2Rpc ? aria2Port ?? Aria2Listener.defaultPort : Aria2Setting.port(paths) { configuration.aria2 = Aria2Listener(port: port) }
         if !proxies.isEmpty { logger.info("proxies from the environment", metadata: ["proxy.environment": "\(proxies)"]) }
         if let url = databaseURL {

@@ -1,0 +1,75 @@
+import ArgumentParser
+import FerryKit
+import FerryServer
+import Foundation
+
+/// `ferry serve`'s and `ferry remote enable`'s options for the listeners beyond loopback.
+struct RemoteOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Serve the web app and the API here too, over HTTPS: PORT, ADDRESS:PORT, or http://ADDRESS:PORT for a reverse proxy (repeatable).", valueName: "address:port"))
+    var listen: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Your certificate chain (PEM), read again when it changes; without it Ferry's own CA signs one.", valueName: "file"))
+    var certificate: String?
+
+    @Option(name: .long, help: ArgumentHelp("Its private key (PEM).", valueName: "file"))
+    var privateKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("A name browsers reach this machine by (repeatable; default: its host name and NAME.local).", valueName: "name"))
+    var serverName: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A reverse proxy's address or CIDR range whose X-Forwarded-* headers count (repeatable).", valueName: "cidr"))
+    var trustedProxy: [String] = []
+
+    func validate() throws {
+        guard listen.isEmpty else { return try check(settings()) }
+        if certificate != nil || privateKey != nil || !serverName.isEmpty || !trustedProxy.isEmpty {
+            throw ValidationError("--certificate, --private-key, --server-name and --trusted-proxy go with --listen.")
+        }
+    }
+
+    /// What was given, with the certificate's paths made absolute; nil without --listen.
+    func settings() -> RemoteSettings {
+        RemoteSettings(
+            listen: listen, certificate: certificate.map(TransferOptionFlags.absolutePath), privateKey: privateKey.map(TransferOptionFlags.absolutePath),
+            serverNames: serverName, trustedProxies: trustedProxy
+        )
+    }
+
+    /// The same checks the daemon makes, before anything starts.
+    func check(_ settings: RemoteSettings) throws {
+        do {
+            for text in settings.listen { _ = try RemoteListeners.Address(text) }
+            for text in settings.trustedProxies { _ = try AddressRange(text) }
+        } catch {
+            throw ValidationError(error.message)  // The body throws FerryError alone.
+        }
+        if (settings.certificate == nil) != (settings.privateKey == nil) { throw ValidationError("--certificate and --private-key go together.") }
+        for file in [settings.certificate, settings.privateKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("Cannot read \(file).")
+        }
+    }
+
+    /// The arguments that give the same to a detached `ferry serve`.
+    var arguments: [String] {
+        listen.flatMap { ["--listen", $0] } + (certificate.map { ["--certificate", TransferOptionFlags.absolutePath($0)] } ?? [])
+            + (privateKey.map { ["--private-key", TransferOptionFlags.absolutePath($0)] } ?? []) + serverName.flatMap { ["--server-name", $0] }
+            + trustedProxy.flatMap { ["--trusted-proxy", $0] }
+    }
+}
+
+/// The daemon setting `ferry remote enable` writes (`remote.json` in the state folder).
+enum RemoteSetting {
+    static func read(_ paths: FerryPaths) throws -> RemoteSettings? {
+        guard let data = try? Data(contentsOf: paths.remoteSetting) else { return nil }
+        do {
+            return try FerryJSON.decoder().decode(RemoteSettings.self, from: data)
+        } catch {
+            throw ValidationError("\(paths.remoteSetting.path) is not Ferry's listener setting (\(error)); `ferry remote disable` removes it.")
+        }
+    }
+
+    static func write(_ settings: RemoteSettings, _ paths: FerryPaths) throws {
+        try FileManager.default.createDirectory(at: paths.state, withIntermediateDirectories: true)
+        try FerryJSON.encoder(pretty: true).encode(settings).write(to: paths.remoteSetting, options: .atomic)
+    }
+}
