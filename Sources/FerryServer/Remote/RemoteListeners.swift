@@ -60,20 +60,7 @@ package final class RemoteListeners: Sendable {
     /// Checks the settings and makes or reads the certificate.
     /// - Throws: `invalid_request` naming what is wrong.
     package init(settings: RemoteSettings, state: URL, logger: Logger) throws {
-        guard !settings.listen.isEmpty else { throw FerryError.invalidRequest("No --listen address for the listeners beyond loopback.") }
-        let addresses = try settings.listen.map { text throws(FerryError) in try Address(text) }
-        let proxies = try settings.trustedProxies.map { text throws(FerryError) in try AddressRange(text) }
-        if addresses.contains(where: { !$0.tls }), proxies.isEmpty {
-            throw FerryError.invalidRequest(
-                "A plain HTTP listener is for a reverse proxy in front of Ferry: give the proxy's address with --trusted-proxy (e.g. --trusted-proxy 127.0.0.1)."
-            )
-        }
-        guard (settings.certificate == nil) == (settings.privateKey == nil) else {
-            throw FerryError.invalidRequest("--certificate and --private-key go together.")
-        }
-        for name in settings.serverNames where RemoteRules.hostName(name) != name.lowercased() {
-            throw FerryError.invalidRequest("'\(name.prefix(80))' is not a host name for --server-name (like nas.local or ferry.example.org).")
-        }
+        let (addresses, proxies) = try Self.check(settings)
         let names = settings.serverNames.isEmpty ? MachineAddresses.names() : settings.serverNames.map { $0.lowercased() }
         let machine = MachineAddresses.all()
         var rules: [Address: RemoteRules] = [:]
@@ -100,6 +87,26 @@ package final class RemoteListeners: Sendable {
         }
         self.certificate = try CertificateSource(certificate: authority.certificatePath, key: authority.keyPath)
         self.authority = authority
+    }
+
+    /// The settings' addresses and proxies, checked (files aside).
+    /// - Throws: `invalid_request` naming what is wrong.
+    package static func check(_ settings: RemoteSettings) throws(FerryError) -> (addresses: [Address], proxies: [AddressRange]) {
+        guard !settings.listen.isEmpty else { throw FerryError.invalidRequest("No --listen address for the listeners beyond loopback.") }
+        let addresses = try settings.listen.map { text throws(FerryError) in try Address(text) }
+        let proxies = try settings.trustedProxies.map { text throws(FerryError) in try AddressRange(text) }
+        if addresses.contains(where: { !$0.tls }), proxies.isEmpty {
+            throw FerryError.invalidRequest(
+                "A plain HTTP listener is for a reverse proxy in front of Ferry: give the proxy's address with --trusted-proxy (e.g. --trusted-proxy 127.0.0.1)."
+            )
+        }
+        guard (settings.certificate == nil) == (settings.privateKey == nil) else {
+            throw FerryError.invalidRequest("--certificate and --private-key go together.")
+        }
+        for name in settings.serverNames where RemoteRules.hostName(name) != name.lowercased() {
+            throw FerryError.invalidRequest("'\(name.prefix(80))' is not a host name for --server-name (like nas.local or ferry.example.org).")
+        }
+        return (addresses, proxies)
     }
 
     /// One application per address, serving `router(rules, tls)`.

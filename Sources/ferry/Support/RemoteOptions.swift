@@ -38,12 +38,10 @@ struct RemoteOptions: ParsableArguments {
     /// The same checks the daemon makes, before anything starts.
     func check(_ settings: RemoteSettings) throws {
         do {
-            for text in settings.listen { _ = try RemoteListeners.Address(text) }
-            for text in settings.trustedProxies { _ = try AddressRange(text) }
+            _ = try RemoteListeners.check(settings)
         } catch {
-            throw ValidationError(error.message)  // The body throws FerryError alone.
+            throw ValidationError(error.message)
         }
-        if (settings.certificate == nil) != (settings.privateKey == nil) { throw ValidationError("--certificate and --private-key go together.") }
         for file in [settings.certificate, settings.privateKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("Cannot read \(file).")
         }
