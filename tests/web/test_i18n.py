@@ -427,11 +427,11 @@ def test_the_login_screen_speaks_the_language_and_has_the_switch(daemon, pages, 
     page = pages.new(daemon, viewport=viewport, login=False, path="", locale="zh-CN")
     expect(page.locator(".login-card h1")).to_have_text(zh["login.heading"])
     assert page.title() == f"{zh['login.title']} · Ferry"
-    texts_fit(page, ".login-card h1, .login-lead, .login-steps li, .login-card .btn-label")
+    texts_fit(page, ".login-card h1, .login-lead, .login-steps li, .login-card .btn-label, .login-form label")
     switch = page.locator(".login .language-select")
     switch.select_option("ru")
     expect(page.locator(".login-card h1")).to_have_text(ru["login.heading"])
     expect(page.locator(".login .language-select")).to_be_focused()
     expect(page.locator("html")).to_have_attribute("lang", "ru")
-    assert texts_fit(page, ".login-card h1, .login-lead, .login-steps li, .login-card .btn-label") == 5
+    assert texts_fit(page, ".login-card h1, .login-lead, .login-steps li, .login-card .btn-label, .login-form label") == 8
     screenshot(page, f"i18n-login-ru-{'phone' if viewport is PHONE else 'desktop'}")

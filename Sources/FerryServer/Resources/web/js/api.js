@@ -156,5 +156,12 @@ export const api = {
     set: (items) => request("/up-next", { method: "PUT", json: { items } }),
   },
 
-  logout: () => fetch("/logout", { method: "POST", credentials: "same-origin" }),
+  /** A user's password login; the daemon sets the session cookie. */
+  logIn: (name, password) => request("/session", { method: "POST", json: { name, password } }),
+
+  /** Ends the session on the server (a user's) and clears this machine's login cookie. */
+  logout: async () => {
+    await fetch("/v1/session", { method: "DELETE", credentials: "same-origin" }).catch(() => {});
+    return fetch("/logout", { method: "POST", credentials: "same-origin" });
+  },
 };

@@ -147,12 +147,70 @@ function showLogin() {
   app.routeKey = null;
   app.player?.close();
   $("#shell").hidden = true;
-  renderLogin();
+  renderLogin({ focus: true });
 }
 
-function renderLogin() {
+/** `focus`: the name field takes the focus (not when the language switch redraws it). */
+function renderLogin({ focus = false } = {}) {
   document.title = `${t("login.title")} · Ferry`;
-  const retry = h("button", { type: "button", class: "btn btn-primary", on: { click: () => location.reload() } }, icon("refresh"), h("span", { class: "btn-label", text: t("login.retry") }));
+  replace(
+    $("#login"),
+    h(
+      "div",
+      { class: "login-card", role: "main" },
+      h("img", { class: "login-logo", src: "/img/logo.svg", alt: "", width: "64", height: "64" }),
+      h("h1", { text: t("login.heading") }),
+      passwordForm(focus),
+      onThisMachine() ? linkSteps() : trustHint(),
+      h("div", { class: "login-language" }, languageSwitch()),
+    ),
+  );
+  $("#login").hidden = false;
+}
+
+/** The page was opened on the server itself: the one-time link of `ferry open` works here. */
+function onThisMachine() {
+  const host = location.hostname;
+  return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.endsWith(".localhost");
+}
+
+/** A user's name and password (`ferry user add NAME`): the session cookie comes back. */
+function passwordForm(focus) {
+  const name = h("input", { id: "login-name", name: "username", autocomplete: "username", autocapitalize: "none", spellcheck: "false", required: true, maxlength: "64" });
+  const password = h("input", { id: "login-password", name: "password", type: "password", autocomplete: "current-password", required: true, maxlength: "1024" });
+  const error = h("p", { class: "login-error", role: "alert", hidden: true });
+  const submit = h("button", { type: "submit", class: "btn btn-primary login-submit" }, h("span", { class: "btn-label", text: t("login.submit") }));
+  const form = h(
+    "form",
+    { class: "login-form", on: { submit: async (event) => {
+      event.preventDefault();
+      submit.disabled = true;
+      error.hidden = true;
+      try {
+        await api.logIn(name.value.trim(), password.value);
+        location.reload();
+      } catch (failure) {
+        password.value = "";
+        error.textContent = failure.status === 401 ? t("login.wrong") : failure.message;
+        error.hidden = false;
+        password.focus();
+      } finally {
+        submit.disabled = false;
+      }
+    } } },
+    h("label", { for: "login-name", text: t("login.name") }),
+    name,
+    h("label", { for: "login-password", text: t("login.password") }),
+    password,
+    error,
+    submit,
+  );
+  if (focus) queueMicrotask(() => name.focus());
+  return form;
+}
+
+/** On the server's own screen: `ferry open` prints a one-time link. */
+function linkSteps() {
   const copy = h("button", { type: "button", class: "btn btn-icon btn-ghost", aria: { label: t("login.copyCommand") }, title: t("login.copy") }, icon("copy"));
   copy.addEventListener("click", async () => {
     try {
@@ -162,23 +220,24 @@ function renderLogin() {
       toast(t("login.copyByHand"), { kind: "info" });
     }
   });
-  replace(
-    $("#login"),
-    h(
-      "div",
-      { class: "login-card", role: "main" },
-      h("img", { class: "login-logo", src: "/img/logo.svg", alt: "", width: "64", height: "64" }),
-      h("h1", { text: t("login.heading") }),
-      h("p", { class: "login-lead", text: t("login.lead") }),
-      h("ol", { class: "login-steps" },
-        h("li", null, h("span", { text: t("login.step1") }), h("div", { class: "command" }, icon("terminal"), h("code", { text: "ferry open" }), copy)),
-        h("li", { text: t("login.step2") }),
-      ),
-      retry,
-      h("div", { class: "login-language" }, languageSwitch()),
+  const retry = h("button", { type: "button", class: "btn btn-ghost", on: { click: () => location.reload() } }, icon("refresh"), h("span", { class: "btn-label", text: t("login.retry") }));
+  return h(
+    "div",
+    { class: "login-link" },
+    h("p", { class: "login-lead", text: t("login.lead") }),
+    h("ol", { class: "login-steps" },
+      h("li", null, h("span", { text: t("login.step1") }), h("div", { class: "command" }, icon("terminal"), h("code", { text: "ferry open" }), copy)),
+      h("li", { text: t("login.step2") }),
     ),
+    retry,
   );
-  $("#login").hidden = false;
+}
+
+/** From another device: Ferry's own CA, to trust once, when it signed this server's certificate. */
+function trustHint() {
+  const hint = h("p", { class: "login-trust", hidden: true }, h("a", { href: "/ca.pem", download: "ferry-ca.crt", text: t("login.trust") }));
+  fetch("/ca.pem", { credentials: "omit", cache: "no-store" }).then((response) => { hint.hidden = !response.ok; }).catch(() => {});
+  return hint;
 }
 
 // MARK: Language
