@@ -165,6 +165,13 @@ private struct DaemonParts {
         users.registerPublic(on: router)
         let remoteRoutes = RemoteRoutes(listeners: self.remote)
         remoteRoutes.registerPublic(on: router)
+        if remote != nil {
+            // Phones sync and aria2's clients call where the web app is served (their own credentials).
+            SyncRoutes(sync: sync, auth: syncAuth, subscribeInBackground: { [sync] in Task { await sync.subscribePending() } }).register(on: router)
+            if configuration.aria2 != nil, let secret = try? SecretFile.loadOrCreate(configuration.paths.aria2Secret, in: configuration.paths.state) {
+                Aria2Listener.register(Aria2RPC(engine: engine, secret: secret, sessionId: Aria2Listener.sessionId()), on: router)
+            }
+        }
         let api = router.group("v1").add(middleware: TokenAuthMiddleware(token: token, login: login, pairing: pairing, accounts: accounts))
         users.register(on: api)
         remoteRoutes.register(on: api)

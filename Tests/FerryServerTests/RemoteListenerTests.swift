@@ -123,6 +123,42 @@ import Testing
         }
     }
 
+    /// A phone's podcast app (gpodder.net API, HTTP Basic) and aria2's clients (`/jsonrpc`
+    /// with the secret) reach the server where the web app is; only the sync paths ever ask a
+    /// browser for Basic credentials.
+    @Test func syncAndAria2AnswerOnTheSameListener() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home, configure: {
+                $0.remote = RemoteSettings(listen: ["127.0.0.1:0"])
+                $0.aria2 = Aria2Listener(port: 0)
+            }) { d in
+                let url = try await Self.url(d)
+                try await d.client.addUser("alice", password: "alice's password")
+                try await Self.withClient(trusting: home.appendingPathComponent("state/tls/ca.pem").path) { https in
+                    let basic = "Basic " + Data("alice:alice's password".utf8).base64EncodedString()
+                    let login = try await Self.send(https, .POST, url + "/api/2/auth/alice/login.json", headers: [("Authorization", basic)])
+                    #expect(login.status == 200 && login.headers.first(name: "Set-Cookie")?.contains("sessionid=") == true, "\(login)")
+                    let devices = try await Self.send(https, .GET, url + "/api/2/devices/alice.json", headers: [("Authorization", basic)])
+                    #expect(devices.status == 200 && devices.body.hasPrefix("["), "\(devices)")
+                    let anonymous = try await Self.send(https, .GET, url + "/api/2/devices/alice.json")
+                    #expect(anonymous.status == 401 && anonymous.headers.first(name: "WWW-Authenticate") == #"Basic realm="Ferry sync""#)
+                    let simple = try await Self.send(https, .GET, url + "/subscriptions/alice.opml")
+                    #expect(simple.status == 401 && simple.headers.first(name: "WWW-Authenticate") != nil)
+                    let api = try await Self.send(https, .GET, url + "/v1/me")
+                    #expect(api.status == 401 && api.headers.first(name: "WWW-Authenticate") == nil, "no browser prompt for the web app")
+
+                    let secret = try String(contentsOf: d.paths.aria2Secret, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let call = #"{"jsonrpc": "2.0", "id": "1", "method": "aria2.getVersion", "params": ["token:\#(secret)"]}"#
+                    let version = try await Self.send(https, .POST, url + "/jsonrpc", headers: [("Content-Type", "application/json")], body: call)
+                    #expect(version.status == 200 && version.body.contains("\"version\""), "\(version)")
+                    let wrong = #"{"jsonrpc": "2.0", "id": "1", "method": "aria2.getVersion", "params": ["token:nope"]}"#
+                    let refused = try await Self.send(https, .POST, url + "/jsonrpc", headers: [("Content-Type", "application/json")], body: wrong)
+                    #expect(refused.body.contains("Unauthorized"), "\(refused)")
+                }
+            }
+        }
+    }
+
     @Test func badSettingsAreRefusedBeforeAnythingListens() async throws {
         let cases: [(RemoteSettings, String)] = [
             (RemoteSettings(listen: ["http://0.0.0.0:8080"]), "--trusted-proxy"),

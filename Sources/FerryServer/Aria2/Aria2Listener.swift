@@ -25,14 +25,7 @@ package struct Aria2Listener: Sendable {
         let router = Router(context: FerryRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: LoopbackGuardMiddleware())
-        router.post("jsonrpc") { request, context in
-            let body = try await request.body.collect(upTo: context.maxUploadSize)
-            let answer = await rpc.answer(Data(body.readableBytesView))
-            return Response(
-                status: .init(code: answer.status), headers: [.contentType: "application/json-rpc", .cacheControl: "no-cache"],
-                body: .init(byteBuffer: ByteBuffer(bytes: answer.body))
-            )
-        }
+        Self.register(rpc, on: router)
         let host = self.host
         let onRunning: @Sendable (any Channel) async -> Void = { channel in
             let url = "http://\(host):\(channel.localAddress?.port ?? 0)/jsonrpc"
@@ -88,6 +81,19 @@ package struct Aria2Listener: Sendable {
     }
 
     /// 40 hex digits, new with each daemon (aria2's session id is a SHA-1).
+    /// `POST /jsonrpc`: on this listener, and on the listeners beyond loopback (the secret is
+    /// the credential there too).
+    static func register(_ rpc: Aria2RPC, on router: Router<FerryRequestContext>) {
+        router.post("jsonrpc") { request, context in
+            let body = try await request.body.collect(upTo: context.maxUploadSize)
+            let answer = await rpc.answer(Data(body.readableBytesView))
+            return Response(
+                status: .init(code: answer.status), headers: [.contentType: "application/json-rpc", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(bytes: answer.body))
+            )
+        }
+    }
+
     static func sessionId() -> String {
         SecretFile.randomHex(byteCount: 20)
     }

@@ -110,7 +110,13 @@ struct SyncSessionMiddleware: RouterMiddleware {
     let auth: SyncAuthenticator
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as FerryError where error.code == .unauthorized {
+            // Answered here (inside the router's ErrorMiddleware) so that it carries the challenge.
+            response = ErrorMiddleware.response(error)
+        }
         if response.status == .unauthorized {
             response.headers[.wwwAuthenticate] = #"Basic realm="Ferry sync""#
         } else if response.headers[.setCookie] == nil, let session = await auth.sessionForVerifiedCredentials(request) {

@@ -45,7 +45,6 @@ package struct SyncListener: Sendable {
 
     func application(sync: SyncLibrary, auth: SyncAuthenticator, address: DaemonAddress, logger: Logger) throws -> any Service {
         let router = Router(context: FerryRequestContext.self)
-        router.add(middleware: SyncSessionMiddleware(auth: auth))
         router.add(middleware: ErrorMiddleware())
         SyncRoutes(sync: sync, auth: auth, subscribeInBackground: { Task { await sync.subscribePending() } }).register(on: router)
         let scheme = scheme

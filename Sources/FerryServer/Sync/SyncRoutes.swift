@@ -16,9 +16,11 @@ struct SyncRoutes {
     /// Called after a phone adds subscriptions: fetches them without holding up its answer.
     let subscribeInBackground: @Sendable () -> Void
 
+    /// The paths, each group under ``SyncSessionMiddleware`` (its Basic challenge only here:
+    /// on a listener that also serves the web app, a browser must never be asked for it).
     func register(on router: Router<FerryRequestContext>) {
-        registerAdvanced(on: router.group("api/2"))
-        registerSimple(on: router)
+        registerAdvanced(on: router.group("api/2").add(middleware: SyncSessionMiddleware(auth: auth)))
+        registerSimple(on: router.group("subscriptions").add(middleware: SyncSessionMiddleware(auth: auth)))
     }
 
     /// gpodder.net's Advanced API (`/api/2/…`): logins, devices, subscription changes, episode actions.
@@ -77,18 +79,18 @@ struct SyncRoutes {
     }
 
     /// gpodder.net's Simple API: a user's subscriptions as one list, read and replaced.
-    private func registerSimple(on router: Router<FerryRequestContext>) {
+    private func registerSimple(on router: RouterGroup<FerryRequestContext>) {
         // The simple API's lists: every subscription (Ferry's are every device's).
-        router.get("subscriptions/:user/:file") { request, context in
+        router.get(":user/:file") { request, context in
             _ = try await authorized(request, context, try context.parameters.require("user"))
             return try await simpleList(format: try Self.format(context.parameters.require("file")))
         }
-        router.get("subscriptions/:user") { request, context in
+        router.get(":user") { request, context in
             let (user, format) = try Self.split(context.parameters.require("user"))
             _ = try await authorized(request, context, user)
             return try await simpleList(format: format)
         }
-        router.put("subscriptions/:user/:file") { request, context in
+        router.put(":user/:file") { request, context in
             let user = try await authorized(request, context, try context.parameters.require("user"))
             let (device, format) = try Self.split(context.parameters.require("file"))
             let wanted: [String]
