@@ -161,6 +161,10 @@ enum PostgresSchema {
                 #"CREATE INDEX account_credential_user ON "accountCredential" ("user")"#,
             ]
         ),
+        Migration(
+            version: 5, name: "the account that asked for a transfer",
+            statements: [#"ALTER TABLE transfer ADD COLUMN "requestedBy" TEXT"#]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

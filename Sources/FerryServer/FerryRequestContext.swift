@@ -47,6 +47,11 @@ package struct FerryRequestContext: RequestContext {
             }
         }
 
+        /// A member's login or token: their own transfers and account only.
+        package var isMember: Bool {
+            if case .account(let identity) = self { identity.role == .member } else { false }
+        }
+
         /// The account's name, for an account.
         package var user: String? {
             if case .account(let identity) = self { identity.user } else { nil }

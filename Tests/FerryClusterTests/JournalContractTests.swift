@@ -170,7 +170,7 @@ import Testing
             full.options = #"{"bytesPerSecond":5}"#; full.startAfter = date; full.waitReason = "network"; full.waitingSince = date
             full.waitsForNetwork = true; full.segments = "[]"; full.mirrors = "[]"; full.directory = "/srv"; full.outputName = "o"
             full.overwrite = true; full.checksum = "sha-256=ab"; full.serverDigest = "sha-256=:x:"; full.verifiedBy = "server"
-            full.priority = -10; full.queueRank = -3; full.hidden = false
+            full.priority = -10; full.queueRank = -3; full.hidden = false; full.requestedBy = "alice"
             let id = try await journal.createTransfer(full, reuseExisting: false).record.transferId
             var back = try #require(try await journal.transfer(id: id))
             full.id = id

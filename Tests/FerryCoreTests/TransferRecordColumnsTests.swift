@@ -56,6 +56,7 @@ import Testing
         record.priority = -1
         record.queueRank = -5
         record.hidden = true
+        record.requestedBy = "alice"
         return record
     }
 

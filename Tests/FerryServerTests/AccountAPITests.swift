@@ -95,6 +95,42 @@ import Testing
         }
     }
 
+    /// Everyone's list is visible; a member pauses, resumes, cancels, reorders or removes only
+    /// their own transfers, and sees no other's options or upload answer.
+    @Test func aMemberActsOnTheirOwnTransfersAlone() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                try await d.client.addUser("alice", password: "alice's password")
+                try await d.client.addUser("bob", password: "bob's password")
+                let alice = DaemonClient(baseURL: d.baseURL, token: try await d.client.makeUserToken("alice").token)
+                let bob = DaemonClient(baseURL: d.baseURL, token: try await d.client.makeUserToken("bob").token)
+                let later = Date().addingTimeInterval(86_400)
+                let hers = try await alice.createTransfers(.init(urls: ["http://127.0.0.1:9/hers"], options: .init(headers: ["X-Note": "alice's"], startAfter: later))).transfers[0]
+                let his = try await bob.createTransfers(.init(urls: ["http://127.0.0.1:9/his"], options: .init(headers: ["X-Note": "bob's"], startAfter: later))).transfers[0]
+                let servers = try await d.client.createTransfers(.init(urls: ["http://127.0.0.1:9/server"], options: .init(startAfter: later))).transfers[0]
+                #expect(hers.requestedBy == "alice" && his.requestedBy == "bob" && servers.requestedBy == nil)
+
+                #expect(try await alice.pause(hers.id).state == .paused)
+                #expect(try await alice.resume(hers.id).state == .queued)
+                for id in [his.id, servers.id] {
+                    await expectCode("forbidden") { _ = try await alice.pause(id) }
+                    await expectCode("forbidden") { _ = try await alice.cancel(id) }
+                    await expectCode("forbidden") { try await alice.remove(id) }
+                    await expectCode("forbidden") { _ = try await alice.update(id, TransferUpdate(priority: .high)) }
+                }
+                let seen = try await alice.transfers().transfers
+                #expect(seen.map(\.id) == [hers.id, his.id, servers.id], "everyone's list is visible")
+                #expect(seen[0].options?.headers?["X-Note"] == "alice's")
+                #expect(seen[1].options == nil && seen[1].requestedBy == "bob", "not another's headers")
+                #expect(try await alice.transfer(his.id).options == nil)
+                #expect(try await bob.transfer(his.id).options?.headers?["X-Note"] == "bob's")
+                #expect(try await d.client.transfer(his.id).options?.headers?["X-Note"] == "bob's", "the daemon's token sees all")
+                #expect(try await d.client.transfers().transfers.map(\.state) == [.queued, .queued, .queued], "nothing of the refused")
+                #expect(try await d.client.cancel(his.id).state == .cancelled, "an admin acts on any")
+            }
+        }
+    }
+
     /// Changing a password needs the old one from a member, and ends every other session.
     @Test func aNewPasswordEndsTheOtherSessions() async throws {
         try await withTemporaryDirectory { home in

@@ -57,6 +57,8 @@ extension TransferEngine {
         package var priority: TransferPriority
         /// Added paused: it waits for a resume (aria2's `pause` option).
         package var paused: Bool
+        /// The account that asks (``TransferRecord/requestedBy``).
+        package var requestedBy: String?
 
         package init(
             urls: [URL], session: String, force: Bool = false, folder: String = "Downloads",

@@ -57,6 +57,7 @@ extension TransferEngine {
             draft.checksum = request.checksum?.description
             draft.priority = request.priority.rank
             if request.paused { draft.state = .paused }
+            draft.requestedBy = request.requestedBy
             return draft
         }
         // One transaction for the lot, and one scheduling pass.

@@ -98,6 +98,9 @@ package struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Mut
     package var hidden = false
     /// In a cluster: the member holding its lease (as read; the SQLite journal has none).
     package var member: String?
+    /// The account that asked for it (a member may pause or cancel only their own); nil for
+    /// the daemon's own clients (the CLI, this machine's web app, the library's downloads).
+    package var requestedBy: String?
 
     package init(
         session: String, url: String, folder: String, suggestedName: String? = nil, preferredName: String? = nil,

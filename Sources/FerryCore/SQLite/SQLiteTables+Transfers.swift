@@ -114,6 +114,9 @@ extension SQLiteTables {
             },
             Migration(10, "v10: transfers removed from the list but kept for the library") { db in
                 try db.alter(table: "transfer") { t in t.add(column: "hidden", .boolean).notNull().defaults(to: false) }
+            },
+            Migration(18, "v18: the account that asked for a transfer") { db in
+                try db.alter(table: "transfer") { t in t.add(column: "requestedBy", .text) }
             }
         ]
     )

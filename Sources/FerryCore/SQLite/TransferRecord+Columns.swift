@@ -20,7 +20,7 @@ extension TransferRecord {
             keepsPartFile, JournalDate(createdAt), JournalDate(updatedAt), JournalDate(completedAt), kind.rawValue, method,
             sourcePath, sourceIdentity, formField, uploadProtocol?.rawValue, uploadURL, responseStatus, responseHeaders,
             responseBody, options, JournalDate(startAfter), waitReason, JournalDate(waitingSince), waitsForNetwork, segments,
-            mirrors, directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank, hidden,
+            mirrors, directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank, hidden, requestedBy,
         ]
     }
 

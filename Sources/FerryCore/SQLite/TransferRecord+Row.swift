@@ -15,6 +15,7 @@ extension TransferRecord {
         case uploadProtocol, uploadURL, responseStatus, responseHeaders, responseBody, options, startAfter
         case waitReason, waitingSince, waitsForNetwork, segments, mirrors
         case directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank, hidden
+        case requestedBy
     }
 
     package static var databaseSelection: [any SQLSelectable] { Columns.allCases }
@@ -112,5 +113,6 @@ extension TransferRecord {
         priority = try next()
         queueRank = try nextIfPresent()
         hidden = try next()
+        requestedBy = try nextIfPresent()
     }
 }

@@ -78,6 +78,9 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     public var fileMissing: Bool?
     /// In a cluster: the member (daemon) that holds the transfer, running it or about to.
     public var member: String?
+    /// The account that asked for it; nil for this machine's own clients (the CLI, the web app
+    /// on the server, the library's downloads). A member may pause or cancel only their own.
+    public var requestedBy: String?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -90,7 +93,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil,
         connections: Int? = nil, ranges: [TransferRange]? = nil, mirrors: [TransferMirror]? = nil,
         directory: String? = nil, checksum: Checksum? = nil, verifiedBy: [String]? = nil, priority: TransferPriority? = nil,
-        fileMissing: Bool? = nil, member: String? = nil
+        fileMissing: Bool? = nil, member: String? = nil, requestedBy: String? = nil
     ) {
         self.id = id
         self.url = url
@@ -127,6 +130,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.priority = priority
         self.fileMissing = fileMissing
         self.member = member
+        self.requestedBy = requestedBy
     }
 
     /// Fraction done in 0...1, when the total is known (1 once completed, even without one).
@@ -139,7 +143,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
         case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges, mirrors
-        case directory, checksum, verifiedBy, priority, fileMissing, member
+        case directory, checksum, verifiedBy, priority, fileMissing, member, requestedBy
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -181,6 +185,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encodeIfPresent(priority, forKey: .priority)
         try c.encodeIfPresent(fileMissing, forKey: .fileMissing)
         try c.encodeIfPresent(member, forKey: .member)
+        try c.encodeIfPresent(requestedBy, forKey: .requestedBy)
     }
 
     /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
@@ -222,6 +227,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         priority = try c.decodeIfPresent(TransferPriority.self, forKey: .priority)
         fileMissing = try c.decodeIfPresent(Bool.self, forKey: .fileMissing)
         member = try c.decodeIfPresent(String.self, forKey: .member)
+        requestedBy = try c.decodeIfPresent(String.self, forKey: .requestedBy)
     }
 }
 

@@ -19,7 +19,7 @@ enum MemberAccess {
         case .get, .head: return reads(rest)
         case .post: return posts(rest)
         case .put: return rest == ["up-next"] || (rest.count == 3 && ["episodes", "tracks"].contains(rest[0]) && rest[2] == "playback")
-        case .patch: return rest.count == 2 && rest[0] == "podcasts"
+        case .patch: return rest.count == 2 && ["podcasts", "transfers"].contains(rest[0])
         case .delete: return rest == ["session"] || (rest.count == 2 && ["podcasts", "transfers"].contains(rest[0]))
         default: return false
         }

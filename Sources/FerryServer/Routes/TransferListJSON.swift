@@ -58,6 +58,7 @@ extension JSONWriter {
         key("path"); optional(t.path)
         if let value = t.priority { key("priority"); string(value.rawValue) }
         if let value = t.ranges { key("ranges"); try encoded(value) }
+        if let value = t.requestedBy { key("requestedBy"); string(value) }
         if let value = t.response { key("response"); try encoded(value) }
         if let value = t.retryAt { key("retryAt"); date(value) }
         key("session"); string(t.session)

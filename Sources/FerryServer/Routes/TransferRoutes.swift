@@ -10,12 +10,12 @@ struct TransferRoutes {
 
     func register(on api: RouterGroup<FerryRequestContext>) {
         api.post("transfers") { request, context in try await create(request, context) }
-        api.get("transfers") { request, _ in try await list(request) }
+        api.get("transfers") { request, context in try await list(request, context) }
         api.get("transfers/:id") { _, context in
-            try jsonResponse(try await engine.transfer(try context.parameters.transferID()))
+            try jsonResponse(Self.shown(try await engine.transfer(try context.parameters.transferID()), to: context))
         }
         api.patch("transfers/:id") { request, context in
-            let id = try context.parameters.transferID()
+            let id = try await own(context)
             let update = try await request.decodeJSON(TransferUpdate.self, context: context)
             guard update.priority != nil || update.position != nil else {
                 throw FerryError.invalidRequest("Give 'priority' (high, normal, low) or 'position' (first, last).")
@@ -32,11 +32,11 @@ struct TransferRoutes {
             return try jsonResponse(TransferList(transfers: try await engine.resumeAll(session: request.uri.queryParameters.get("session")), lastEventSeq: seq))
         }
         api.post("transfers/:id/pause") { _, context in
-            try jsonResponse(try await engine.pause(try context.parameters.transferID()))
+            try jsonResponse(try await engine.pause(try await own(context)))
         }
         // A body `{"url": ...}` continues from a new URL of the same file.
         api.post("transfers/:id/resume") { request, context in
-            let id = try context.parameters.transferID()
+            let id = try await own(context)
             guard let text = try await request.decodeJSONIfAny(ResumeRequest.self, context: context)?.url else {
                 return try jsonResponse(try await engine.resume(id))
             }
@@ -51,11 +51,11 @@ struct TransferRoutes {
         }
         api.post("transfers/:id/cancel") { request, context in
             let keep = request.uri.queryParameters.get("keepResumeData").map { $0 == "true" || $0 == "1" } ?? false
-            return try jsonResponse(try await engine.cancel(try context.parameters.transferID(), keepingResumeData: keep))
+            return try jsonResponse(try await engine.cancel(try await own(context), keepingResumeData: keep))
         }
         api.delete("transfers/:id") { request, context in
             let deleteFile = request.uri.queryParameters.get("deleteFile").map { $0 == "true" || $0 == "1" } ?? false
-            try await engine.remove(try context.parameters.transferID(), deleteFile: deleteFile)
+            try await engine.remove(try await own(context), deleteFile: deleteFile)
             return Response(status: .noContent)
         }
         api.get("transfers/:id/resume-data") { _, context in
@@ -94,11 +94,12 @@ struct TransferRoutes {
             let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
             let mirrors = try (body.mirrors ?? []).map { text throws(FerryError) in try TransferURL.validate(text) }
             let checksum = try body.checksum.map { text throws(FerryError) in try Checksum(parsing: text) }
-            let download = TransferEngine.DownloadRequest(
+            var download = TransferEngine.DownloadRequest(
                 urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options,
                 mirrors: mirrors, directory: body.directory, createDirectory: body.createDirectory ?? false, outputName: body.filename,
                 overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal
             )
+            download.requestedBy = context.credential?.user
             // RFC 7240: the client needs the ids alone (`ferry get --no-wait -i`).
             if request.headers[HTTPField.Name("Prefer")!]?.lowercased().contains("return=minimal") == true {
                 let records = try await engine.enqueueRecords(download)
@@ -112,7 +113,7 @@ struct TransferRoutes {
         return try jsonResponse(TransferList(transfers: transfers, lastEventSeq: seq), status: .created)
     }
 
-    private func list(_ request: Request) async throws -> Response {
+    private func list(_ request: Request, _ context: FerryRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let session = query.get("session")
         var states: Set<TransferState>?
@@ -135,8 +136,32 @@ struct TransferRoutes {
         }
         let order = query.get("order") ?? "asc"
         guard order == "asc" || order == "desc" else { throw FerryError.invalidRequest("order is asc (oldest first) or desc (newest first).") }
-        return try jsonResponse(
-            try await engine.list(session: session, states: states, limit: limit, cursor: query.get("cursor"), newestFirst: order == "desc")
-        )
+        var list = try await engine.list(session: session, states: states, limit: limit, cursor: query.get("cursor"), newestFirst: order == "desc")
+        if context.credential?.isMember == true { list.transfers = list.transfers.map { Self.shown($0, to: context) } }
+        return try jsonResponse(list)
+    }
+
+    /// The path's transfer id, when the request may act on it: a member only on their own.
+    private func own(_ context: FerryRequestContext) async throws -> Int64 {
+        let id = try context.parameters.transferID()
+        guard let credential = context.credential, credential.isMember else { return id }
+        let transfer = try await engine.transfer(id)
+        guard transfer.requestedBy == credential.user else {
+            throw FerryError(
+                .forbidden,
+                "Transfer \(id) is \(transfer.requestedBy.map { "\($0)'s" } ?? "the server's"): a member pauses, resumes, cancels or removes only their own."
+            )
+        }
+        return id
+    }
+
+    /// A transfer as a member sees it: another's without its options and upload response (their
+    /// headers, cookies and answers are theirs).
+    static func shown(_ transfer: Transfer, to context: FerryRequestContext) -> Transfer {
+        guard let credential = context.credential, credential.isMember, transfer.requestedBy != credential.user else { return transfer }
+        var shown = transfer
+        shown.options = nil
+        shown.response = nil
+        return shown
     }
 }
