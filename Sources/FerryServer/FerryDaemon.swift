@@ -98,7 +98,7 @@ package func buildDaemon(
     let parts = DaemonParts(
         configuration: configuration, token: token, engine: engine, catalog: catalog, podcasts: podcasts,
         sync: sync, syncAuth: SyncAuthenticator(sync: sync), login: WebLogin(token: token), pairing: ExtensionPairing(paths: paths),
-        accountLogin: AccountLogin(accounts: sync.accounts),
+        accountLogin: AccountLogin(accounts: sync.accounts, logger: logger),
         remote: try configuration.remote.map { try RemoteListeners(settings: $0, state: paths.state, logger: logger) }, logger: logger
     )
     let refresher = PodcastRefresher(podcasts: podcasts, sync: sync, interval: configuration.podcastRefreshInterval, clock: clock, logger: logger)
