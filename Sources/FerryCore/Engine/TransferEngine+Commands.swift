@@ -244,7 +244,19 @@ extension TransferEngine {
         )
         let page = limit.map { Array(records.prefix($0)) } ?? records
         let next = limit.flatMap { records.count > $0 ? page.last.map { String($0.transferId) } : nil }
-        return TransferList(transfers: page.map(model), lastEventSeq: seq, nextCursor: next)
+        // Each distinct options text decoded once a page (transfers queued together share it:
+        // decoding each was a fifth of listing a page).
+        var shown: [String: TransferOptions?] = [:]
+        let transfers = page.map { record in
+            let options = record.options.map { text in
+                if let known = shown[text] { return known }
+                let decoded = TransferRecord.decoded(text)?.redacted
+                shown[text] = decoded
+                return decoded
+            } ?? nil
+            return record.model(library: library, live: record.state == .running ? progress.snapshot(record.transferId) : nil, shownOptions: options)
+        }
+        return TransferList(transfers: transfers, lastEventSeq: seq, nextCursor: next)
     }
 
     nonisolated func model(_ record: TransferRecord) -> Transfer {

@@ -6,7 +6,8 @@ import NIOCore
 /// 10,000 transfers (bench/reports/2026-11-api.md, "Listing 10,000 transfers"). The output is
 /// byte for byte what `FerryJSON.encoder()` makes of the same ``TransferList`` (sorted keys,
 /// ISO 8601 dates, unescaped slashes): TransferListJSONTests compares the two. The rare nested
-/// values (upload response, options) still go through JSONEncoder.
+/// values (upload response, options) still go through JSONEncoder, options once per distinct
+/// value (a page of transfers queued together shares them: encoding each was a sixth of a page).
 enum TransferListJSON {
     static func encode(_ list: TransferList) throws -> ByteBuffer {
         var out = JSONWriter()
@@ -18,9 +19,10 @@ enum TransferListJSON {
             out.string(cursor)
         }
         out.raw(#","transfers":["#)
+        var options: [TransferOptions: [UInt8]] = [:]
         for (index, transfer) in list.transfers.enumerated() {
             if index > 0 { out.raw(",") }
-            try out.transfer(transfer)
+            try out.transfer(transfer, options: &options)
         }
         out.raw("]}")
         return ByteBuffer(bytes: out.bytes)
@@ -30,7 +32,8 @@ enum TransferListJSON {
 extension JSONWriter {
     /// One transfer: its keys in sorted order, the always-present ones as `null` when unknown
     /// (see `Transfer.encode(to:)`).
-    mutating func transfer(_ t: Transfer) throws {
+    /// - Parameter options: options already encoded, by value.
+    mutating func transfer(_ t: Transfer, options: inout [TransferOptions: [UInt8]]) throws {
         beginObject()
         key("attempts"); integer(t.attempts)
         if let value = t.bytesPerSecond { key("bytesPerSecond"); try double(value) }
@@ -54,7 +57,16 @@ extension JSONWriter {
         if let value = t.member { key("member"); string(value) }
         if let value = t.method { key("method"); string(value) }
         if let value = t.mirrors { key("mirrors"); try encoded(value) }
-        if let value = t.options { key("options"); try encoded(value) }
+        if let value = t.options {
+            key("options")
+            if let bytes = options[value] {
+                self.bytes.append(contentsOf: bytes)
+            } else {
+                let bytes = try FerryJSON.encoder().encode(value)
+                options[value] = Array(bytes)
+                self.bytes.append(contentsOf: bytes)
+            }
+        }
         key("path"); optional(t.path)
         if let value = t.priority { key("priority"); string(value.rawValue) }
         if let value = t.ranges { key("ranges"); try encoded(value) }
