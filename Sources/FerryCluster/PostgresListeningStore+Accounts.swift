@@ -65,10 +65,10 @@ extension PostgresListeningStore {
         }
     }
 
-    package func passwordHash(of name: String) async throws -> String? {
+    package func password(of name: String) async throws -> (hash: String, role: AccountRole)? {
         try await journal.read { connection in
-            for try await hash in try await connection.query(#"SELECT "passwordHash" FROM account WHERE name = \#(name)"#, logger: self.logger)
-                .decode(String.self) { return hash }
+            for try await (hash, role) in try await connection.query(#"SELECT "passwordHash", role FROM account WHERE name = \#(name)"#, logger: self.logger)
+                .decode((String, String).self) { return (hash, AccountRole(rawValue: role) ?? .member) }
             return nil
         }
     }

@@ -389,12 +389,13 @@ import Testing
             #expect(try await store.addAccount("ann", passwordHash: "h1", role: .admin, now: t0))
             #expect(try await !store.addAccount("ann", passwordHash: "h2", role: .member, now: t0 + 60), "a name is taken once")
             #expect(try await store.addAccount("bob", passwordHash: "hb", role: .member, now: t0))
-            #expect(try await store.passwordHash(of: "ann") == "h1")
+            #expect(try await store.password(of: "ann")?.hash == "h1")
+            #expect(try await store.password(of: "ann")?.role == .admin)
             #expect(try await store.updateAccount("ann", passwordHash: "h2", role: nil))
             #expect(try await store.updateAccount("bob", passwordHash: nil, role: .admin))
             #expect(try await !store.updateAccount("nobody", passwordHash: "x", role: nil))
-            #expect(try await store.passwordHash(of: "ann") == "h2")
-            #expect(try await store.passwordHash(of: "nobody") == nil)
+            #expect(try await store.password(of: "ann")?.hash == "h2")
+            #expect(try await store.password(of: "nobody") == nil)
 
             try await store.updateSyncDevice(user: "ann", id: "phone", caption: "Ann's phone", type: "mobile", now: t0)
             try await store.updateSyncDevice(user: "ann", id: "phone", caption: nil, type: "laptop", now: t0)
@@ -409,7 +410,7 @@ import Testing
             #expect(try await store.removeAccount("ann"))
             #expect(try await !store.removeAccount("ann"))
             #expect(try await store.syncDevices(user: "ann").isEmpty)
-            #expect(try await store.passwordHash(of: "ann") == nil)
+            #expect(try await store.password(of: "ann") == nil)
             #expect(try await store.accounts(now: t0).map(\.name) == ["bob"])
         }
     }

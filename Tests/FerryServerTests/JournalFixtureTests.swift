@@ -43,7 +43,7 @@ import Testing
             #expect(try await store.playbacks(.episode, ids: [two.id!])[two.id!]?.positionSeconds == 42.5)
             #expect(try await store.upNextEntries() == [UpNextEntry(kind: .episode, id: one.id!)])
             // The sync user is an account now, a member, with the same password.
-            let hash = try #require(try await store.passwordHash(of: "alice"))
+            let hash = try #require(try await store.password(of: "alice")?.hash)
             #expect(AccountPassword.verify("fixture-password", against: hash))
             #expect(try await store.accounts(now: Date()).map { [$0.name, $0.role.rawValue] } == [["alice", "member"]])
 

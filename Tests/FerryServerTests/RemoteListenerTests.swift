@@ -18,7 +18,7 @@ import Testing
                 let caPath = home.appendingPathComponent("state/tls/ca.pem").path
                 let keyMode = try FileManager.default.attributesOfItem(atPath: home.appendingPathComponent("state/tls/ca-key.pem").path)[.posixPermissions] as? Int
                 #expect(keyMode == 0o600)
-                try await Self.withClient(trusting: caPath) { https in
+                try await withTestHTTPClient(trusting: caPath) { https in
                     let page = try await Self.send(https, .GET, url + "/")
                     #expect(page.status == 200 && page.body.contains("<html"), "the web app")
                     #expect(page.headers.first(name: "Strict-Transport-Security") == "max-age=31536000")
@@ -134,7 +134,7 @@ import Testing
             }) { d in
                 let url = try await Self.url(d)
                 try await d.client.addUser("alice", password: "alice's password")
-                try await Self.withClient(trusting: home.appendingPathComponent("state/tls/ca.pem").path) { https in
+                try await withTestHTTPClient(trusting: home.appendingPathComponent("state/tls/ca.pem").path) { https in
                     let basic = "Basic " + Data("alice:alice's password".utf8).base64EncodedString()
                     let login = try await Self.send(https, .POST, url + "/api/2/auth/alice/login.json", headers: [("Authorization", basic)])
                     #expect(login.status == 200 && login.headers.first(name: "Set-Cookie")?.contains("sessionid=") == true, "\(login)")
@@ -187,22 +187,6 @@ import Testing
             return status?.urls.isEmpty == false
         }
         return status!.urls[0]
-    }
-
-    static func withClient<T>(trusting ca: String, _ body: (HTTPClient) async throws -> T) async throws -> T {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30)))
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca))
-        configuration.tlsConfiguration = tls
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            let result = try await body(client)
-            try await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
     }
 
     static func send(

@@ -26,20 +26,25 @@ package func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async th
     return try await body(url)
 }
 
-/// An HTTP client as the daemon makes it, optionally trusting the test certificate and with
-/// short timeouts for fault tests.
-package func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false) throws -> HTTPClient {
+/// An HTTP client as the daemon makes it, optionally trusting the test certificate (or the CA
+/// in the PEM file `trusting`, alone) and with short timeouts for fault tests.
+package func makeTestHTTPClient(readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false, trusting caFile: String? = nil) throws -> HTTPClient {
     var configuration = TransferEngine.httpClientConfiguration(connectTimeout: .seconds(5), readTimeout: readTimeout)
     if trustTestCertificate { configuration.tlsConfiguration = try Origin.trustingClientTLS() }
+    if let caFile {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+        configuration.tlsConfiguration = tls
+    }
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }
 
 /// Runs `body` with a test HTTP client that is shut down afterwards, even when `body` throws
 /// (a client dropped without shutdown traps, which would take every other test down with it).
 package func withTestHTTPClient<T>(
-    readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false, _ body: (HTTPClient) async throws -> T
+    readTimeout: Duration = .seconds(30), trustTestCertificate: Bool = false, trusting caFile: String? = nil, _ body: (HTTPClient) async throws -> T
 ) async throws -> T {
-    let client = try makeTestHTTPClient(readTimeout: readTimeout, trustTestCertificate: trustTestCertificate)
+    let client = try makeTestHTTPClient(readTimeout: readTimeout, trustTestCertificate: trustTestCertificate, trusting: caFile)
     do {
         let result = try await body(client)
         try await client.shutdown()

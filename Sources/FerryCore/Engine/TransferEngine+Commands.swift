@@ -254,13 +254,18 @@ extension TransferEngine {
                 shown[text] = decoded
                 return decoded
             } ?? nil
-            return record.model(library: library, live: record.state == .running ? progress.snapshot(record.transferId) : nil, shownOptions: options)
+            return model(record, shownOptions: options)
         }
         return TransferList(transfers: transfers, lastEventSeq: seq, nextCursor: next)
     }
 
     nonisolated func model(_ record: TransferRecord) -> Transfer {
-        record.model(library: library, live: record.state == .running ? progress.snapshot(record.transferId) : nil)
+        model(record, shownOptions: record.transferOptions?.redacted)
+    }
+
+    /// - Parameter shownOptions: its options as the API shows them, decoded already.
+    nonisolated func model(_ record: TransferRecord, shownOptions: TransferOptions?) -> Transfer {
+        record.model(library: library, live: record.state == .running ? progress.snapshot(record.transferId) : nil, shownOptions: shownOptions)
     }
 
     // MARK: - Commands

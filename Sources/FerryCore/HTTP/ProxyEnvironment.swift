@@ -73,33 +73,3 @@ package struct ProxyEnvironment: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 }
-
-/// An address range in CIDR notation, IPv4 or IPv6.
-struct IPRange {
-    let network: [UInt8]
-    let prefix: Int
-
-    init?(_ text: String) {
-        let parts = text.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2, let bytes = Self.bytes(String(parts[0])), let prefix = Int(parts[1]), (0...bytes.count * 8).contains(prefix) else {
-            return nil
-        }
-        network = bytes
-        self.prefix = prefix
-    }
-
-    func contains(_ address: String) -> Bool {
-        guard let bytes = Self.bytes(address), bytes.count == network.count else { return false }
-        for bit in 0..<prefix where (bytes[bit / 8] ^ network[bit / 8]) & (0x80 >> UInt8(bit % 8)) != 0 { return false }
-        return true
-    }
-
-    /// The address's bytes (4 or 16), or nil when it is not a numeric address.
-    static func bytes(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
-    }
-}

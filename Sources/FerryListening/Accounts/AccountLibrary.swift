@@ -70,9 +70,9 @@ package final class AccountLibrary: Sendable {
     /// The account's role when the password is its own; nil otherwise. Unknown users take as
     /// long as known ones (one scrypt either way).
     package func verify(_ name: String, password: String) async -> AccountRole? {
-        let stored = Self.isName(name) ? ((try? await store.passwordHash(of: name)) ?? nil) : nil
-        guard AccountPassword.verify(password, against: stored ?? Self.decoy) else { return nil }
-        return (try? await list().first { $0.name == name })?.role
+        let stored = Self.isName(name) ? ((try? await store.password(of: name)) ?? nil) : nil
+        guard AccountPassword.verify(password, against: stored?.hash ?? Self.decoy) else { return nil }
+        return stored?.role
     }
 
     // MARK: Sessions and tokens

@@ -49,7 +49,8 @@ package protocol AccountStore: Sendable {
     func removeAccount(_ name: String) async throws -> Bool
     /// By name.
     func accounts(now: Date) async throws -> [Account]
-    func passwordHash(of name: String) async throws -> String?
+    /// The account's password hash and role (one read: a login needs both).
+    func password(of name: String) async throws -> (hash: String, role: AccountRole)?
 
     func addCredential(_ credential: AccountCredentialRecord) async throws
     /// The credential with this hash, and its account's role, unless it has expired.

@@ -55,8 +55,11 @@ extension SQLiteListeningStore {
         }
     }
 
-    package func passwordHash(of name: String) async throws -> String? {
-        try await writer.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM account WHERE name = ?", arguments: [name]) }
+    package func password(of name: String) async throws -> (hash: String, role: AccountRole)? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT passwordHash, role FROM account WHERE name = ?", arguments: [name])
+                .map { ($0[0], AccountRole(rawValue: $0[1]) ?? .member) }
+        }
     }
 
     package func addCredential(_ credential: AccountCredentialRecord) async throws {

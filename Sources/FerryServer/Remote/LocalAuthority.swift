@@ -1,4 +1,5 @@
 import Crypto
+import FerryCore
 import FerryKit
 import Foundation
 import SwiftASN1
@@ -82,7 +83,7 @@ package struct LocalAuthority: Sendable {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
             Critical(KeyUsage(keyCertSign: true, cRLSign: true))
             SubjectKeyIdentifier(hash: publicKey)
-            Critical(NameConstraints(permittedDNSDomains: Self.localDomains + names.filter { !$0.isEmpty && IPAddressText.bytes($0) == nil }))
+            Critical(NameConstraints(permittedDNSDomains: Self.localDomains + names.filter { !$0.isEmpty && IPRange.bytes($0) == nil }))
         }
         let certificate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: publicKey, notValidBefore: now - 3600, notValidAfter: now + caLifetime,
@@ -96,7 +97,7 @@ package struct LocalAuthority: Sendable {
         key: P256.Signing.PrivateKey, names: [String], addresses: [String], ca: Certificate, caKey: P256.Signing.PrivateKey, now: Date
     ) throws -> Certificate {
         let publicKey = Certificate.PublicKey(key.publicKey)
-        let alternatives = names.map { GeneralName.dnsName($0) } + addresses.compactMap { IPAddressText.bytes($0).map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) } }
+        let alternatives = names.map { GeneralName.dnsName($0) } + addresses.compactMap { IPRange.bytes($0).map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) } }
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)
             Critical(KeyUsage(digitalSignature: true))
@@ -135,7 +136,7 @@ package struct LocalAuthority: Sendable {
             default: break
             }
         }
-        return names.allSatisfy(dns.contains) && addresses.allSatisfy { IPAddressText.bytes($0).map(ips.contains) ?? false }
+        return names.allSatisfy(dns.contains) && addresses.allSatisfy { IPRange.bytes($0).map(ips.contains) ?? false }
     }
 
     // MARK: Files
@@ -164,22 +165,5 @@ package struct LocalAuthority: Sendable {
             unlink(temporary)
             throw FerryError(.fileSystem, "Could not write \(path): \(String(cString: strerror(errno))).")
         }
-    }
-}
-
-/// IPv4 and IPv6 addresses as text and bytes.
-package enum IPAddressText {
-    /// `192.168.1.5` → 4 bytes, `fe80::1` → 16; nil for anything else (a zone `%eth0` is dropped).
-    package static func bytes(_ text: String) -> [UInt8]? {
-        let plain = String(text.split(separator: "%", maxSplits: 1).first ?? "")
-        var v4 = in_addr()
-        if plain.contains("."), !plain.contains(":"), inet_pton(AF_INET, plain, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
-        }
-        var v6 = in6_addr()
-        if plain.contains(":"), inet_pton(AF_INET6, plain, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { Array($0) }
-        }
-        return nil
     }
 }

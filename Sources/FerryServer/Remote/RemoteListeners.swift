@@ -1,3 +1,4 @@
+import FerryCore
 import FerryKit
 import Foundation
 import Hummingbird
@@ -36,7 +37,7 @@ package final class RemoteListeners: Sendable {
                 portText = rest[rest.index(after: colon)...]
                 if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             }
-            guard let port = Int(portText), (0...65535).contains(port), IPAddressText.bytes(host) != nil else {
+            guard let port = Int(portText), (0...65535).contains(port), IPRange.bytes(host) != nil else {
                 throw FerryError.invalidRequest(
                     "--listen takes PORT or ADDRESS:PORT, with http:// for a plain listener behind a proxy (e.g. 8443, 0.0.0.0:8443, [::]:8443, http://127.0.0.1:8080); got '\(text.prefix(80))'."
                 )
@@ -82,7 +83,7 @@ package final class RemoteListeners: Sendable {
         }
         let ipAddresses = Set(addresses.flatMap { $0.everyAddress ? machine : [$0.host] })
         let authority = LocalAuthority(state: state)
-        if try authority.prepare(names: names.filter { IPAddressText.bytes($0) == nil }, addresses: Array(ipAddresses)) {
+        if try authority.prepare(names: names.filter { IPRange.bytes($0) == nil }, addresses: Array(ipAddresses)) {
             logger.notice("made Ferry's certificate authority: devices trust it once (`ferry remote`)", metadata: ["tls.ca": "\(authority.caCertificatePath)"])
         }
         self.certificate = try CertificateSource(certificate: authority.certificatePath, key: authority.keyPath)
@@ -91,10 +92,10 @@ package final class RemoteListeners: Sendable {
 
     /// The settings' addresses and proxies, checked (files aside).
     /// - Throws: `invalid_request` naming what is wrong.
-    package static func check(_ settings: RemoteSettings) throws(FerryError) -> (addresses: [Address], proxies: [AddressRange]) {
+    package static func check(_ settings: RemoteSettings) throws(FerryError) -> (addresses: [Address], proxies: [IPRange]) {
         guard !settings.listen.isEmpty else { throw FerryError.invalidRequest("No --listen address for the listeners beyond loopback.") }
         let addresses = try settings.listen.map { text throws(FerryError) in try Address(text) }
-        let proxies = try settings.trustedProxies.map { text throws(FerryError) in try AddressRange(text) }
+        let proxies = try settings.trustedProxies.map { text throws(FerryError) in try RemoteRules.range(text) }
         if addresses.contains(where: { !$0.tls }), proxies.isEmpty {
             throw FerryError.invalidRequest(
                 "A plain HTTP listener is for a reverse proxy in front of Ferry: give the proxy's address with --trusted-proxy (e.g. --trusted-proxy 127.0.0.1)."

@@ -1,3 +1,4 @@
+import FerryCore
 import FerryKit
 import Foundation
 
@@ -8,11 +9,11 @@ import Foundation
 package struct RemoteRules: Sendable, Hashable {
     /// Lower-case names and addresses (without port or brackets) the Host may name.
     package var hosts: Set<String>
-    package var trustedProxies: [AddressRange]
+    package var trustedProxies: [IPRange]
     /// A plain listener for a reverse proxy: only trusted proxies may connect.
     package var proxied: Bool
 
-    package init(hosts: Set<String>, trustedProxies: [AddressRange], proxied: Bool) {
+    package init(hosts: Set<String>, trustedProxies: [IPRange], proxied: Bool) {
         self.hosts = Set(hosts.map { $0.lowercased() })
         self.trustedProxies = trustedProxies
         self.proxied = proxied
@@ -32,14 +33,14 @@ package struct RemoteRules: Sendable, Hashable {
     ///   `forbidden_host` for a Host that is not this server's.
     package func see(peer: String, tls: Bool, host: String?, forwardedFor: String?, forwardedProto: String?, forwardedHost: String?) throws(FerryError) -> Seen {
         var seen = Seen(client: peer, host: host ?? "", secure: tls)
-        let fromProxy = trustedProxies.contains { $0.contains(peer) }
+        let fromProxy = trustedProxies.contains { Self.range($0, contains: peer) }
         if proxied, !fromProxy {
             throw FerryError(.forbidden, "This listener answers the reverse proxy alone (--trusted-proxy); \(peer) is not one.")
         }
         if fromProxy {
             // The nearest address the proxies did not add themselves: the client's.
             let hops = (forwardedFor ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            if let client = hops.reversed().first(where: { hop in !trustedProxies.contains { $0.contains(hop) } }) ?? hops.first {
+            if let client = hops.reversed().first(where: { hop in !trustedProxies.contains { Self.range($0, contains: hop) } }) ?? hops.first {
                 seen.client = client
             }
             if let proto = forwardedProto?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces).lowercased() {
@@ -64,6 +65,26 @@ package struct RemoteRules: Sendable, Hashable {
             || (seen.secure && origin.lowercased() == "https://\(seen.host.lowercased()):443")
     }
 
+    /// `192.168.1.0/24`, `10.0.0.1`, `fd00::/8`: a `--trusted-proxy`.
+    /// - Throws: `invalid_request` for anything else.
+    package static func range(_ text: String) throws(FerryError) -> IPRange {
+        if let range = IPRange(addressOrRange: text) { return range }
+        guard let address = text.split(separator: "/", maxSplits: 1).first, IPRange.bytes(String(address)) != nil else {
+            throw FerryError.invalidRequest("'\(text.prefix(60))' is not an address or CIDR range (like 192.168.1.0/24 or ::1).")
+        }
+        throw FerryError.invalidRequest("'\(text.prefix(60))' has a prefix length out of range.")
+    }
+
+    /// Whether the address is in the range; an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, as
+    /// a dual-stack socket reports an IPv4 peer) counts as its IPv4 one.
+    package static func range(_ range: IPRange, contains address: String) -> Bool {
+        let lower = address.lowercased()
+        if lower.hasPrefix("::ffff:"), IPRange.bytes(String(lower.dropFirst(7)))?.count == 4, range.contains(String(lower.dropFirst(7))) {
+            return true
+        }
+        return range.contains(address)
+    }
+
     /// `nas.local:8443` → `nas.local`, `[fe80::1]:8443` → `fe80::1`; nil for anything that is
     /// not a host name or address.
     package static func hostName(_ authority: String) -> String? {
@@ -81,39 +102,5 @@ package struct RemoteRules: Sendable, Hashable {
         if host.hasSuffix(".") { host = host.dropLast() }
         guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else { return nil }
         return String(host)
-    }
-}
-
-/// An address or CIDR range: `192.168.1.0/24`, `10.0.0.1`, `fd00::/8`.
-package struct AddressRange: Sendable, Hashable, CustomStringConvertible {
-    let bytes: [UInt8]
-    let prefix: Int
-
-    /// - Throws: `invalid_request` for anything else.
-    package init(_ text: String) throws(FerryError) {
-        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
-        guard let first = parts.first, let bytes = IPAddressText.bytes(first) else {
-            throw FerryError.invalidRequest("'\(text.prefix(60))' is not an address or CIDR range (like 192.168.1.0/24 or ::1).")
-        }
-        let prefix = parts.count == 2 ? Int(parts[1]) : bytes.count * 8
-        guard let prefix, (0...(bytes.count * 8)).contains(prefix) else {
-            throw FerryError.invalidRequest("'\(text.prefix(60))' has a prefix length out of range.")
-        }
-        self.bytes = bytes
-        self.prefix = prefix
-    }
-
-    /// Whether the address is in the range (an IPv4-mapped IPv6 address counts as its IPv4 one).
-    package func contains(_ address: String) -> Bool {
-        guard var other = IPAddressText.bytes(address) else { return false }
-        if other.count == 16, bytes.count == 4, other.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff] { other = Array(other.suffix(4)) }
-        guard other.count == bytes.count else { return false }
-        for bit in 0..<prefix where (other[bit / 8] ^ bytes[bit / 8]) & (0x80 >> UInt8(bit % 8)) != 0 { return false }
-        return true
-    }
-
-    package var description: String {
-        let text = bytes.count == 4 ? bytes.map(String.init).joined(separator: ".") : stride(from: 0, to: 16, by: 2).map { String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) }.joined(separator: ":")
-        return "\(text)/\(prefix)"
     }
 }

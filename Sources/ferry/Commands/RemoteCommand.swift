@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import FerryKit
 import FerryServer
 import Foundation
@@ -55,7 +56,7 @@ struct RemoteShowCommand: AsyncParsableCommand {
         let secure = urls.filter { $0.hasPrefix("https://") }
         return secure.first { url in
             let host = String(url.dropFirst(8).prefix { $0 != "/" })
-            return RemoteRules.hostName(host).map { IPAddressText.bytes($0) != nil } ?? false
+            return RemoteRules.hostName(host).map { IPRange.bytes($0) != nil } ?? false
         } ?? secure.first ?? urls.first
     }
 }
