@@ -4,66 +4,66 @@ import FerryListening
 import Foundation
 import PostgresNIO
 
-/// Playback and Up Next, each change one transaction, so two browsers (on two members) never
-/// lose each other's writes or interleave their lists.
+/// Each listener's playback and Up Next, each change one transaction, so two browsers (on two
+/// members) never lose each other's writes or interleave their lists.
 extension PostgresListeningStore {
-    package func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
+    package func updatePlayback(_ listener: String, _ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback {
         try await journal.write { connection in
             guard try await self.exists(media, id: id, connection) else {
                 throw FerryError(.notFound, "There is no \(media.noun) \(id).")
             }
-            let previous = try await self.playbacks(media, ids: [id], connection, lock: true)[id]
+            let previous = try await self.playbacks(listener, media, ids: [id], connection, lock: true)[id]
             let next = try (previous ?? Playback(updatedAt: now)).applying(update, now: now)
-            try await self.write(media, id: id, next, connection)
+            try await self.write(listener, media, id: id, next, connection)
             if media == .episode {
-                try await self.recordOwnAction(episode: id, from: previous, to: next, duration: update.durationSeconds, connection)
+                try await self.recordOwnAction(listener, episode: id, from: previous, to: next, duration: update.durationSeconds, connection)
             }
             return next
         }
     }
 
-    package func markPlayed(podcastId: Int64, now: Date) async throws {
+    package func markPlayed(_ listener: String, podcastId: Int64, now: Date) async throws {
         try await journal.write { connection in
             var ids: [Int64] = []
             for try await id in try await connection.query(#"SELECT id FROM episode WHERE "podcastId" = \#(podcastId)"#, logger: self.logger)
                 .decode(Int64.self) { ids.append(id) }
-            let playbacks = try await self.playbacks(.episode, ids: ids, connection, lock: true)
+            let playbacks = try await self.playbacks(listener, .episode, ids: ids, connection, lock: true)
             for id in ids where playbacks[id]?.played != true {
                 let previous = playbacks[id]
                 var next = previous ?? Playback(updatedAt: now)
                 next.played = true
                 next.updatedAt = now
-                try await self.write(.episode, id: id, next, connection)
-                try await self.recordOwnAction(episode: id, from: previous, to: next, duration: nil, connection)
+                try await self.write(listener, .episode, id: id, next, connection)
+                try await self.recordOwnAction(listener, episode: id, from: previous, to: next, duration: nil, connection)
             }
         }
     }
 
-    package func playbacks(podcastId: Int64) async throws -> [Int64: Playback] {
+    package func playbacks(_ listener: String, podcastId: Int64) async throws -> [Int64: Playback] {
         try await journal.read { connection in
             try await self.playbacks(
                 #"""
                 SELECT p."mediaId", p."positionSeconds", p.played, p."updatedAt" FROM playback p JOIN episode e ON e.id = p."mediaId"
-                WHERE p.media = 'episode' AND e."podcastId" = \#(podcastId)
+                WHERE p.listener = \#(listener) AND p.media = 'episode' AND e."podcastId" = \#(podcastId)
                 """#, connection
             )
         }
     }
 
-    package func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
+    package func playbacks(_ listener: String, _ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback] {
         guard !ids.isEmpty else { return [:] }
-        return try await journal.read { connection in try await self.playbacks(media, ids: ids, connection, lock: false) }
+        return try await journal.read { connection in try await self.playbacks(listener, media, ids: ids, connection, lock: false) }
     }
 
     // MARK: Up Next
 
-    package func upNextEntries() async throws -> [UpNextEntry] {
+    package func upNextEntries(_ listener: String) async throws -> [UpNextEntry] {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"""
                 SELECT u.media, u."mediaId" FROM "upNext" u
-                WHERE (u.media = 'episode' AND EXISTS (SELECT 1 FROM episode e WHERE e.id = u."mediaId"))
-                   OR (u.media = 'track' AND EXISTS (SELECT 1 FROM track t WHERE t."trackId" = u."mediaId"))
+                WHERE u.listener = \#(listener) AND ((u.media = 'episode' AND EXISTS (SELECT 1 FROM episode e WHERE e.id = u."mediaId"))
+                   OR (u.media = 'track' AND EXISTS (SELECT 1 FROM track t WHERE t."trackId" = u."mediaId")))
                 ORDER BY u.rank
                 """#, logger: self.logger
             )
@@ -75,7 +75,7 @@ extension PostgresListeningStore {
         }
     }
 
-    package func setUpNext(_ entries: [UpNextEntry]) async throws {
+    package func setUpNext(_ listener: String, _ entries: [UpNextEntry]) async throws {
         let unique = try UpNext.validated(entries)
         try await journal.write { connection in
             for entry in unique {
@@ -84,16 +84,17 @@ extension PostgresListeningStore {
             }
             // Taken first: two lists saved at once are one after the other.
             try await connection.query(#"LOCK TABLE "upNext" IN EXCLUSIVE MODE"#, logger: self.logger)
-            try await connection.query(#"DELETE FROM "upNext""#, logger: self.logger)
+            try await connection.query(#"DELETE FROM "upNext" WHERE listener = \#(listener)"#, logger: self.logger)
             guard !unique.isEmpty else { return }
-            var binds = PostgresBindings(capacity: unique.count * 2)
+            var binds = PostgresBindings(capacity: unique.count * 2 + 1)
+            binds.append(listener)
             for entry in unique {
                 binds.append(entry.kind.rawValue)
                 binds.append(entry.id)
             }
-            let values = unique.indices.map { "(\($0), $\($0 * 2 + 1), $\($0 * 2 + 2))" }.joined(separator: ", ")
+            let values = unique.indices.map { "($1, \($0), $\($0 * 2 + 2), $\($0 * 2 + 3))" }.joined(separator: ", ")
             try await connection.query(
-                PostgresQuery(unsafeSQL: #"INSERT INTO "upNext" (rank, media, "mediaId") VALUES "# + values, binds: binds), logger: self.logger
+                PostgresQuery(unsafeSQL: #"INSERT INTO "upNext" (listener, rank, media, "mediaId") VALUES "# + values, binds: binds), logger: self.logger
             )
         }
     }
@@ -107,23 +108,26 @@ extension PostgresListeningStore {
         return try await journal.one(Bool.self, query, connection)
     }
 
-    func write(_ media: PlaybackMedia, id: Int64, _ playback: Playback, _ connection: PostgresConnection) async throws {
+    func write(_ listener: String, _ media: PlaybackMedia, id: Int64, _ playback: Playback, _ connection: PostgresConnection) async throws {
         try await connection.query(
             #"""
-            INSERT INTO playback (media, "mediaId", "positionSeconds", played, "updatedAt")
-            VALUES (\#(media.rawValue), \#(id), \#(playback.positionSeconds), \#(playback.played), \#(playback.updatedAt))
-            ON CONFLICT (media, "mediaId") DO UPDATE SET "positionSeconds" = excluded."positionSeconds", played = excluded.played,
+            INSERT INTO playback (listener, media, "mediaId", "positionSeconds", played, "updatedAt")
+            VALUES (\#(listener), \#(media.rawValue), \#(id), \#(playback.positionSeconds), \#(playback.played), \#(playback.updatedAt))
+            ON CONFLICT (listener, media, "mediaId") DO UPDATE SET "positionSeconds" = excluded."positionSeconds", played = excluded.played,
                 "updatedAt" = excluded."updatedAt"
             """#, logger: logger
         )
     }
 
     /// - Parameter lock: lock the rows for this transaction's change.
-    func playbacks(_ media: PlaybackMedia, ids: [Int64], _ connection: PostgresConnection, lock: Bool) async throws -> [Int64: Playback] {
-        var binds = PostgresBindings(capacity: 2)
+    func playbacks(
+        _ listener: String, _ media: PlaybackMedia, ids: [Int64], _ connection: PostgresConnection, lock: Bool
+    ) async throws -> [Int64: Playback] {
+        var binds = PostgresBindings(capacity: 3)
         binds.append(media.rawValue)
         binds.append(ids)
-        let sql = #"SELECT "mediaId", "positionSeconds", played, "updatedAt" FROM playback WHERE media = $1 AND "mediaId" = ANY($2)"#
+        binds.append(listener)
+        let sql = #"SELECT "mediaId", "positionSeconds", played, "updatedAt" FROM playback WHERE media = $1 AND "mediaId" = ANY($2) AND listener = $3"#
         return try await playbacks(PostgresQuery(unsafeSQL: sql + (lock ? " FOR UPDATE" : ""), binds: binds), connection)
     }
 

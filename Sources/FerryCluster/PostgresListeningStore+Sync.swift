@@ -5,8 +5,8 @@ import Foundation
 import PostgresNIO
 
 /// The sync API's tables in PostgreSQL: any member answers a phone, and every member's web app
-/// sees the positions it sends. The log of subscription changes is written by a trigger on
-/// `podcast` (``PostgresSchema``), as SQLite's is.
+/// sees the positions it sends to its user. The log of each user's subscription changes is
+/// written by a trigger on `subscription` (``PostgresSchema``), as SQLite's is.
 extension PostgresListeningStore {
     // MARK: Users and devices
 
@@ -44,16 +44,21 @@ extension PostgresListeningStore {
 
     // MARK: Subscriptions
 
-    package func syncSubscriptions() async throws -> [String] {
-        try await strings(#"SELECT "feedURL" FROM podcast UNION SELECT url FROM "syncPending" ORDER BY 1"#)
+    package func syncSubscriptions(user: String) async throws -> [String] {
+        try await strings(
+            #"""
+            SELECT p."feedURL" FROM subscription s JOIN podcast p ON p.id = s."podcastId" WHERE s.listener = \#(user)
+            UNION SELECT url FROM "syncPending" WHERE listener = \#(user) ORDER BY 1
+            """#
+        )
     }
 
-    package func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
+    package func syncSubscriptionChanges(user: String, since: Int64) async throws -> (add: [String], remove: [String]) {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"""
                 SELECT url, added FROM "syncSubscriptionChange" WHERE seq IN
-                    (SELECT MAX(seq) FROM "syncSubscriptionChange" WHERE at >= \#(since) GROUP BY url)
+                    (SELECT MAX(seq) FROM "syncSubscriptionChange" WHERE listener = \#(user) AND at >= \#(since) GROUP BY url)
                 ORDER BY seq
                 """#, logger: self.logger
             )
@@ -65,49 +70,70 @@ extension PostgresListeningStore {
         }
     }
 
+    /// A phone's additions: a podcast the library has is the user's at once; another becomes
+    /// pending. Its removals of pending ones are dropped.
     package func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
         try await journal.write { connection in
             try await self.ensureDevice(user: user, id: device, now: now, connection)
             let at = Int64(now.timeIntervalSince1970)
             for url in add {
-                // A URL neither subscribed nor pending; the insert decides between two phones at once.
+                var known: Int64?
+                for try await id in try await connection.query(#"SELECT id FROM podcast WHERE "feedURL" = \#(url)"#, logger: self.logger)
+                    .decode(Int64.self) { known = id }
+                if let known {
+                    try await self.subscribe(user, podcastId: known, now: now, connection)
+                    continue
+                }
+                // The insert decides between two phones at once.
                 let pending = try await connection.query(
                     #"""
-                    INSERT INTO "syncPending" (url, "addedAt") SELECT \#(url), \#(at)
-                    WHERE NOT EXISTS (SELECT 1 FROM podcast WHERE "feedURL" = \#(url)) ON CONFLICT DO NOTHING RETURNING url
+                    INSERT INTO "syncPending" (listener, url, "addedAt") VALUES (\#(user), \#(url), \#(at)) ON CONFLICT DO NOTHING RETURNING url
                     """#, logger: self.logger
                 )
                 if try await self.isEmpty(pending) == false {
                     try await connection.query(
-                        #"INSERT INTO "syncSubscriptionChange" (url, added, at) VALUES (\#(url), TRUE, \#(at))"#, logger: self.logger
+                        #"INSERT INTO "syncSubscriptionChange" (listener, url, added, at) VALUES (\#(user), \#(url), TRUE, \#(at))"#, logger: self.logger
                     )
                 }
             }
             var unsubscribe: [Int64] = []
             for url in remove {
-                let dropped = try await connection.query(#"DELETE FROM "syncPending" WHERE url = \#(url) RETURNING url"#, logger: self.logger)
+                let dropped = try await connection.query(
+                    #"DELETE FROM "syncPending" WHERE listener = \#(user) AND url = \#(url) RETURNING url"#, logger: self.logger
+                )
                 if try await self.isEmpty(dropped) == false {
                     try await connection.query(
-                        #"INSERT INTO "syncSubscriptionChange" (url, added, at) VALUES (\#(url), FALSE, \#(at))"#, logger: self.logger
+                        #"INSERT INTO "syncSubscriptionChange" (listener, url, added, at) VALUES (\#(user), \#(url), FALSE, \#(at))"#, logger: self.logger
                     )
                 }
-                for try await id in try await connection.query(#"SELECT id FROM podcast WHERE "feedURL" = \#(url)"#, logger: self.logger)
-                    .decode(Int64.self) { unsubscribe.append(id) }
+                let rows = try await connection.query(
+                    #"""
+                    SELECT p.id FROM podcast p JOIN subscription s ON s."podcastId" = p.id WHERE s.listener = \#(user) AND p."feedURL" = \#(url)
+                    """#, logger: self.logger
+                )
+                for try await id in rows.decode(Int64.self) { unsubscribe.append(id) }
             }
             return unsubscribe
         }
     }
 
-    package func syncPending() async throws -> [String] {
-        try await strings(#"SELECT url FROM "syncPending" ORDER BY "addedAt", url"#)
+    package func syncPending() async throws -> [(user: String, url: String)] {
+        try await journal.read { connection in
+            var pending: [(user: String, url: String)] = []
+            let rows = try await connection.query(#"SELECT listener, url FROM "syncPending" ORDER BY "addedAt", url"#, logger: self.logger)
+            for try await row in rows.decode((String, String).self) { pending.append(row) }
+            return pending
+        }
     }
 
-    package func resolvePending(_ url: String, error: String?) async throws {
+    package func resolvePending(user: String, _ url: String, error: String?) async throws {
         _ = try await journal.write { connection in
             if let error {
-                try await connection.query(#"UPDATE "syncPending" SET "errorMessage" = \#(error) WHERE url = \#(url)"#, logger: self.logger)
+                try await connection.query(
+                    #"UPDATE "syncPending" SET "errorMessage" = \#(error) WHERE listener = \#(user) AND url = \#(url)"#, logger: self.logger
+                )
             } else {
-                try await connection.query(#"DELETE FROM "syncPending" WHERE url = \#(url)"#, logger: self.logger)
+                try await connection.query(#"DELETE FROM "syncPending" WHERE listener = \#(user) AND url = \#(url)"#, logger: self.logger)
             }
         }
     }
@@ -119,25 +145,26 @@ extension PostgresListeningStore {
             let at = Int64(now.timeIntervalSince1970)
             for action in actions {
                 if let device = action.device { try await self.ensureDevice(user: user, id: device, now: now, connection) }
-                try await self.insert(action, at: at, connection)
-                try await self.applyToPlayback(action, now: now, connection)
+                try await self.insert(action, listener: user, at: at, connection)
+                try await self.applyToPlayback(action, listener: user, now: now, connection)
             }
         }
     }
 
-    package func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+    package func episodeActions(user: String, since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
         // NULL filters match everything.
         let filter = #"""
-            "receivedAt" >= $1 AND ($2::text IS NULL OR podcast = $2) AND ($3::text IS NULL OR device = $3)
+            listener = $4 AND "receivedAt" >= $1 AND ($2::text IS NULL OR podcast = $2) AND ($3::text IS NULL OR device = $3)
             """#
         let columns = #"podcast, episode, guid, action, device, "timestamp", started, position, total"#
         let sql = aggregated
             ? #"SELECT \#(columns) FROM "syncEpisodeAction" WHERE seq IN (SELECT MAX(seq) FROM "syncEpisodeAction" WHERE \#(filter) GROUP BY podcast, episode) ORDER BY seq"#
             : #"SELECT \#(columns) FROM "syncEpisodeAction" WHERE \#(filter) ORDER BY seq"#
-        var binds = PostgresBindings(capacity: 3)
+        var binds = PostgresBindings(capacity: 4)
         binds.append(since)
         binds.append(podcast)
         binds.append(device)
+        binds.append(user)
         let query = PostgresQuery(unsafeSQL: sql, binds: binds)
         return try await journal.read { connection in
             let rows = try await connection.query(query, logger: self.logger)
@@ -155,19 +182,19 @@ extension PostgresListeningStore {
         }
     }
 
-    private func insert(_ action: EpisodeAction, at: Int64, _ connection: PostgresConnection) async throws {
+    private func insert(_ action: EpisodeAction, listener: String, at: Int64, _ connection: PostgresConnection) async throws {
         try await connection.query(
             #"""
-            INSERT INTO "syncEpisodeAction" (podcast, episode, guid, device, action, "timestamp", started, position, total, "receivedAt")
-            VALUES (\#(action.podcast), \#(action.episode), \#(action.guid), \#(action.device), \#(action.action.rawValue),
+            INSERT INTO "syncEpisodeAction" (listener, podcast, episode, guid, device, action, "timestamp", started, position, total, "receivedAt")
+            VALUES (\#(listener), \#(action.podcast), \#(action.episode), \#(action.guid), \#(action.device), \#(action.action.rawValue),
                     \#(action.timestamp ?? at), \#(action.started.map(Int64.init)), \#(action.position.map(Int64.init)),
                     \#(action.total.map(Int64.init)), \#(at))
             """#, logger: logger
         )
     }
 
-    /// A phone's `play` or `new` moves the playback of the episodes it names (by media URL, or guid).
-    private func applyToPlayback(_ action: EpisodeAction, now: Date, _ connection: PostgresConnection) async throws {
+    /// A phone's `play` or `new` moves the user's playback of the episodes it names (by media URL, or guid).
+    private func applyToPlayback(_ action: EpisodeAction, listener: String, now: Date, _ connection: PostgresConnection) async throws {
         guard action.action == .play || action.action == .new else { return }
         var ids: [Int64] = []
         let rows = try await connection.query(
@@ -177,15 +204,15 @@ extension PostgresListeningStore {
             """#, logger: logger
         )
         for try await id in rows.decode(Int64.self) { ids.append(id) }
-        let current = try await playbacks(.episode, ids: ids, connection, lock: true)
+        let current = try await playbacks(listener, .episode, ids: ids, connection, lock: true)
         for id in ids {
             guard let next = action.playback(after: current[id], now: now) else { continue }
-            try await write(.episode, id: id, next, connection)
+            try await write(listener, .episode, id: id, next, connection)
         }
     }
 
-    /// Reports the daemon's own change to phones, one per episode.
-    func recordOwnAction(episode id: Int64, from previous: Playback?, to next: Playback, duration: Double?, _ connection: PostgresConnection) async throws {
+    /// Reports the daemon's own change to the listener's phones, one per episode.
+    func recordOwnAction(_ listener: String, episode id: Int64, from previous: Playback?, to next: Playback, duration: Double?, _ connection: PostgresConnection) async throws {
         let rows = try await connection.query(
             #"""
             SELECT p."feedURL", e.record->>'enclosureURL', e.record->>'guid', (e.record->>'duration')::double precision
@@ -199,10 +226,12 @@ extension PostgresListeningStore {
             let total = (duration ?? stored).map { Int($0.rounded()) }
             let action = EpisodeAction.own(feed: feed, media: media, guid: guid, total: total, from: previous, to: next)
             try await connection.query(
-                #"DELETE FROM "syncEpisodeAction" WHERE device = \#(EpisodeAction.ownDevice) AND podcast = \#(feed) AND episode = \#(media)"#,
-                logger: logger
+                #"""
+                DELETE FROM "syncEpisodeAction"
+                WHERE listener = \#(listener) AND device = \#(EpisodeAction.ownDevice) AND podcast = \#(feed) AND episode = \#(media)
+                """#, logger: logger
             )
-            try await insert(action, at: action.timestamp ?? 0, connection)
+            try await insert(action, listener: listener, at: action.timestamp ?? 0, connection)
         }
     }
 

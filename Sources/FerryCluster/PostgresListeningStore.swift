@@ -65,6 +65,8 @@ package final class PostgresListeningStore: ListeningStore {
 
     package func deletePodcast(id: Int64) async throws {
         try await journal.write { connection in
+            // First, while the podcast's URL is there for the subscriptions' trigger to log.
+            try await connection.query(#"DELETE FROM subscription WHERE "podcastId" = \#(id)"#, logger: self.logger)
             let deleted = try await connection.query("DELETE FROM podcast WHERE id = \(id) RETURNING id", logger: self.logger)
             guard try await !self.isEmpty(deleted) else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
         }

@@ -165,6 +165,97 @@ enum PostgresSchema {
             version: 5, name: "the account that asked for a transfer",
             statements: [#"ALTER TABLE transfer ADD COLUMN "requestedBy" TEXT"#]
         ),
+        Migration(
+            version: 6, name: "one library, a place of one's own: each listener's subscriptions, playback, Up Next and phone sync",
+            statements: [
+                // Listeners then: the machine's owner ('') and every account. Each gets what everyone shared.
+                #"""
+                CREATE TABLE subscription (
+                    listener TEXT NOT NULL, "podcastId" BIGINT NOT NULL REFERENCES podcast (id) ON DELETE CASCADE,
+                    "autoDownload" INT NOT NULL DEFAULT 0, "keepLatest" INT, "playbackSpeed" DOUBLE PRECISION,
+                    "oldestFirst" BOOLEAN NOT NULL DEFAULT FALSE, "createdAt" TIMESTAMPTZ NOT NULL, PRIMARY KEY (listener, "podcastId")
+                )
+                """#,
+                #"""
+                INSERT INTO subscription (listener, "podcastId", "autoDownload", "keepLatest", "playbackSpeed", "oldestFirst", "createdAt")
+                SELECT l.name, p.id, COALESCE((p.record->>'autoDownload')::int, 0), (p.record->>'keepLatest')::int,
+                       (p.record->>'playbackSpeed')::double precision, COALESCE((p.record->>'oldestFirst')::boolean, FALSE), now()
+                FROM podcast p, (SELECT '' AS name UNION SELECT name FROM account) l
+                """#,
+                #"UPDATE podcast SET record = record - 'playbackSpeed' - 'oldestFirst'"#,
+                #"ALTER TABLE playback ADD COLUMN listener TEXT NOT NULL DEFAULT ''"#,
+                #"ALTER TABLE playback DROP CONSTRAINT playback_pkey"#,
+                #"ALTER TABLE playback ADD PRIMARY KEY (listener, media, "mediaId")"#,
+                #"""
+                INSERT INTO playback (listener, media, "mediaId", "positionSeconds", played, "updatedAt")
+                SELECT a.name, p.media, p."mediaId", p."positionSeconds", p.played, p."updatedAt" FROM playback p, account a WHERE p.listener = ''
+                """#,
+                #"ALTER TABLE "upNext" ADD COLUMN listener TEXT NOT NULL DEFAULT ''"#,
+                #"ALTER TABLE "upNext" DROP CONSTRAINT "upNext_pkey""#,
+                #"ALTER TABLE "upNext" ADD PRIMARY KEY (listener, rank)"#,
+                #"INSERT INTO "upNext" (listener, rank, media, "mediaId") SELECT a.name, u.rank, u.media, u."mediaId" FROM "upNext" u, account a WHERE u.listener = ''"#,
+                #"ALTER TABLE "syncPending" ADD COLUMN listener TEXT NOT NULL DEFAULT ''"#,
+                #"ALTER TABLE "syncPending" DROP CONSTRAINT "syncPending_pkey""#,
+                #"""
+                INSERT INTO "syncPending" (listener, url, "addedAt", "errorMessage")
+                SELECT a.name, s.url, s."addedAt", s."errorMessage" FROM "syncPending" s, account a WHERE s.listener = ''
+                """#,
+                #"DELETE FROM "syncPending" WHERE listener = ''"#,
+                #"ALTER TABLE "syncPending" ADD PRIMARY KEY (listener, url)"#,
+                #"ALTER TABLE "syncSubscriptionChange" ADD COLUMN listener TEXT NOT NULL DEFAULT ''"#,
+                #"""
+                INSERT INTO "syncSubscriptionChange" (listener, url, added, at)
+                SELECT a.name, c.url, c.added, c.at FROM "syncSubscriptionChange" c, account a WHERE c.listener = '' ORDER BY c.seq
+                """#,
+                #"CREATE INDEX sync_subscription_change_listener ON "syncSubscriptionChange" (listener, at)"#,
+                #"ALTER TABLE "syncEpisodeAction" ADD COLUMN listener TEXT NOT NULL DEFAULT ''"#,
+                #"""
+                INSERT INTO "syncEpisodeAction" (listener, podcast, episode, guid, device, action, "timestamp", started, position, total, "receivedAt")
+                SELECT a.name, s.podcast, s.episode, s.guid, s.device, s.action, s."timestamp", s.started, s.position, s.total, s."receivedAt"
+                FROM "syncEpisodeAction" s, account a WHERE s.listener = '' ORDER BY s.seq
+                """#,
+                #"CREATE INDEX sync_episode_action_listener ON "syncEpisodeAction" (listener, "receivedAt")"#,
+                // A listener's subscriptions made or ended anywhere (and a moved feed) are changes their phones ask for. A
+                // podcast deleted with subscribers has them deleted first, while its URL can still be read.
+                "DROP TRIGGER podcast_subscription ON podcast",
+                "DROP TRIGGER podcast_moved ON podcast",
+                """
+                CREATE FUNCTION ferry_log_listener_subscription() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE
+                    now BIGINT := EXTRACT(EPOCH FROM now())::bigint;
+                BEGIN
+                    IF TG_OP = 'DELETE' THEN
+                        INSERT INTO "syncSubscriptionChange" (listener, url, added, at)
+                            SELECT OLD.listener, "feedURL", FALSE, now FROM podcast WHERE id = OLD."podcastId";
+                    ELSE
+                        INSERT INTO "syncSubscriptionChange" (listener, url, added, at)
+                            SELECT NEW.listener, "feedURL", TRUE, now FROM podcast WHERE id = NEW."podcastId";
+                    END IF;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE TRIGGER subscription_log AFTER INSERT OR DELETE ON subscription
+                    FOR EACH ROW EXECUTE FUNCTION ferry_log_listener_subscription()
+                """,
+                """
+                CREATE FUNCTION ferry_log_moved_podcast() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE
+                    now BIGINT := EXTRACT(EPOCH FROM now())::bigint;
+                BEGIN
+                    INSERT INTO "syncSubscriptionChange" (listener, url, added, at)
+                        SELECT listener, OLD."feedURL", FALSE, now FROM subscription WHERE "podcastId" = NEW.id;
+                    INSERT INTO "syncSubscriptionChange" (listener, url, added, at)
+                        SELECT listener, NEW."feedURL", TRUE, now FROM subscription WHERE "podcastId" = NEW.id;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE TRIGGER podcast_moved AFTER UPDATE ON podcast
+                    FOR EACH ROW WHEN (OLD."feedURL" IS DISTINCT FROM NEW."feedURL") EXECUTE FUNCTION ferry_log_moved_podcast()
+                """,
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

@@ -157,7 +157,7 @@ private struct DaemonParts {
         }
         // The web app's files, from the binary: package (no secrets in them); the API they call needs a login.
         router.add(middleware: WebAppMiddleware())
-        let web = WebRoutes(engine: engine, podcasts: podcasts, login: login, address: address)
+        let web = WebRoutes(engine: engine, podcasts: podcasts, login: login, accounts: accounts, address: address)
         web.registerPublic(on: router)
         let browserExtension = ExtensionRoutes(pairing: pairing, address: address)
         browserExtension.registerPublic(on: router)

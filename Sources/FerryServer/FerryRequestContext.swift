@@ -63,6 +63,10 @@ package struct FerryRequestContext: RequestContext {
         remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
+    /// Whose subscriptions, places and Up Next the request reads and changes: the account's, else
+    /// the machine's owner's (the daemon's token, the login link, the extension).
+    package var listener: String { credential?.user ?? Listener.owner }
+
     package var requestDecoder: JSONDecoder { FerryJSON.decoder() }
     package var responseEncoder: JSONEncoder { FerryJSON.encoder() }
 }

@@ -42,11 +42,15 @@ import Testing
         )
     }
 
-    /// Subscribes to `feed` with `items` (not new) → the podcast's id and its episodes' ids, in feed order.
+    /// The machine's owner, who listens in most tests.
+    private let me = Listener.owner
+
+    /// Subscribes the owner to `feed` with `items` (not new) → the podcast's id and its episodes' ids, in feed order.
     private func subscribe(
         _ store: any ListeningStore, _ items: [FeedEpisode], feed: String = "https://example.com/feed", title: String = "Show"
     ) async throws -> (podcast: Int64, episodes: [Int64]) {
         let podcast = try await store.insertPodcast(draft(feed, title: title)).record.podcastId
+        try await store.subscribe(me, podcastId: podcast, now: t0)
         let added = try await store.mergeEpisodes(podcastId: podcast, items, markNew: false)
         return (podcast, added.map(\.episodeId))
     }
@@ -114,8 +118,6 @@ import Testing
                 podcast.errorMessage = "404"
                 podcast.autoDownload = 3
                 podcast.keepLatest = 5
-                podcast.playbackSpeed = 1.5
-                podcast.oldestFirst = true
                 podcast.refreshMinutes = 90
                 podcast.username = "ann"
                 podcast.password = "secret"
@@ -130,7 +132,6 @@ import Testing
             #expect(stored.refreshedAt == refreshed)
             #expect(stored.errorCode == "http_status" && stored.errorMessage == "404")
             #expect(stored.autoDownload == 3 && stored.keepLatest == 5 && stored.refreshMinutes == 90)
-            #expect(stored.playbackSpeed == 1.5 && stored.oldestFirst)
             #expect(stored.username == "ann" && stored.password == "secret")
             #expect(stored.folder == "Podcasts/Show" && stored.createdAt == t0)
             #expect(try await store.podcast(feedURL: "https://example.com/moved")?.id == id)
@@ -142,13 +143,12 @@ import Testing
                 podcast.errorCode = nil
                 podcast.errorMessage = nil
                 podcast.keepLatest = nil
-                podcast.playbackSpeed = nil
                 podcast.username = nil
                 podcast.password = nil
             }
             let cleared = try #require(try await store.podcast(id: id))
             #expect(cleared.author == nil && cleared.refreshedAt == nil && cleared.errorCode == nil && cleared.errorMessage == nil)
-            #expect(cleared.keepLatest == nil && cleared.playbackSpeed == nil)
+            #expect(cleared.keepLatest == nil)
             #expect(cleared.username == nil && cleared.password == nil)
             #expect(cleared.title == "Renamed" && cleared.refreshMinutes == 90)
         }
@@ -296,25 +296,25 @@ import Testing
             try await store.saveTrack(TrackRecord(
                 trackId: 5, transferId: nil, title: "Song", artist: nil, collection: nil, artworkURL: nil, previewURL: nil, durationSeconds: 30, createdAt: t0
             ))
-            await expect(.notFound) { _ = try await store.updatePlayback(.episode, id: 999, PlaybackUpdate(positionSeconds: 1), now: t0) }
-            await expect(.notFound) { _ = try await store.updatePlayback(.track, id: ids[0], PlaybackUpdate(positionSeconds: 1), now: t0) }
-            await expect(.invalidRequest) { _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: -1), now: t0) }
+            await expect(.notFound) { _ = try await store.updatePlayback(me, .episode, id: 999, PlaybackUpdate(positionSeconds: 1), now: t0) }
+            await expect(.notFound) { _ = try await store.updatePlayback(me, .track, id: ids[0], PlaybackUpdate(positionSeconds: 1), now: t0) }
+            await expect(.invalidRequest) { _ = try await store.updatePlayback(me, .episode, id: ids[0], PlaybackUpdate(positionSeconds: -1), now: t0) }
 
-            let a = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 30), now: t0)
+            let a = try await store.updatePlayback(me, .episode, id: ids[0], PlaybackUpdate(positionSeconds: 30), now: t0)
             #expect(a == Playback(positionSeconds: 30, played: false, updatedAt: t0))
-            let song = try await store.updatePlayback(.track, id: 5, PlaybackUpdate(positionSeconds: 12.5), now: t0)
-            #expect(try await store.playbacks(podcastId: podcast) == [ids[0]: a])
-            #expect(try await store.playbacks(.episode, ids: [ids[0], ids[1], 5]) == [ids[0]: a])
-            #expect(try await store.playbacks(trackIds: [5, ids[0]]) == [5: song])
-            #expect(try await store.playbacks(.track, ids: []).isEmpty)
+            let song = try await store.updatePlayback(me, .track, id: 5, PlaybackUpdate(positionSeconds: 12.5), now: t0)
+            #expect(try await store.playbacks(me, podcastId: podcast) == [ids[0]: a])
+            #expect(try await store.playbacks(me, .episode, ids: [ids[0], ids[1], 5]) == [ids[0]: a])
+            #expect(try await store.playbacks(me, .track, ids: [5, ids[0]]) == [5: song])
+            #expect(try await store.playbacks(me, .track, ids: []).isEmpty)
 
             // Near the end counts as played.
-            let ended = try await store.updatePlayback(.episode, id: ids[1], PlaybackUpdate(positionSeconds: 590, durationSeconds: 600), now: t0 + 10)
+            let ended = try await store.updatePlayback(me, .episode, id: ids[1], PlaybackUpdate(positionSeconds: 590, durationSeconds: 600), now: t0 + 10)
             #expect(ended.played)
 
             let later = t0 + 60
-            try await store.markPlayed(podcastId: podcast, now: later)
-            let played = try await store.playbacks(podcastId: podcast)
+            try await store.markPlayed(me, podcastId: podcast, now: later)
+            let played = try await store.playbacks(me, podcastId: podcast)
             #expect(played[ids[0]] == Playback(positionSeconds: 30, played: true, updatedAt: later))
             #expect(played[ids[1]] == ended)
         }
@@ -326,16 +326,16 @@ import Testing
             try await store.saveTrack(TrackRecord(
                 trackId: 5, transferId: nil, title: "Song", artist: nil, collection: nil, artworkURL: nil, previewURL: nil, durationSeconds: 30, createdAt: t0
             ))
-            _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 10), now: t0)
-            _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 40), now: t0 + 30)
-            _ = try await store.updatePlayback(.track, id: 5, PlaybackUpdate(positionSeconds: 3), now: t0 + 30)
-            let own = { try await store.episodeActions(since: 0, podcast: nil, device: EpisodeAction.ownDevice, aggregated: false) }
+            _ = try await store.updatePlayback(me, .episode, id: ids[0], PlaybackUpdate(positionSeconds: 10), now: t0)
+            _ = try await store.updatePlayback(me, .episode, id: ids[0], PlaybackUpdate(positionSeconds: 40), now: t0 + 30)
+            _ = try await store.updatePlayback(me, .track, id: 5, PlaybackUpdate(positionSeconds: 3), now: t0 + 30)
+            let own = { try await store.episodeActions(user: me, since: 0, podcast: nil, device: EpisodeAction.ownDevice, aggregated: false) }
             #expect(try await own() == [EpisodeAction(
                 podcast: "https://example.com/feed", episode: "https://example.com/a.mp3", guid: "a", action: .play,
                 device: "ferry", timestamp: 1_700_000_030, started: 10, position: 40, total: 600
             )])
 
-            try await store.markPlayed(podcastId: podcast, now: t0 + 60)
+            try await store.markPlayed(me, podcastId: podcast, now: t0 + 60)
             #expect(try await own() == [EpisodeAction(
                 podcast: "https://example.com/feed", episode: "https://example.com/a.mp3", guid: "a", action: .play,
                 device: "ferry", timestamp: 1_700_000_060, started: 0, position: 600, total: 600
@@ -353,20 +353,20 @@ import Testing
             ))
             let a = UpNextEntry(kind: .episode, id: ids[0]), b = UpNextEntry(kind: .episode, id: ids[1])
             let c = UpNextEntry(kind: .episode, id: ids[2]), song = UpNextEntry(kind: .track, id: 5)
-            #expect(try await store.upNextEntries().isEmpty)
-            try await store.setUpNext([b, song, a, b])
-            #expect(try await store.upNextEntries() == [b, song, a])
+            #expect(try await store.upNextEntries(me).isEmpty)
+            try await store.setUpNext(me, [b, song, a, b])
+            #expect(try await store.upNextEntries(me) == [b, song, a])
 
             // A missing item changes nothing.
-            await expect(.notFound) { try await store.setUpNext([c, UpNextEntry(kind: .episode, id: 999)]) }
-            await expect(.notFound) { try await store.setUpNext([c, UpNextEntry(kind: .track, id: ids[0] + 1000)]) }
-            #expect(try await store.upNextEntries() == [b, song, a])
+            await expect(.notFound) { try await store.setUpNext(me, [c, UpNextEntry(kind: .episode, id: 999)]) }
+            await expect(.notFound) { try await store.setUpNext(me, [c, UpNextEntry(kind: .track, id: ids[0] + 1000)]) }
+            #expect(try await store.upNextEntries(me) == [b, song, a])
 
             // An unsubscribed podcast's episodes leave the list.
             try await store.deletePodcast(id: podcast)
-            #expect(try await store.upNextEntries() == [song])
-            try await store.setUpNext([])
-            #expect(try await store.upNextEntries().isEmpty)
+            #expect(try await store.upNextEntries(me) == [song])
+            try await store.setUpNext(me, [])
+            #expect(try await store.upNextEntries(me).isEmpty)
         }
     }
 
@@ -375,10 +375,10 @@ import Testing
             let (_, ids) = try await subscribe(store, (0...UpNext.limit).map { item("e\($0)") })
             let entries = ids.map { UpNextEntry(kind: .episode, id: $0) }
             #expect(entries.count == UpNext.limit + 1)
-            try await store.setUpNext(Array(entries.prefix(UpNext.limit)))
-            #expect(try await store.upNextEntries().count == UpNext.limit)
-            await expect(.invalidRequest) { try await store.setUpNext(entries) }
-            #expect(try await store.upNextEntries() == Array(entries.prefix(UpNext.limit)))
+            try await store.setUpNext(me, Array(entries.prefix(UpNext.limit)))
+            #expect(try await store.upNextEntries(me).count == UpNext.limit)
+            await expect(.invalidRequest) { try await store.setUpNext(me, entries) }
+            #expect(try await store.upNextEntries(me) == Array(entries.prefix(UpNext.limit)))
         }
     }
 
@@ -458,51 +458,136 @@ import Testing
         }
     }
 
+    // MARK: Each listener's subscriptions
+
+    @Test(arguments: Kind.available) func eachListenerHasTheirOwnSubscriptionsAndThePodcastTheUnionOfTheirWishes(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let a = try await store.insertPodcast(draft("https://example.com/a", title: "A")).record.podcastId
+            let b = try await store.insertPodcast(draft("https://example.com/b", title: "b")).record.podcastId
+            await expect(.notFound) { try await store.subscribe("ann", podcastId: 999, now: t0) }
+            let first = try await store.subscribe("ann", podcastId: a, now: t0)
+            #expect(first == Subscription(listener: "ann", podcastId: a, createdAt: t0))
+            #expect(try await store.subscribe("ann", podcastId: a, now: t0 + 60) == first, "subscribing again changes nothing")
+            try await store.subscribe("ann", podcastId: b, now: t0)
+            try await store.subscribe("bob", podcastId: a, now: t0)
+            #expect(try await store.subscriptions(of: "ann").map(\.podcast.podcastId) == [a, b], "by title, case ignored")
+            #expect(try await store.subscriptions(of: "bob").map(\.subscription) == [Subscription(listener: "bob", podcastId: a, createdAt: t0)])
+            #expect(try await store.subscriptions(of: me).isEmpty)
+            #expect(try await store.subscription(me, podcastId: a) == nil)
+
+            // Each one's wishes are their own; the podcast does the most anyone wants kept or downloaded.
+            try await store.updateSubscription("ann", podcastId: a) { $0.autoDownload = 2; $0.keepLatest = 3; $0.playbackSpeed = 1.5; $0.oldestFirst = true }
+            try await store.updateSubscription("bob", podcastId: a) { $0.autoDownload = 1; $0.keepLatest = 5 }
+            let ann = try #require(try await store.subscription("ann", podcastId: a))
+            #expect(ann.autoDownload == 2 && ann.keepLatest == 3 && ann.playbackSpeed == 1.5 && ann.oldestFirst)
+            let bob = try #require(try await store.subscription("bob", podcastId: a))
+            #expect(bob.playbackSpeed == nil && !bob.oldestFirst)
+            var podcast = try #require(try await store.podcast(id: a))
+            #expect(podcast.autoDownload == 2 && podcast.keepLatest == 5)
+            await expect(.notFound) { try await store.updateSubscription(me, podcastId: a) { $0.autoDownload = 9 } }
+
+            // Bob leaves: Ann's wishes alone; Ann leaves: the podcast stays until deleted, wishing nothing.
+            #expect(try await store.unsubscribe("bob", podcastId: a) == 1)
+            podcast = try #require(try await store.podcast(id: a))
+            #expect(podcast.autoDownload == 2 && podcast.keepLatest == 3)
+            await expect(.notFound) { _ = try await store.unsubscribe("bob", podcastId: a) }
+            #expect(try await store.unsubscribe("ann", podcastId: a) == 0)
+            podcast = try #require(try await store.podcast(id: a))
+            #expect(podcast.autoDownload == 0 && podcast.keepLatest == nil)
+
+            // Deleting a podcast ends its subscriptions.
+            try await store.deletePodcast(id: b)
+            #expect(try await store.subscriptions(of: "ann").isEmpty)
+        }
+    }
+
+    @Test(arguments: Kind.available) func placesAndUpNextAreEachListenersAndRetentionKeepsWhatAnyoneNeeds(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, [item("a"), item("b"), item("c"), item("d")])
+            try await store.subscribe("ann", podcastId: podcast, now: t0)
+            _ = try await store.updatePlayback("ann", .episode, id: ids[0], PlaybackUpdate(positionSeconds: 30), now: t0)
+            _ = try await store.updatePlayback(me, .episode, id: ids[0], PlaybackUpdate(positionSeconds: 70), now: t0)
+            _ = try await store.updatePlayback(me, .episode, id: ids[1], PlaybackUpdate(positionSeconds: 590, durationSeconds: 600), now: t0)
+            #expect(try await store.playbacks("ann", podcastId: podcast) == [ids[0]: Playback(positionSeconds: 30, played: false, updatedAt: t0)])
+            #expect(try await store.playbacks(me, podcastId: podcast)[ids[0]]?.positionSeconds == 70)
+            try await store.markPlayed("ann", podcastId: podcast, now: t0 + 60)
+            #expect(try await store.playbacks(me, podcastId: podcast)[ids[0]]?.played == false, "Ann's marks are Ann's")
+
+            try await store.setUpNext("bob", [UpNextEntry(kind: .episode, id: ids[2])])
+            try await store.setUpNext(me, [UpNextEntry(kind: .episode, id: ids[1])])
+            #expect(try await store.upNextEntries("bob") == [UpNextEntry(kind: .episode, id: ids[2])])
+            #expect(try await store.upNextEntries("ann").isEmpty)
+
+            // In use: what someone is in the middle of (mine of a), or has in Up Next (b, c); not
+            // what was finished (Ann's a, played) or never started (d).
+            #expect(try await store.episodesInUse(podcastId: podcast) == [ids[0], ids[1], ids[2]])
+            _ = try await store.updatePlayback(me, .episode, id: ids[0], PlaybackUpdate(played: true), now: t0 + 70)
+            try await store.setUpNext(me, [])
+            #expect(try await store.episodesInUse(podcastId: podcast) == [ids[2]])
+        }
+    }
+
     // MARK: Sync subscriptions
 
-    @Test(arguments: Kind.available) func subscriptionChangesAreLoggedByTheStore(_ kind: Kind) async throws {
+    @Test(arguments: Kind.available) func subscriptionChangesAreLoggedByTheStorePerUser(_ kind: Kind) async throws {
         try await Self.withStore(kind) { store, _ in
             let a = try await store.insertPodcast(draft("https://example.com/a", title: "A")).record.podcastId
             let b = try await store.insertPodcast(draft("https://example.com/b", title: "B")).record.podcastId
-            _ = try await store.insertPodcast(draft("https://example.com/c", title: "C"))
+            let c = try await store.insertPodcast(draft("https://example.com/c", title: "C")).record.podcastId
+            for id in [a, b, c] { try await store.subscribe("ann", podcastId: id, now: t0) }
+            try await store.subscribe("bob", podcastId: a, now: t0)
             try await store.deletePodcast(id: b)
+            _ = try await store.unsubscribe("ann", podcastId: c)
             try await store.updatePodcast(id: a) { $0.feedURL = "https://example.com/a2" }
             try await store.updatePodcast(id: a) { $0.title = "A, renamed" }
 
-            let changes = try await store.syncSubscriptionChanges(since: 0)
-            #expect(Set(changes.add) == ["https://example.com/a2", "https://example.com/c"])
-            #expect(Set(changes.remove) == ["https://example.com/a", "https://example.com/b"])
-            #expect(changes.add.count == 2 && changes.remove.count == 2)
+            let changes = try await store.syncSubscriptionChanges(user: "ann", since: 0)
+            #expect(Set(changes.add) == ["https://example.com/a2"])
+            #expect(Set(changes.remove) == ["https://example.com/a", "https://example.com/b", "https://example.com/c"])
+            #expect(changes.add.count == 1 && changes.remove.count == 3)
+            let bob = try await store.syncSubscriptionChanges(user: "bob", since: 0)
+            #expect(bob.add == ["https://example.com/a2"] && bob.remove == ["https://example.com/a"])
+            #expect(try await store.syncSubscriptions(user: "ann") == ["https://example.com/a2"])
             let tomorrow = Int64(Date().timeIntervalSince1970) + 86_400
-            let none = try await store.syncSubscriptionChanges(since: tomorrow)
+            let none = try await store.syncSubscriptionChanges(user: "ann", since: tomorrow)
             #expect(none.add.isEmpty && none.remove.isEmpty)
         }
     }
 
-    @Test(arguments: Kind.available) func aPhonesSubscriptionsBecomePendingOrUnsubscribe(_ kind: Kind) async throws {
+    @Test(arguments: Kind.available) func aPhonesSubscriptionsBecomeTheUsersPendingOrUnsubscribe(_ kind: Kind) async throws {
         try await Self.withStore(kind) { store, _ in
             let known = try await store.insertPodcast(draft("https://example.com/known", title: "Known")).record.podcastId
+            let library = try await store.insertPodcast(draft("https://example.com/library", title: "Library")).record.podcastId
+            try await store.subscribe("ann", podcastId: known, now: t0)
             _ = try await store.addAccount("ann", passwordHash: "h", role: .member, now: t0)
             let unsubscribe = try await store.applySyncSubscriptions(
-                user: "ann", device: "phone", add: ["https://example.com/new", "https://example.com/known", "https://example.com/dropped"],
+                user: "ann", device: "phone",
+                add: ["https://example.com/new", "https://example.com/dropped", "https://example.com/library"],
                 remove: ["https://example.com/known"], now: t0
             )
             #expect(unsubscribe == [known])
             #expect(try await store.syncDevices(user: "ann").map(\.id) == ["phone"])
-            #expect(Set(try await store.syncPending()) == ["https://example.com/new", "https://example.com/dropped"])
-            #expect(try await store.syncSubscriptions().sorted() == ["https://example.com/dropped", "https://example.com/known", "https://example.com/new"])
+            // A podcast the library has is Ann's at once; the others wait to be fetched.
+            #expect(try await store.subscription("ann", podcastId: library) != nil)
+            #expect(Set(try await store.syncPending().map(\.url)) == ["https://example.com/new", "https://example.com/dropped"])
+            #expect(try await store.syncPending().allSatisfy { $0.user == "ann" })
+            #expect(try await store.syncSubscriptions(user: "ann") == [
+                "https://example.com/dropped", "https://example.com/known", "https://example.com/library", "https://example.com/new",
+            ])
+            #expect(try await store.syncSubscriptions(user: "bob").isEmpty)
 
-            // Removing a pending one drops it, and phones hear of it.
+            // Removing a pending one drops it, and Ann's phones hear of it.
             #expect(try await store.applySyncSubscriptions(user: "ann", device: "phone", add: [], remove: ["https://example.com/dropped"], now: t0).isEmpty)
-            #expect(try await store.syncPending() == ["https://example.com/new"])
-            let changes = try await store.syncSubscriptionChanges(since: 0)
+            #expect(try await store.syncPending().map(\.url) == ["https://example.com/new"])
+            let changes = try await store.syncSubscriptionChanges(user: "ann", since: 0)
             #expect(changes.add.contains("https://example.com/new") && changes.remove == ["https://example.com/dropped"])
 
-            try await store.resolvePending("https://example.com/new", error: "The feed answered 404.")
-            #expect(try await store.syncPending() == ["https://example.com/new"])
-            try await store.resolvePending("https://example.com/new", error: nil)
+            try await store.resolvePending(user: "ann", "https://example.com/new", error: "The feed answered 404.")
+            #expect(try await store.syncPending().map(\.url) == ["https://example.com/new"])
+            try await store.resolvePending(user: "bob", "https://example.com/new", error: nil)
+            #expect(try await store.syncPending().map(\.url) == ["https://example.com/new"], "Bob's resolving is not Ann's")
+            try await store.resolvePending(user: "ann", "https://example.com/new", error: nil)
             #expect(try await store.syncPending().isEmpty)
-            #expect(try await store.syncSubscriptions() == ["https://example.com/known"])
         }
     }
 
@@ -513,11 +598,13 @@ import Testing
             let feed = "https://example.com/feed"
             let (_, ids) = try await subscribe(store, [item("a"), item("b")])
             _ = try await store.addAccount("ann", passwordHash: "h", role: .member, now: t0)
-            _ = try await store.updatePlayback(.episode, id: ids[0], PlaybackUpdate(positionSeconds: 10), now: t0)
+            _ = try await store.updatePlayback("ann", .episode, id: ids[0], PlaybackUpdate(positionSeconds: 10), now: t0)
             func play(_ media: String, guid: String? = nil, at seconds: Int64, position: Int) -> EpisodeAction {
                 EpisodeAction(podcast: feed, episode: media, guid: guid, action: .play, device: "phone", timestamp: seconds, started: 0, position: position, total: 600)
             }
-            func playback(_ id: Int64) async throws -> Playback? { try await store.playbacks(.episode, ids: [id])[id] }
+            func playback(_ id: Int64, of listener: String = "ann") async throws -> Playback? {
+                try await store.playbacks(listener, .episode, ids: [id])[id]
+            }
 
             // By enclosure URL, newer than the web app's.
             try await store.storeEpisodeActions([play("https://example.com/a.mp3", at: 1_700_000_060, position: 100)], user: "ann", now: t0 + 100)
@@ -533,10 +620,14 @@ import Testing
             #expect(try await store.syncDevices(user: "ann").map(\.id) == ["phone"])
 
             // `new` marks it unplayed, its position kept.
-            _ = try await store.updatePlayback(.episode, id: ids[1], PlaybackUpdate(played: true), now: t0 + 10)
+            _ = try await store.updatePlayback("ann", .episode, id: ids[1], PlaybackUpdate(played: true), now: t0 + 10)
             let new = EpisodeAction(podcast: feed, episode: "https://example.com/b.mp3", guid: "b", action: .new, device: "phone", timestamp: 1_700_000_020)
             try await store.storeEpisodeActions([new], user: "ann", now: t0 + 100)
             #expect(try await playback(ids[1]) == Playback(positionSeconds: 50, played: false, updatedAt: t0 + 20))
+
+            // Ann's phone moved Ann's places, nobody else's.
+            #expect(try await playback(ids[0], of: me) == nil)
+            #expect(try await playback(ids[1], of: me) == nil)
         }
     }
 
@@ -554,7 +645,7 @@ import Testing
             try await store.storeEpisodeActions([elsewhere], user: "ann", now: t0 + 200)
 
             func actions(since: Int64 = 0, podcast: String? = nil, device: String? = nil, aggregated: Bool = false) async throws -> [EpisodeAction] {
-                try await store.episodeActions(since: since, podcast: podcast, device: device, aggregated: aggregated)
+                try await store.episodeActions(user: "ann", since: since, podcast: podcast, device: device, aggregated: aggregated)
             }
             #expect(try await actions() == [first, second, download, elsewhere])
             #expect(try await actions(since: 1_700_000_200) == [elsewhere])

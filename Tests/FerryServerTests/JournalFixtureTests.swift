@@ -40,8 +40,14 @@ import Testing
             let two = try #require(episodes.first { $0.title == "Two" })
             let one = try #require(episodes.first { $0.title == "One" })
             #expect(three.transferId == 4)
-            #expect(try await store.playbacks(.episode, ids: [two.id!])[two.id!]?.positionSeconds == 42.5)
-            #expect(try await store.upNextEntries() == [UpNextEntry(kind: .episode, id: one.id!)])
+            // One listener then; now the machine's owner and alice each have what it had.
+            for listener in [Listener.owner, "alice"] {
+                #expect(try await store.playbacks(listener, .episode, ids: [two.id!])[two.id!]?.positionSeconds == 42.5)
+                #expect(try await store.upNextEntries(listener) == [UpNextEntry(kind: .episode, id: one.id!)])
+                #expect(try await store.subscriptions(of: listener).map(\.podcast.title) == ["Fixture Radio"])
+                #expect(try await store.syncSubscriptions(user: listener) == [podcasts[0].feedURL])
+            }
+            #expect(try await store.subscriptions(of: "bob").isEmpty)
             // The sync user is an account now, a member, with the same password.
             let hash = try #require(try await store.password(of: "alice")?.hash)
             #expect(AccountPassword.verify("fixture-password", against: hash))

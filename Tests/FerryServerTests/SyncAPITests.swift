@@ -138,7 +138,9 @@ import Testing
             let (a, b) = (base.appendingPathComponent("a.xml").absoluteString, base.appendingPathComponent("b.xml").absoluteString)
             try await Self.withPhone(origin: origin, base: base) { d, phone in
                 try await d.client.setSyncUser("alice", password: "correct horse")
-                let showA = try await d.client.subscribe(url: a)
+                // Alice's web app (her token: the same places as her login) and her phone.
+                let alice = DaemonClient(baseURL: d.baseURL, token: try await d.client.makeUserToken("alice").token)
+                let showA = try await alice.subscribe(url: a)
 
                 // A first sync: everything Ferry has.
                 let first = try #require(try await phone.json(.GET, "/api/2/subscriptions/alice/phone.json") as? [String: Any])
@@ -149,8 +151,8 @@ import Testing
                 let upload = try #require(try await phone.json(.POST, "/api/2/subscriptions/alice/phone.json", #"{"add": [" \#(b) ", "ftp://x/y"], "remove": ["\#(a)"]}"#) as? [String: Any])
                 #expect(upload["timestamp"] as? Int ?? 0 >= since)
                 #expect(upload["update_urls"] as? [[String]] == [[" \(b) ", b], ["ftp://x/y", ""]])
-                try await eventually("Show B subscribed in Ferry") { try await d.client.podcasts().map(\.title) == ["Show B"] }
-                #expect(try await d.client.podcasts().first?.feedURL == b)
+                try await eventually("Show B subscribed in Ferry") { try await alice.podcasts().map(\.title) == ["Show B"] }
+                #expect(try await alice.podcasts().first?.feedURL == b)
                 // Its files stay: unsubscribing from the phone never deletes them.
                 _ = showA
 
@@ -171,7 +173,7 @@ import Testing
                     #expect(try await phone.send(.POST, "/api/2/subscriptions/alice/phone.json", json: bad).status == 400, "\(bad)")
                 }
                 #expect(try await phone.send(.GET, "/api/2/subscriptions/alice/phone.json?since=yesterday").status == 400)
-                #expect(try await d.client.podcasts().map(\.feedURL) == [b])
+                #expect(try await alice.podcasts().map(\.feedURL) == [b])
                 let feeds = try #require(try await phone.json(.GET, "/api/2/subscriptions/alice/phone.json") as? [String: Any])
                 #expect(feeds["add"] as? [String] == [b])
             }
@@ -186,19 +188,21 @@ import Testing
             let media: @Sendable (Int) -> String = { n in base.appendingPathComponent("media/ep\(n).mp3").absoluteString }
             try await Self.withPhone(origin: origin, base: base) { d, phone in
                 try await d.client.setSyncUser("alice", password: "correct horse")
-                let detail = try await d.client.subscribe(url: feed)
+                // Alice's web app (her token: the same places as her login) and her phone.
+                let alice = DaemonClient(baseURL: d.baseURL, token: try await d.client.makeUserToken("alice").token)
+                let detail = try await alice.subscribe(url: feed)
                 let ids = Dictionary(uniqueKeysWithValues: detail.episodes.map { ($0.title, $0.id) })
 
                 // The phone stopped Episode 2 at 2:00 of 12:34: the web app resumes there.
                 let played = #"{"podcast": "\#(feed)", "episode": "\#(media(2))", "action": "PLAY", "device": "phone", "timestamp": "2026-11-25T10:00:00", "started": 0, "position": 120, "total": 754}"#
                 let answer = try #require(try await phone.json(.POST, "/api/2/episodes/alice.json", "[\(played)]") as? [String: Any])
                 #expect(answer["timestamp"] is Int && answer["update_urls"] as? [Any] != nil)
-                var episode2 = try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }
+                var episode2 = try await alice.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }
                 #expect(episode2?.playback?.positionSeconds == 120 && episode2?.playback?.played == false)
                 #expect(try await d.client.syncUsers().users.first?.devices == 1)
 
                 // The web app goes on to 5:00; the phone reads it back as a play from Ferry.
-                _ = try await d.client.updatePlayback(episode: ids["Episode 2"]!, PlaybackUpdate(positionSeconds: 300.4, durationSeconds: 754))
+                _ = try await alice.updatePlayback(episode: ids["Episode 2"]!, PlaybackUpdate(positionSeconds: 300.4, durationSeconds: 754))
                 let read = try #require(try await phone.json(.GET, "/api/2/episodes/alice.json?since=0&aggregated=true") as? [String: Any])
                 let actions = try #require(read["actions"] as? [[String: Any]])
                 #expect(actions.count == 1)
@@ -214,18 +218,18 @@ import Testing
                 // An older action than the web app's save loses; a newer one near the end marks it played.
                 let stale = #"{"podcast": "\#(feed)", "episode": "\#(media(2))", "action": "play", "timestamp": "2020-01-01T00:00:00", "position": 30, "total": 754}"#
                 _ = try await phone.json(.POST, "/api/2/episodes/alice.json", "[\(stale)]")
-                episode2 = try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }
+                episode2 = try await alice.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }
                 #expect(episode2?.playback?.positionSeconds == 300.4)
                 let end = #"{"podcast": "\#(feed)", "episode": "\#(media(2))", "action": "play", "position": 750, "total": 754}"#
                 _ = try await phone.json(.POST, "/api/2/episodes/alice.json", "[\(end)]")
-                episode2 = try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }
+                episode2 = try await alice.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }
                 #expect(episode2?.playback?.positionSeconds == 750 && episode2?.playback?.played == true)
                 // Marked new on the phone: unplayed again.
                 _ = try await phone.json(.POST, "/api/2/episodes/alice.json", #"[{"podcast": "\#(feed)", "episode": "\#(media(2))", "action": "new"}]"#)
-                #expect(try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }?.playback?.played == false)
+                #expect(try await alice.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }?.playback?.played == false)
 
                 // Mark all played in the web app: each episode reaches the phone as heard to the end.
-                _ = try await d.client.markPlayed(podcast: detail.podcast.id)
+                _ = try await alice.markPlayed(podcast: detail.podcast.id)
                 let heard = try #require(try await phone.json(.GET, "/api/2/episodes/alice.json?device=ferry&aggregated=true") as? [String: Any])
                 let ends = try #require(heard["actions"] as? [[String: Any]])
                 #expect(Set(ends.compactMap { $0["episode"] as? String }) == [media(1), media(2), media(3)])
@@ -248,7 +252,19 @@ import Testing
                 #expect(try await phone.send(.POST, "/api/2/episodes/alice.json", json: #"{"actions": []}"#).status == 400)
                 let after = try #require(try await phone.json(.GET, "/api/2/episodes/alice.json") as? [String: Any])
                 #expect((after["actions"] as? [Any])?.count == (before["actions"] as? [Any])?.count)
-                #expect(try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 1"] }?.playback?.positionSeconds != 10)
+                #expect(try await alice.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 1"] }?.playback?.positionSeconds != 10)
+
+                // Bob's phone and web app have places of their own: none of Alice's.
+                try await d.client.setSyncUser("bob", password: "bob's password")
+                let bob = DaemonClient(baseURL: d.baseURL, token: try await d.client.makeUserToken("bob").token)
+                var bobsPhone = phone
+                (bobsPhone.user, bobsPhone.password) = ("bob", "bob's password")
+                let bobs = try #require(try await bobsPhone.json(.GET, "/api/2/episodes/bob.json?since=0") as? [String: Any])
+                #expect((bobs["actions"] as? [Any])?.isEmpty == true)
+                _ = try await bob.subscribe(url: feed)
+                #expect(try await bob.podcast(detail.podcast.id).episodes.allSatisfy { $0.playback == nil })
+                _ = try await bob.updatePlayback(episode: ids["Episode 2"]!, PlaybackUpdate(positionSeconds: 42))
+                #expect(try await alice.podcast(detail.podcast.id).episodes.first { $0.id == ids["Episode 2"] }?.playback?.positionSeconds == 750)
             }
         }
     }

@@ -155,8 +155,10 @@ extension DaemonClient {
     }
 
     /// A one-time link that logs a browser into the web app (valid a few minutes).
-    public func loginLink() async throws -> LoginLink {
-        try await send(.POST, "/v1/login-links")
+    /// - Parameter user: an account to sign in with the link (nil: the machine's owner).
+    public func loginLink(user: String? = nil) async throws -> LoginLink {
+        guard let user else { return try await send(.POST, "/v1/login-links") }
+        return try await send(.POST, "/v1/login-links", body: LoginLinkRequest(user: user))
     }
 
     static func query(_ items: [URLQueryItem]) -> String {

@@ -4,18 +4,28 @@ import Foundation
 
 /// The catalog as the listener sees it: search results that know which songs' previews are
 /// downloaded (the state lives with the transfer, not the result row) and which podcasts are
-/// subscribed, and preview downloads into `Music/` named `Artist - Track.m4a`.
+/// subscribed, and preview downloads into `Music/` named `Artist - Track.m4a`. Places and
+/// subscriptions are the ``listener``'s (``as(_:)``).
 package struct CatalogLibrary: Sendable {
     package let catalog: CatalogClient
     let engine: TransferEngine
     /// Where downloaded songs and their playback are kept.
     let store: any ListeningStore
+    /// Whose places and subscriptions the results show.
+    package private(set) var listener = Listener.owner
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
     package init(catalog: CatalogClient, engine: TransferEngine, store: (any ListeningStore)? = nil) {
         self.catalog = catalog
         self.engine = engine
         self.store = store ?? SQLiteListeningStore(engine.local)
+    }
+
+    /// The same catalog, annotated for `listener`.
+    package func `as`(_ listener: String) -> CatalogLibrary {
+        var library = self
+        library.listener = listener
+        return library
     }
 
     /// Searches and annotates the results.
@@ -75,8 +85,8 @@ package struct CatalogLibrary: Sendable {
 
     private func annotate(_ items: [CatalogItem]) async throws -> [CatalogResult] {
         let tracks = try await store.tracks(ids: items.compactMap(\.trackId))
-        let playbacks = try await store.playbacks(trackIds: Array(tracks.keys))
-        let podcasts = try await store.podcasts()
+        let playbacks = try await store.playbacks(listener, .track, ids: Array(tracks.keys))
+        let podcasts = try await store.subscriptions(of: listener).map(\.podcast)
         var results: [CatalogResult] = []
         for item in items {
             var download: Transfer?

@@ -5,37 +5,49 @@ import FerryKit
 import Foundation
 import Logging
 
-/// What the API shows of podcasts and episodes, joined with their transfers and playback.
+/// What the API shows of podcasts and episodes, joined with their transfers and the listener's
+/// subscription and playback.
 extension PodcastLibrary {
+    /// The listener's subscriptions.
     package func podcasts() async throws -> [Podcast] {
         let counts = try await store.episodeCounts()
-        return try await store.podcasts().map { record in
+        return try await store.subscriptions(of: listener).map { record, subscription in
             let count = counts[record.podcastId] ?? (0, 0, 0)
-            return model(record, total: count.total, new: count.new, downloaded: count.downloaded)
+            return model(record, subscription, total: count.total, new: count.new, downloaded: count.downloaded)
         }
     }
 
     /// Saves where the listener is in an episode or a song (see ``Playback/applying(_:now:)``).
     package func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
-        try await store.updatePlayback(media, id: id, update)
+        try await store.updatePlayback(listener, media, id: id, update)
     }
 
-    /// Every episode of the podcast played ("mark all played").
+    /// Every episode of the podcast played ("mark all played"), for the listener.
     package func markPlayed(_ id: Int64) async throws -> PodcastDetail {
-        guard try await store.podcast(id: id) != nil else { throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.") }
-        try await store.markPlayed(podcastId: id)
+        _ = try await subscribed(id)
+        try await store.markPlayed(listener, podcastId: id)
         return try await detail(id)
     }
 
+    /// One of the listener's subscriptions, with its episodes.
+    /// - Throws: `not_found` for no such podcast, or one the listener is not subscribed to.
     package func detail(_ id: Int64) async throws -> PodcastDetail {
+        let (record, subscription) = try await subscribed(id)
+        let listed = try await episodes(of: record)
+        let episodes = subscription.oldestFirst ? listed.reversed() : listed
+        let new = episodes.filter { $0.isNew && $0.state == .notDownloaded }.count
+        let downloaded = episodes.filter { $0.state == .downloaded }.count
+        return PodcastDetail(podcast: model(record, subscription, total: episodes.count, new: new, downloaded: downloaded), episodes: episodes)
+    }
+
+    func subscribed(_ id: Int64) async throws -> (PodcastRecord, Subscription) {
         guard let record = try await store.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
-        let listed = try await episodes(of: record)
-        let episodes = record.oldestFirst ? listed.reversed() : listed
-        let new = episodes.filter { $0.isNew && $0.state == .notDownloaded }.count
-        let downloaded = episodes.filter { $0.state == .downloaded }.count
-        return PodcastDetail(podcast: model(record, total: episodes.count, new: new, downloaded: downloaded), episodes: episodes)
+        guard let subscription = try await store.subscription(listener, podcastId: id) else {
+            throw FerryError(.notFound, "You are not subscribed to podcast \(id) (\(record.title)). `ferry podcast ls` lists your subscriptions.")
+        }
+        return (record, subscription)
     }
 
     /// Where an episode's download stands, and its file when it has one: its transfer's, or one
@@ -127,7 +139,7 @@ extension PodcastLibrary {
 
     func episodes(of podcast: PodcastRecord) async throws -> [Episode] {
         let records = try await store.episodes(podcastId: podcast.podcastId)
-        let playbacks = try await store.playbacks(podcastId: podcast.podcastId)
+        let playbacks = try await store.playbacks(listener, podcastId: podcast.podcastId)
         var transfers: [Int64: Transfer] = [:]
         for id in records.compactMap(\.transferId) {
             transfers[id] = try? await engine.transfer(id)
@@ -144,14 +156,15 @@ extension PodcastLibrary {
         }
     }
 
-    func model(_ record: PodcastRecord, total: Int, new: Int, downloaded: Int) -> Podcast {
+    /// The podcast as the listener sees it: their own wishes for it.
+    func model(_ record: PodcastRecord, _ subscription: Subscription, total: Int, new: Int, downloaded: Int) -> Podcast {
         Podcast(
             id: record.podcastId, feedURL: record.feedURL, title: record.title, author: record.author,
             descriptionText: record.descriptionText, descriptionHTML: record.descriptionHTML,
-            artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: record.autoDownload,
-            keepLatest: record.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
+            artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: subscription.autoDownload,
+            keepLatest: subscription.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
             refreshedAt: record.refreshedAt, error: record.error, user: record.username,
-            playbackSpeed: record.playbackSpeed, oldestFirst: record.oldestFirst, refreshMinutes: record.refreshMinutes
+            playbackSpeed: subscription.playbackSpeed, oldestFirst: subscription.oldestFirst, refreshMinutes: record.refreshMinutes
         )
     }
 }

@@ -5,13 +5,14 @@ import Foundation
 /// Up Next as the web app shows it: each entry with its title, artwork, place and where it plays from.
 extension PodcastLibrary {
     package func upNext() async throws -> UpNext {
-        let entries = try await store.upNextEntries()
+        let entries = try await store.upNextEntries(listener)
         let episodeIds = entries.filter { $0.kind == .episode }.map(\.id)
         let trackIds = entries.filter { $0.kind == .track }.map(\.id)
-        let episodePlaybacks = try await store.playbacks(.episode, ids: episodeIds)
-        let trackPlaybacks = try await store.playbacks(.track, ids: trackIds)
+        let episodePlaybacks = try await store.playbacks(listener, .episode, ids: episodeIds)
+        let trackPlaybacks = try await store.playbacks(listener, .track, ids: trackIds)
         let tracks = try await store.tracks(ids: trackIds)
         var podcasts: [Int64: PodcastRecord] = [:]
+        let speeds = Dictionary(uniqueKeysWithValues: try await store.subscriptions(of: listener).map { ($0.podcast.podcastId, $0.subscription.playbackSpeed) })
         var items: [UpNextItem] = []
         for entry in entries {
             switch entry.kind {
@@ -28,7 +29,7 @@ extension PodcastLibrary {
                     kind: .episode, id: entry.id, title: record.readableTitle, subtitle: podcast?.title,
                     artworkURL: record.artworkURL ?? podcast?.artworkURL, durationSeconds: record.duration,
                     playURL: playURL, playback: episodePlaybacks[entry.id], podcastId: record.podcastId,
-                    playbackSpeed: podcast?.playbackSpeed
+                    playbackSpeed: speeds[record.podcastId] ?? nil
                 ))
             case .track:
                 guard let track = tracks[entry.id] else { continue }
@@ -46,7 +47,7 @@ extension PodcastLibrary {
 
     /// Replaces Up Next (see ``ListeningStore/setUpNext(_:)``) and reads it back.
     package func setUpNext(_ order: UpNextOrder) async throws -> UpNext {
-        try await store.setUpNext(order.items)
+        try await store.setUpNext(listener, order.items)
         return try await upNext()
     }
 }

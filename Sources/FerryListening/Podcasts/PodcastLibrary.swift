@@ -9,6 +9,10 @@ import Logging
 /// with conditional GETs, episode downloads through the transfer engine into
 /// `Podcasts/<title>/`, auto-download of the newest episodes, retention, OPML.
 ///
+/// The household has one library; each value of this type acts for one ``listener`` (``as(_:)``):
+/// their subscriptions, places, Up Next and speeds. Podcasts, episodes and files are shared: a
+/// podcast leaves the library when its last subscriber leaves it.
+///
 /// Each podcast folder holds a small `.ferry-podcast.json` naming its feed, so subscriptions and
 /// downloaded episodes can be rebuilt from disk if the journal is lost.
 package struct PodcastLibrary: Sendable {
@@ -24,6 +28,8 @@ package struct PodcastLibrary: Sendable {
     let logger: Logger
     /// Where subscriptions, episodes, playback and Up Next are kept.
     package let store: any ListeningStore
+    /// Whose subscriptions and places this value reads and changes (``Listener/owner``: the machine's own user).
+    package private(set) var listener = Listener.owner
     var library: LibraryFolder { engine.library }
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
@@ -40,6 +46,13 @@ package struct PodcastLibrary: Sendable {
             clients: engine.clients, redirects: engine.configuration.redirects, userAgent: engine.configuration.userAgent,
             maximumBytes: 2 << 20, timeout: .seconds(30), logger: logger
         )
+    }
+
+    /// The same library, acting for `listener`.
+    package func `as`(_ listener: String) -> PodcastLibrary {
+        var library = self
+        library.listener = listener
+        return library
     }
 
     // MARK: Subscribing
@@ -71,15 +84,22 @@ package struct PodcastLibrary: Sendable {
     }
 
     package func subscribe(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials? = nil) async throws -> PodcastDetail {
+        // A podcast another listener brought into the library is theirs at once, unless new
+        // credentials come with it (they are tried first).
+        if credentials == nil, let known = try await store.podcast(feedURL: feedURL.absoluteString) {
+            try await store.subscribe(listener, podcastId: known.podcastId)
+            return try await detail(known.podcastId)
+        }
         // In two steps so that the document and the parsed feed are freed before the detail is
         // read: for a 20,000-episode feed they are 70 MiB (bench/reports/2026-11-feeds.md,
         // "A long feed in the daemon").
         let id = try await fetchAndRecord(feedURL: feedURL, catalogId: catalogId, credentials: credentials)
+        try await store.subscribe(listener, podcastId: id)
         return try await detail(id)
     }
 
-    /// Fetches and parses the feed, and records the subscription with its episodes.
-    /// - Returns: the podcast's id (an existing subscription's when it was one already).
+    /// Fetches and parses the feed, and records the podcast with its episodes in the library.
+    /// - Returns: the podcast's id (an existing one's when it was in the library already).
     private func fetchAndRecord(feedURL: URL, catalogId: Int64?, credentials: FeedCredentials?) async throws -> Int64 {
         let (result, movedTo) = try await fetcher.fetch(feedURL, etag: nil, lastModified: nil, credentials: credentials)
         guard case .fetched(let data, let etag, let lastModified) = result else {
@@ -109,10 +129,13 @@ package struct PodcastLibrary: Sendable {
         return record.podcastId
     }
 
+    /// Ends the listener's subscription. The last subscriber's takes the podcast out of the
+    /// library (its files too with `deleteFiles`); while others are subscribed, nothing else changes.
     package func unsubscribe(_ id: Int64, deleteFiles: Bool) async throws {
         guard let record = try await store.podcast(id: id) else {
             throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
         }
+        guard try await store.unsubscribe(listener, podcastId: id) == 0 else { return }
         try await store.deletePodcast(id: id)
         let folder = library.absolute(record.folder)
         if deleteFiles, library.contains(folder) {
@@ -180,7 +203,7 @@ package struct PodcastLibrary: Sendable {
         }
     }
 
-    /// Refreshes every subscription; one broken feed does not stop the others.
+    /// Refreshes every podcast of the library; one broken feed does not stop the others.
     /// - Returns: how many podcasts were refreshed, the episodes that refreshing added (in a
     ///   cluster, not those another member's refresh added meanwhile), and the errors by podcast id.
     package func refreshAll() async -> (refreshed: Int, added: Int, errors: [Int64: FerryError]) {
@@ -200,6 +223,8 @@ package struct PodcastLibrary: Sendable {
 
     // MARK: Settings
 
+    /// The listener's wishes for their subscription, and the podcast's refresh interval (the
+    /// household's: the feed is fetched once for all).
     /// - Parameters:
     ///   - autoDownload: download the newest N episodes by themselves (0 to stop).
     ///   - keepLatest: keep only the newest N downloaded episodes (0 to keep all).
@@ -221,12 +246,14 @@ package struct PodcastLibrary: Sendable {
         if let keepLatest, !(0...100_000).contains(keepLatest) {
             throw FerryError.invalidRequest("keepLatest must be between 0 and 100000 (0 keeps everything).")
         }
-        try await store.updatePodcast(id: id) { podcast in
-            if let autoDownload { podcast.autoDownload = autoDownload }
-            if let keepLatest { podcast.keepLatest = keepLatest == 0 ? nil : keepLatest }
-            if let playbackSpeed { podcast.playbackSpeed = playbackSpeed == 0 ? nil : playbackSpeed }
-            if let oldestFirst { podcast.oldestFirst = oldestFirst }
-            if let refreshMinutes { podcast.refreshMinutes = refreshMinutes == 0 ? nil : refreshMinutes }
+        try await store.updateSubscription(listener, podcastId: id) { subscription in
+            if let autoDownload { subscription.autoDownload = autoDownload }
+            if let keepLatest { subscription.keepLatest = keepLatest == 0 ? nil : keepLatest }
+            if let playbackSpeed { subscription.playbackSpeed = playbackSpeed == 0 ? nil : playbackSpeed }
+            if let oldestFirst { subscription.oldestFirst = oldestFirst }
+        }
+        if let refreshMinutes {
+            try await store.updatePodcast(id: id) { podcast in podcast.refreshMinutes = refreshMinutes == 0 ? nil : refreshMinutes }
         }
         try await downloadNewest(id)
         try await applyRetention(id)
@@ -279,12 +306,14 @@ package struct PodcastLibrary: Sendable {
         }
     }
 
-    /// Keeps the newest `keepLatest` downloaded episodes; older files are deleted and their
-    /// transfers forgotten.
+    /// Keeps the newest `keepLatest` downloaded episodes (the subscribers' union); older files
+    /// are deleted and their transfers forgotten, except those a listener is in the middle of
+    /// or has in Up Next.
     func applyRetention(_ id: Int64) async throws {
         guard let podcast = try await store.podcast(id: id), let keep = podcast.keepLatest else { return }
         let downloaded = try await episodes(of: podcast).filter { $0.state == .downloaded }
-        for episode in downloaded.dropFirst(keep) {
+        let inUse = try await store.episodesInUse(podcastId: id)
+        for episode in downloaded.dropFirst(keep) where !inUse.contains(episode.id) {
             try await deleteFile(of: episode)
         }
     }
@@ -365,6 +394,8 @@ package struct PodcastLibrary: Sendable {
             var draft = PodcastRecord(feedURL: saved.feedURL, title: saved.title, folder: "Podcasts/\(folder)")
             draft.refreshedAt = nil
             guard let (record, inserted) = try? await store.insertPodcast(draft), inserted else { continue }
+            // The accounts went with the journal: the machine's owner has it again.
+            _ = try? await store.subscribe(Listener.owner, podcastId: record.podcastId)
             logger.info("restored a subscription from disk", metadata: ["podcast.feed": "\(saved.feedURL)"])
             // Episodes come with the next refresh, which adopts the files on disk.
             if (try? await refresh(record.podcastId)) != nil {
@@ -392,9 +423,9 @@ extension PodcastLibrary {
         return ImportResponse(subscribed: subscribed, failures: failures)
     }
 
-    /// Every subscription as OPML 2.0.
+    /// The listener's subscriptions as OPML 2.0.
     package func exportOPML() async throws -> String {
-        let outlines = try await store.podcasts().compactMap { podcast in
+        let outlines = try await store.subscriptions(of: listener).map(\.podcast).compactMap { podcast in
             URL(string: podcast.feedURL).map { OPML.Outline(title: podcast.title, xmlURL: $0, htmlURL: podcast.link.flatMap(URL.init(string:))) }
         }
         return OPML.export(outlines, title: "Ferry podcast subscriptions")

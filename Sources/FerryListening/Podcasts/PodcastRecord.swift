@@ -4,7 +4,8 @@ import FerryKit
 import Foundation
 import GRDB
 
-/// A row of the `podcast` table: one subscription.
+/// A row of the `podcast` table: a podcast of the household's library (each listener's
+/// subscription to it is a ``Subscription``).
 package struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
     package static let databaseTableName = "podcast"
     static let episodes = hasMany(EpisodeRecord.self)
@@ -26,12 +27,9 @@ package struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     package var refreshedAt: Date?
     package var errorCode: String?
     package var errorMessage: String?
+    /// The union of its subscribers' wishes (``Subscription/union(of:)``), kept by the store.
     package var autoDownload: Int
     package var keepLatest: Int?
-    /// The player's speed for this podcast (nil: the player's own).
-    package var playbackSpeed: Double?
-    /// Episodes listed oldest first (a serial).
-    package var oldestFirst = false
     /// Minutes between fetches of this feed (nil: the daemon's interval).
     package var refreshMinutes: Int?
     package var createdAt: Date

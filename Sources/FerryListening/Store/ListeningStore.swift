@@ -3,8 +3,8 @@ import FerryFeeds
 import FerryKit
 import Foundation
 
-/// Where the listener's library lives: podcasts and their episodes, catalog songs, playback,
-/// Up Next and sync with phones. One machine keeps it in its SQLite journal, in tables of its own
+/// Where the listeners' library lives: podcasts and their episodes, catalog songs, and each
+/// listener's subscriptions, playback, Up Next and sync with phones. One machine keeps it in its SQLite journal, in tables of its own
 /// (``SQLiteListeningStore``); a cluster keeps it in PostgreSQL with the queue
 /// (`PostgresListeningStore`, FerryCluster), so every member shows and changes one library.
 ///
@@ -13,20 +13,47 @@ import Foundation
 /// are pure and shared (``EpisodeRecord/merge(_:into:podcastId:markNew:now:)``,
 /// ``Playback/after(_:now:)``, ``EpisodeAction/own(feed:media:guid:total:from:to:)``), so the
 /// two stores differ only in their SQL. `ListeningStoreContractTests` runs against both.
+///
+/// Podcasts, episodes, songs and files are the household's, stored once; what a `listener`
+/// (an account's name, or ``Listener/owner``) subscribes to, where they are, what they played,
+/// their Up Next and their phones' actions are their own.
 package protocol ListeningStore: AccountStore {
     // MARK: Podcasts and episodes
 
-    /// Journals a new subscription; a feed URL already subscribed returns that subscription.
+    /// Journals a new podcast of the library; a feed URL already there returns that podcast.
     func insertPodcast(_ new: PodcastRecord) async throws -> (record: PodcastRecord, inserted: Bool)
     func podcast(id: Int64) async throws -> PodcastRecord?
     func podcast(feedURL: String) async throws -> PodcastRecord?
-    /// Every subscription, by title (case and accents ignored).
+    /// Every podcast of the library, by title (case and accents ignored).
     func podcasts() async throws -> [PodcastRecord]
     /// Changes a subscription in one transaction. - Throws: `not_found`.
     @discardableResult
     func updatePodcast(id: Int64, _ body: @escaping @Sendable (inout PodcastRecord) throws -> Void) async throws -> PodcastRecord
-    /// Deletes a subscription and its episodes (their transfers and files stay). - Throws: `not_found`.
+    /// Deletes a podcast, its episodes and its subscriptions (their transfers and files stay).
+    /// - Throws: `not_found`.
     func deletePodcast(id: Int64) async throws
+
+    // MARK: Each listener's subscriptions
+
+    /// Subscribes the listener (already subscribed: their subscription as it is).
+    /// - Throws: `not_found` for no such podcast.
+    @discardableResult
+    func subscribe(_ listener: String, podcastId: Int64, now: Date) async throws -> Subscription
+    /// The listener's subscriptions with their podcasts, by title.
+    func subscriptions(of listener: String) async throws -> [(podcast: PodcastRecord, subscription: Subscription)]
+    func subscription(_ listener: String, podcastId: Int64) async throws -> Subscription?
+    /// Changes the listener's subscription, and the podcast's union of wishes
+    /// (``Subscription/union(of:)``) with it, in one transaction. - Throws: `not_found`.
+    @discardableResult
+    func updateSubscription(
+        _ listener: String, podcastId: Int64, _ body: @escaping @Sendable (inout Subscription) throws -> Void
+    ) async throws -> Subscription
+    /// Ends the listener's subscription (the podcast's union follows).
+    /// - Returns: how many listeners are still subscribed. - Throws: `not_found` when not subscribed.
+    func unsubscribe(_ listener: String, podcastId: Int64) async throws -> Int
+    /// Episodes of the podcast that some listener is in the middle of or has in Up Next:
+    /// retention keeps their files.
+    func episodesInUse(podcastId: Int64) async throws -> Set<Int64>
     /// Merges a parsed feed's episodes into the podcast's, by guid, in one transaction.
     /// - Parameter markNew: mark episodes not seen before as new (false on the first fetch).
     /// - Returns: the episodes that were not there before.
@@ -51,22 +78,22 @@ package protocol ListeningStore: AccountStore {
 
     // MARK: Playback and Up Next
 
-    /// Applies `update` to the episode's or song's playback (none yet: from the start); an
-    /// episode's is reported to phones as the daemon's own action.
+    /// Applies `update` to the listener's playback of the episode or song (none yet: from the
+    /// start); an episode's is reported to the listener's phones as the daemon's own action.
     /// - Throws: `not_found` when there is no such episode or song; `invalid_request` for a bad update.
-    func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback
-    /// Every episode of the podcast played (their positions kept).
-    func markPlayed(podcastId: Int64, now: Date) async throws
-    /// The playbacks of a podcast's episodes, by episode id.
-    func playbacks(podcastId: Int64) async throws -> [Int64: Playback]
-    /// The playbacks of these songs or episodes, by id.
-    func playbacks(_ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback]
-    /// The list in order; entries whose episode or song is gone are left out.
-    func upNextEntries() async throws -> [UpNextEntry]
-    /// Replaces the list; the same item twice keeps its first place.
+    func updatePlayback(_ listener: String, _ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate, now: Date) async throws -> Playback
+    /// Every episode of the podcast played, for the listener (their positions kept).
+    func markPlayed(_ listener: String, podcastId: Int64, now: Date) async throws
+    /// The listener's playbacks of a podcast's episodes, by episode id.
+    func playbacks(_ listener: String, podcastId: Int64) async throws -> [Int64: Playback]
+    /// The listener's playbacks of these songs or episodes, by id.
+    func playbacks(_ listener: String, _ media: PlaybackMedia, ids: [Int64]) async throws -> [Int64: Playback]
+    /// The listener's list in order; entries whose episode or song is gone are left out.
+    func upNextEntries(_ listener: String) async throws -> [UpNextEntry]
+    /// Replaces the listener's list; the same item twice keeps its first place.
     /// - Throws: `not_found` naming the first missing item (nothing changed); `invalid_request`
     ///   for more than ``UpNext/limit`` items.
-    func setUpNext(_ entries: [UpNextEntry]) async throws
+    func setUpNext(_ listener: String, _ entries: [UpNextEntry]) async throws
 
     // MARK: Sync with phones (times in whole seconds since 1970, as the gpodder.net API counts)
 
@@ -74,22 +101,26 @@ package protocol ListeningStore: AccountStore {
     func syncDevices(user: String) async throws -> [(id: String, caption: String, type: String)]
     /// Creates the device, or changes what is given of its caption and type.
     func updateSyncDevice(user: String, id: String, caption: String?, type: String?, now: Date) async throws
-    /// Every subscription's feed URL, and those a phone added that are not fetched yet.
-    func syncSubscriptions() async throws -> [String]
-    /// What changed at or after `since`: each URL's last change. Every subscription made or
-    /// ended anywhere (web app, CLI, OPML, a moved feed) is logged by the store itself.
-    func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String])
-    /// A phone's additions not subscribed yet become pending; its removals of pending ones are
-    /// dropped. The device is created if new.
-    /// - Returns: the removals that are real subscriptions, for the caller to unsubscribe.
+    /// The user's subscriptions' feed URLs, and those their phones added that are not fetched yet.
+    func syncSubscriptions(user: String) async throws -> [String]
+    /// What changed in the user's subscriptions at or after `since`: each URL's last change.
+    /// Every subscription made or ended anywhere (web app, CLI, OPML, a moved feed) is logged by
+    /// the store itself.
+    func syncSubscriptionChanges(user: String, since: Int64) async throws -> (add: [String], remove: [String])
+    /// A phone's additions the user is not subscribed to become pending; its removals of pending
+    /// ones are dropped. The device is created if new.
+    /// - Returns: the removals that are the user's subscriptions, for the caller to unsubscribe.
     func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64]
-    func syncPending() async throws -> [String]
-    /// A pending URL is subscribed now, or failed with `error`.
-    func resolvePending(_ url: String, error: String?) async throws
-    /// Stores a phone's actions in one transaction, each applied to playback (``Playback/after(_:now:)``).
+    /// Every user's pending URLs, oldest first.
+    func syncPending() async throws -> [(user: String, url: String)]
+    /// A pending URL is the user's subscription now, or failed with `error`.
+    func resolvePending(user: String, _ url: String, error: String?) async throws
+    /// Stores a phone's actions in one transaction, each applied to the user's playback
+    /// (``Playback/after(_:now:)``).
     func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws
-    /// Actions received at or after `since`, oldest first; `aggregated`: only each episode's last.
-    func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction]
+    /// The user's actions received at or after `since`, oldest first; `aggregated`: only each
+    /// episode's last.
+    func episodeActions(user: String, since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction]
 
     // MARK: Refreshing, one member at a time
 
@@ -112,14 +143,16 @@ package enum PlaybackMedia: String, Sendable {
 }
 
 extension ListeningStore {
-    package func updatePlayback(_ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
-        try await updatePlayback(media, id: id, update, now: Date())
+    package func updatePlayback(_ listener: String, _ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
+        try await updatePlayback(listener, media, id: id, update, now: Date())
     }
 
-    package func markPlayed(podcastId: Int64) async throws { try await markPlayed(podcastId: podcastId, now: Date()) }
+    package func markPlayed(_ listener: String, podcastId: Int64) async throws { try await markPlayed(listener, podcastId: podcastId, now: Date()) }
 
-    /// The playbacks of these songs, by track id.
-    package func playbacks(trackIds: [Int64]) async throws -> [Int64: Playback] { try await playbacks(.track, ids: trackIds) }
+    @discardableResult
+    package func subscribe(_ listener: String, podcastId: Int64) async throws -> Subscription {
+        try await subscribe(listener, podcastId: podcastId, now: Date())
+    }
 
     func updateSyncDevice(user: String, id: String, caption: String?, type: String?) async throws {
         try await updateSyncDevice(user: user, id: id, caption: caption, type: type, now: Date())

@@ -44,6 +44,8 @@ extension SQLiteListeningStore: ListeningStore {
 
     package func deletePodcast(id: Int64) async throws {
         try await writer.write { db in
+            // First, while the podcast's URL is there for the subscriptions' trigger to log.
+            try db.execute(sql: "DELETE FROM subscription WHERE podcastId = ?", arguments: [id])
             guard try PodcastRecord.deleteOne(db, key: id) else {
                 throw FerryError(.notFound, "There is no podcast \(id). `ferry podcast ls` lists them.")
             }

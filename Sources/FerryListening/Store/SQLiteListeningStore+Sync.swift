@@ -3,10 +3,10 @@ import FerryKit
 import Foundation
 import GRDB
 
-/// The sync API's tables (journal v14): users' devices (the users are accounts), the
-/// log of subscription changes (`since` deltas; triggers on `podcast` write it, so a
-/// subscription made in the web app reaches the phone too), URLs a phone added that are not
-/// fetched yet, and episode actions. Times are whole seconds since 1970, as the API counts them.
+/// The sync API's tables (journal v14, per user since v19): users' devices (the users are
+/// accounts), the log of each user's subscription changes (`since` deltas; triggers on
+/// `subscription` write it, so a subscription made in the web app reaches the phone too), URLs a
+/// phone added that are not fetched yet, and episode actions. Times are whole seconds since 1970, as the API counts them.
 extension SQLiteListeningStore {
     // MARK: Users and devices
 
@@ -35,65 +35,78 @@ extension SQLiteListeningStore {
 
     // MARK: Subscriptions
 
-    /// Every subscription's feed URL, and those a phone added that are not fetched yet.
-    package func syncSubscriptions() async throws -> [String] {
+    package func syncSubscriptions(user: String) async throws -> [String] {
         try await writer.read { db in
-            try String.fetchAll(db, sql: "SELECT feedURL FROM podcast UNION SELECT url FROM syncPending ORDER BY 1")
+            try String.fetchAll(
+                db, sql: """
+                    SELECT p.feedURL FROM subscription s JOIN podcast p ON p.id = s.podcastId WHERE s.listener = ?
+                    UNION SELECT url FROM syncPending WHERE listener = ? ORDER BY 1
+                    """, arguments: [user, user]
+            )
         }
     }
 
-    /// What changed at or after `since`: each URL's last change.
-    package func syncSubscriptionChanges(since: Int64) async throws -> (add: [String], remove: [String]) {
+    package func syncSubscriptionChanges(user: String, since: Int64) async throws -> (add: [String], remove: [String]) {
         try await writer.read { db in
             let rows = try Row.fetchAll(
                 db, sql: """
                     SELECT url, added FROM syncSubscriptionChange WHERE seq IN
-                        (SELECT MAX(seq) FROM syncSubscriptionChange WHERE at >= ? GROUP BY url)
+                        (SELECT MAX(seq) FROM syncSubscriptionChange WHERE listener = ? AND at >= ? GROUP BY url)
                     ORDER BY seq
-                    """, arguments: [since]
+                    """, arguments: [user, since]
             )
             return (rows.filter { $0[1] as Bool }.map { $0[0] }, rows.filter { !($0[1] as Bool) }.map { $0[0] })
         }
     }
 
-    /// A phone's additions not subscribed yet become pending (fetched by ``SyncLibrary``); its
-    /// removals of pending ones are dropped. The device is created if new.
-    /// - Returns: the removals that are real subscriptions, for the caller to unsubscribe.
+    /// A phone's additions: a podcast the library has is the user's at once; another becomes
+    /// pending (fetched by ``SyncLibrary``). Its removals of pending ones are dropped. The device
+    /// is created if new.
+    /// - Returns: the removals that are the user's subscriptions, for the caller to unsubscribe.
     package func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {
         try await writer.write { db in
             try Self.ensureDevice(db, user: user, id: device, now: now)
             let at = Int64(now.timeIntervalSince1970)
             for url in add {
-                let known = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM podcast WHERE feedURL = ?) OR EXISTS (SELECT 1 FROM syncPending WHERE url = ?)", arguments: [url, url]
-                ) ?? false
-                guard !known else { continue }
-                try db.execute(sql: "INSERT INTO syncPending (url, addedAt) VALUES (?, ?)", arguments: [url, at])
-                try db.execute(sql: "INSERT INTO syncSubscriptionChange (url, added, at) VALUES (?, 1, ?)", arguments: [url, at])
+                if let podcastId = try Int64.fetchOne(db, sql: "SELECT id FROM podcast WHERE feedURL = ?", arguments: [url]) {
+                    guard try !Subscription.exists(db, key: ["listener": user, "podcastId": podcastId]) else { continue }
+                    try Subscription(listener: user, podcastId: podcastId, createdAt: now).insert(db)
+                    try Self.updateUnion(podcastId, db)
+                    continue
+                }
+                try db.execute(sql: "INSERT INTO syncPending (listener, url, addedAt) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", arguments: [user, url, at])
+                if db.changesCount > 0 {
+                    try db.execute(sql: "INSERT INTO syncSubscriptionChange (listener, url, added, at) VALUES (?, ?, 1, ?)", arguments: [user, url, at])
+                }
             }
             var unsubscribe: [Int64] = []
             for url in remove {
-                try db.execute(sql: "DELETE FROM syncPending WHERE url = ?", arguments: [url])
+                try db.execute(sql: "DELETE FROM syncPending WHERE listener = ? AND url = ?", arguments: [user, url])
                 if db.changesCount > 0 {
-                    try db.execute(sql: "INSERT INTO syncSubscriptionChange (url, added, at) VALUES (?, 0, ?)", arguments: [url, at])
+                    try db.execute(sql: "INSERT INTO syncSubscriptionChange (listener, url, added, at) VALUES (?, ?, 0, ?)", arguments: [user, url, at])
                 }
-                unsubscribe += try Int64.fetchAll(db, sql: "SELECT id FROM podcast WHERE feedURL = ?", arguments: [url])
+                unsubscribe += try Int64.fetchAll(
+                    db, sql: "SELECT p.id FROM podcast p JOIN subscription s ON s.podcastId = p.id WHERE s.listener = ? AND p.feedURL = ?",
+                    arguments: [user, url]
+                )
             }
             return unsubscribe
         }
     }
 
-    package func syncPending() async throws -> [String] {
-        try await writer.read { db in try String.fetchAll(db, sql: "SELECT url FROM syncPending ORDER BY addedAt, url") }
+    package func syncPending() async throws -> [(user: String, url: String)] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT listener, url FROM syncPending ORDER BY addedAt, url").map { ($0[0], $0[1]) }
+        }
     }
 
-    /// A pending URL is subscribed now (the podcast's trigger logs it), or failed with `error`.
-    package func resolvePending(_ url: String, error: String?) async throws {
+    /// A pending URL is the user's subscription now (its trigger logs it), or failed with `error`.
+    package func resolvePending(user: String, _ url: String, error: String?) async throws {
         try await writer.write { db in
             if let error {
-                try db.execute(sql: "UPDATE syncPending SET errorMessage = ? WHERE url = ?", arguments: [error, url])
+                try db.execute(sql: "UPDATE syncPending SET errorMessage = ? WHERE listener = ? AND url = ?", arguments: [error, user, url])
             } else {
-                try db.execute(sql: "DELETE FROM syncPending WHERE url = ?", arguments: [url])
+                try db.execute(sql: "DELETE FROM syncPending WHERE listener = ? AND url = ?", arguments: [user, url])
             }
         }
     }
@@ -101,24 +114,24 @@ extension SQLiteListeningStore {
     // MARK: Episode actions
 
     /// Stores a phone's actions in one transaction; each `play` with a position that is newer
-    /// than what the daemon knows moves the episode's playback there (the web app resumes
+    /// than what the daemon knows of the user moves their playback there (the web app resumes
     /// from it), `new` marks it unplayed.
     package func storeEpisodeActions(_ actions: [EpisodeAction], user: String, now: Date) async throws {
         try await writer.write { db in
             let at = Int64(now.timeIntervalSince1970)
             for action in actions {
                 if let device = action.device { try Self.ensureDevice(db, user: user, id: device, now: now) }
-                try Self.insert(action, at: at, db)
-                try Self.applyToPlayback(action, now: now, db)
+                try Self.insert(action, listener: user, at: at, db)
+                try Self.applyToPlayback(action, listener: user, now: now, db)
             }
         }
     }
 
     /// Actions received at or after `since`, oldest first; `aggregated`: only each episode's last.
-    package func episodeActions(since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+    package func episodeActions(user: String, since: Int64, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
         try await writer.read { db in
-            var conditions = ["receivedAt >= ?"]
-            var arguments: StatementArguments = [since]
+            var conditions = ["listener = ?", "receivedAt >= ?"]
+            var arguments: StatementArguments = [user, since]
             if let podcast {
                 conditions.append("podcast = ?")
                 arguments += [podcast]
@@ -142,20 +155,20 @@ extension SQLiteListeningStore {
         }
     }
 
-    private static func insert(_ action: EpisodeAction, at: Int64, _ db: Database) throws {
+    private static func insert(_ action: EpisodeAction, listener: String, at: Int64, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO syncEpisodeAction (podcast, episode, guid, device, action, timestamp, started, position, total, receivedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO syncEpisodeAction (listener, podcast, episode, guid, device, action, timestamp, started, position, total, receivedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                action.podcast, action.episode, action.guid, action.device, action.action.rawValue, action.timestamp ?? at,
+                listener, action.podcast, action.episode, action.guid, action.device, action.action.rawValue, action.timestamp ?? at,
                 action.started, action.position, action.total, at,
             ]
         )
     }
 
-    private static func applyToPlayback(_ action: EpisodeAction, now: Date, _ db: Database) throws {
+    private static func applyToPlayback(_ action: EpisodeAction, listener: String, now: Date, _ db: Database) throws {
         let ids = try Int64.fetchAll(
             db, sql: """
                 SELECT e.id FROM episode e JOIN podcast p ON p.id = e.podcastId
@@ -164,13 +177,14 @@ extension SQLiteListeningStore {
             arguments: [action.podcast, action.episode, action.guid, action.guid]
         )
         for id in ids {
-            guard let next = action.playback(after: try playback(.episode, id: id, db), now: now) else { continue }
-            try writePlayback(.episode, id: id, next, db)
+            guard let next = action.playback(after: try playback(listener, .episode, id: id, db), now: now) else { continue }
+            try writePlayback(listener, .episode, id: id, next, db)
         }
     }
 
-    /// Reports the daemon's own change to phones (``EpisodeAction/own(feed:media:guid:total:from:to:)``), one per episode.
-    static func recordOwnAction(episode id: Int64, from previous: Playback?, to next: Playback, duration: Double?, _ db: Database) throws {
+    /// Reports the daemon's own change to the listener's phones
+    /// (``EpisodeAction/own(feed:media:guid:total:from:to:)``), one per episode.
+    static func recordOwnAction(_ listener: String, episode id: Int64, from previous: Playback?, to next: Playback, duration: Double?, _ db: Database) throws {
         guard let row = try Row.fetchOne(
             db, sql: "SELECT p.feedURL, e.enclosureURL, e.guid, e.duration FROM episode e JOIN podcast p ON p.id = e.podcastId WHERE e.id = ?",
             arguments: [id]
@@ -178,8 +192,9 @@ extension SQLiteListeningStore {
         let total = (duration ?? row[3]).map { Int($0.rounded()) }
         let action = EpisodeAction.own(feed: feed, media: media, guid: row[2], total: total, from: previous, to: next)
         try db.execute(
-            sql: "DELETE FROM syncEpisodeAction WHERE device = ? AND podcast = ? AND episode = ?", arguments: [EpisodeAction.ownDevice, feed, media]
+            sql: "DELETE FROM syncEpisodeAction WHERE listener = ? AND device = ? AND podcast = ? AND episode = ?",
+            arguments: [listener, EpisodeAction.ownDevice, feed, media]
         )
-        try insert(action, at: action.timestamp ?? 0, db)
+        try insert(action, listener: listener, at: action.timestamp ?? 0, db)
     }
 }

@@ -175,6 +175,76 @@ extension SQLiteTables {
                     t.column("address", .text)
                 }
             },
+            Migration(19, "v19: one library, a place of one's own: each listener's subscriptions, playback, Up Next and phone sync") { db in
+                // Listeners then: the machine's owner and every account. Each gets what everyone shared, so nobody loses a place.
+                let listeners = "(SELECT '' AS name UNION SELECT name FROM account)"
+                try db.create(table: "subscription") { t in
+                    t.column("listener", .text).notNull()
+                    t.belongsTo("podcast", onDelete: .cascade).notNull()
+                    t.column("autoDownload", .integer).notNull().defaults(to: 0)
+                    t.column("keepLatest", .integer)
+                    t.column("playbackSpeed", .double)
+                    t.column("oldestFirst", .boolean).notNull().defaults(to: false)
+                    t.column("createdAt", .datetime).notNull()
+                    t.primaryKey(["listener", "podcastId"])
+                }
+                try db.execute(sql: """
+                    INSERT INTO subscription (listener, podcastId, autoDownload, keepLatest, playbackSpeed, oldestFirst, createdAt)
+                        SELECT l.name, p.id, p.autoDownload, p.keepLatest, p.playbackSpeed, p.oldestFirst, p.createdAt FROM podcast p, \(listeners) l;
+                    ALTER TABLE podcast DROP COLUMN playbackSpeed;
+                    ALTER TABLE podcast DROP COLUMN oldestFirst;
+
+                    CREATE TABLE playbackByListener (
+                        listener TEXT NOT NULL, media TEXT NOT NULL, mediaId INTEGER NOT NULL, positionSeconds DOUBLE NOT NULL,
+                        played BOOLEAN NOT NULL, updatedAt DATETIME NOT NULL, PRIMARY KEY (listener, media, mediaId));
+                    INSERT INTO playbackByListener SELECT l.name, p.media, p.mediaId, p.positionSeconds, p.played, p.updatedAt FROM playback p, \(listeners) l;
+                    DROP TABLE playback;
+                    ALTER TABLE playbackByListener RENAME TO playback;
+
+                    CREATE TABLE upNextByListener (
+                        listener TEXT NOT NULL, rank INTEGER NOT NULL, media TEXT NOT NULL, mediaId INTEGER NOT NULL, PRIMARY KEY (listener, rank));
+                    INSERT INTO upNextByListener SELECT l.name, u.rank, u.media, u.mediaId FROM upNext u, \(listeners) l;
+                    DROP TABLE upNext;
+                    ALTER TABLE upNextByListener RENAME TO upNext;
+
+                    CREATE TABLE syncPendingByListener (
+                        listener TEXT NOT NULL, url TEXT NOT NULL, addedAt INTEGER NOT NULL, errorMessage TEXT, PRIMARY KEY (listener, url));
+                    INSERT INTO syncPendingByListener SELECT a.name, s.url, s.addedAt, s.errorMessage FROM syncPending s, account a;
+                    DROP TABLE syncPending;
+                    ALTER TABLE syncPendingByListener RENAME TO syncPending;
+
+                    ALTER TABLE syncSubscriptionChange ADD COLUMN listener TEXT NOT NULL DEFAULT '';
+                    INSERT INTO syncSubscriptionChange (listener, url, added, at)
+                        SELECT a.name, c.url, c.added, c.at FROM syncSubscriptionChange c, account a WHERE c.listener = '' ORDER BY c.seq;
+                    CREATE INDEX syncSubscriptionChange_listener ON syncSubscriptionChange (listener, at);
+
+                    ALTER TABLE syncEpisodeAction ADD COLUMN listener TEXT NOT NULL DEFAULT '';
+                    INSERT INTO syncEpisodeAction (listener, podcast, episode, guid, device, action, timestamp, started, position, total, receivedAt)
+                        SELECT a.name, s.podcast, s.episode, s.guid, s.device, s.action, s.timestamp, s.started, s.position, s.total, s.receivedAt
+                        FROM syncEpisodeAction s, account a WHERE s.listener = '' ORDER BY s.seq;
+                    CREATE INDEX syncEpisodeAction_listener ON syncEpisodeAction (listener, receivedAt);
+
+                    DROP TRIGGER podcast_subscribed;
+                    DROP TRIGGER podcast_unsubscribed;
+                    DROP TRIGGER podcast_moved;
+                    """)
+                // A listener's subscriptions made or ended anywhere (web app, CLI, OPML, a phone, a
+                // moved feed) are changes their phones ask for. (A podcast deleted with subscribers
+                // has them deleted first, while its URL can still be read.)
+                let now = "CAST(strftime('%s', 'now') AS INTEGER)"
+                try db.execute(sql: """
+                    CREATE TRIGGER subscription_added AFTER INSERT ON subscription BEGIN
+                        INSERT INTO syncSubscriptionChange (listener, url, added, at) SELECT NEW.listener, feedURL, 1, \(now) FROM podcast WHERE id = NEW.podcastId;
+                    END;
+                    CREATE TRIGGER subscription_ended AFTER DELETE ON subscription BEGIN
+                        INSERT INTO syncSubscriptionChange (listener, url, added, at) SELECT OLD.listener, feedURL, 0, \(now) FROM podcast WHERE id = OLD.podcastId;
+                    END;
+                    CREATE TRIGGER podcast_moved AFTER UPDATE OF feedURL ON podcast WHEN OLD.feedURL != NEW.feedURL BEGIN
+                        INSERT INTO syncSubscriptionChange (listener, url, added, at) SELECT listener, OLD.feedURL, 0, \(now) FROM subscription WHERE podcastId = NEW.id;
+                        INSERT INTO syncSubscriptionChange (listener, url, added, at) SELECT listener, NEW.feedURL, 1, \(now) FROM subscription WHERE podcastId = NEW.id;
+                    END;
+                    """)
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

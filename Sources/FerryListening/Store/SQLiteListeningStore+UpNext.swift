@@ -3,19 +3,19 @@ import FerryKit
 import Foundation
 import GRDB
 
-/// The listener's Up Next (table `upNext`, one row per place): replaced whole, in one
-/// transaction, so two browsers never interleave their lists.
+/// Each listener's Up Next (table `upNext`, one row per listener and place): replaced whole, in
+/// one transaction, so two browsers never interleave their lists.
 extension SQLiteListeningStore {
     /// The list in order. Entries whose episode or song is gone (an unsubscribed podcast) are left out.
-    package func upNextEntries() async throws -> [UpNextEntry] {
+    package func upNextEntries(_ listener: String) async throws -> [UpNextEntry] {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: """
                     SELECT u.media, u.mediaId FROM upNext u
-                    WHERE (u.media = 'episode' AND EXISTS (SELECT 1 FROM episode e WHERE e.id = u.mediaId))
-                       OR (u.media = 'track' AND EXISTS (SELECT 1 FROM track t WHERE t.trackId = u.mediaId))
+                    WHERE u.listener = ? AND ((u.media = 'episode' AND EXISTS (SELECT 1 FROM episode e WHERE e.id = u.mediaId))
+                       OR (u.media = 'track' AND EXISTS (SELECT 1 FROM track t WHERE t.trackId = u.mediaId)))
                     ORDER BY u.rank
-                    """
+                    """, arguments: [listener]
             ).compactMap { row in UpNextEntry.Kind(rawValue: row[0]).map { UpNextEntry(kind: $0, id: row[1]) } }
         }
     }
@@ -23,7 +23,7 @@ extension SQLiteListeningStore {
     /// Replaces the list; the same item twice keeps its first place.
     /// - Throws: `not_found` naming the first episode or song that does not exist (nothing changed);
     ///   `invalid_request` for more than ``UpNext/limit`` items.
-    package func setUpNext(_ entries: [UpNextEntry]) async throws {
+    package func setUpNext(_ listener: String, _ entries: [UpNextEntry]) async throws {
         let unique = try UpNext.validated(entries)
         try await writer.write { db in
             for entry in unique {
@@ -32,9 +32,11 @@ extension SQLiteListeningStore {
                     throw UpNext.missing(entry)
                 }
             }
-            try db.execute(sql: "DELETE FROM upNext")
+            try db.execute(sql: "DELETE FROM upNext WHERE listener = ?", arguments: [listener])
             for (rank, entry) in unique.enumerated() {
-                try db.execute(sql: "INSERT INTO upNext (rank, media, mediaId) VALUES (?, ?, ?)", arguments: [rank, entry.kind.rawValue, entry.id])
+                try db.execute(
+                    sql: "INSERT INTO upNext (listener, rank, media, mediaId) VALUES (?, ?, ?, ?)", arguments: [listener, rank, entry.kind.rawValue, entry.id]
+                )
             }
         }
     }

@@ -4,9 +4,9 @@ import Foundation
 import Logging
 
 /// The gpodder.net API's side of Ferry's library, for phones (AntennaPod, gPodder, Kasts):
-/// users, devices, subscriptions with `since` deltas and episode actions. Ferry keeps one
-/// library, so every device of every user has the same subscriptions, and a position saved by
-/// a phone is the one the web app resumes from (and back).
+/// users, devices, subscriptions with `since` deltas and episode actions. Each user's phones
+/// sync that user's subscriptions and places, the same the web app shows them logged in: a
+/// position saved by alice's phone is the one alice's web app resumes from (and back).
 package struct SyncLibrary: Sendable {
     let podcasts: PodcastLibrary
     package let accounts: AccountLibrary
@@ -51,7 +51,7 @@ package struct SyncLibrary: Sendable {
     // MARK: Devices
 
     package func devices(user: String) async throws -> [SyncDevice] {
-        let count = try await store.syncSubscriptions().count
+        let count = try await store.syncSubscriptions(user: user).count
         return try await store.syncDevices(user: user).map { SyncDevice(id: $0.id, caption: $0.caption, type: $0.type, subscriptions: count) }
     }
 
@@ -70,10 +70,10 @@ package struct SyncLibrary: Sendable {
 
     // MARK: Subscriptions
 
-    /// Every subscription (`since` nil or 0), else what was added and removed since then.
-    package func subscriptions(since: Int64?) async throws -> (add: [String], remove: [String]) {
-        guard let since, since > 0 else { return (try await store.syncSubscriptions(), []) }
-        return try await store.syncSubscriptionChanges(since: since)
+    /// The user's every subscription (`since` nil or 0), else what was added and removed since then.
+    package func subscriptions(user: String, since: Int64?) async throws -> (add: [String], remove: [String]) {
+        guard let since, since > 0 else { return (try await store.syncSubscriptions(user: user), []) }
+        return try await store.syncSubscriptionChanges(user: user, since: since)
     }
 
     /// A phone's changes: additions are subscribed in the background (``subscribePending()``),
@@ -99,23 +99,23 @@ package struct SyncLibrary: Sendable {
             throw FerryError.invalidRequest("\(both) is both added and removed.")
         }
         for id in try await store.applySyncSubscriptions(user: user, device: device, add: added, remove: removed) {
-            try? await podcasts.unsubscribe(id, deleteFiles: false)
+            try? await podcasts.as(user).unsubscribe(id, deleteFiles: false)
         }
         return updates
     }
 
-    /// Subscribes to the feeds phones added; one that fails stays pending with its error and
-    /// is tried again next time (each refresh of every podcast).
+    /// Subscribes users to the feeds their phones added; one that fails stays pending with its
+    /// error and is tried again next time (each refresh of every podcast).
     package func subscribePending() async {
-        for url in (try? await store.syncPending()) ?? [] {
+        for (user, url) in (try? await store.syncPending()) ?? [] {
             do {
-                _ = try await podcasts.subscribe(url)
-                try await store.resolvePending(url, error: nil)
-                logger.info("subscribed for a phone", metadata: ["podcast.feed": "\(url)"])
+                _ = try await podcasts.as(user).subscribe(url)
+                try await store.resolvePending(user: user, url, error: nil)
+                logger.info("subscribed for a phone", metadata: ["podcast.feed": "\(url)", "user": "\(user)"])
             } catch {
                 let message = (error as? FerryError)?.message ?? "\(error)"
-                try? await store.resolvePending(url, error: message)
-                logger.warning("could not subscribe for a phone", metadata: ["podcast.feed": "\(url)", "error": "\(message)"])
+                try? await store.resolvePending(user: user, url, error: message)
+                logger.warning("could not subscribe for a phone", metadata: ["podcast.feed": "\(url)", "user": "\(user)", "error": "\(message)"])
             }
         }
     }
@@ -127,8 +127,8 @@ package struct SyncLibrary: Sendable {
         try await store.storeEpisodeActions(actions, user: user)
     }
 
-    package func actions(since: Int64?, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
-        try await store.episodeActions(since: since ?? 0, podcast: podcast, device: device, aggregated: aggregated)
+    package func actions(user: String, since: Int64?, podcast: String?, device: String?, aggregated: Bool) async throws -> [EpisodeAction] {
+        try await store.episodeActions(user: user, since: since ?? 0, podcast: podcast, device: device, aggregated: aggregated)
     }
 
     /// Seconds since 1970, the API's clock.

@@ -222,6 +222,17 @@ public enum FerryJSON {
     }
 }
 
+/// The body of `POST /v1/login-links` (optional): whom the link signs in.
+public struct LoginLinkRequest: Codable, Sendable {
+    /// An account's name: the link signs that account in (its places, its role). Absent: the
+    /// machine's owner, an admin.
+    public var user: String?
+    /// Makes one from its fields; each parameter sets the property of the same name.
+    public init(user: String? = nil) {
+        self.user = user
+    }
+}
+
 /// `POST /v1/login-links`: a one-time link that logs a browser into the web app.
 public struct LoginLink: Codable, Sendable {
     /// The link to open in a browser; it works once.

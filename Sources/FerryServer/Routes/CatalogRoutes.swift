@@ -9,7 +9,7 @@ struct CatalogRoutes {
     let catalog: CatalogLibrary
 
     func register(on api: RouterGroup<FerryRequestContext>) {
-        api.get("catalog/search") { request, _ in
+        api.get("catalog/search") { request, context in
             let query = request.uri.queryParameters
             guard let term = query.get("term") else {
                 throw FerryError.invalidRequest("Give the search text as ?term=...")
@@ -28,19 +28,19 @@ struct CatalogRoutes {
             let search = CatalogQuery(term: term, media: media, country: query.get("country") ?? "US", limit: limit, explicit: explicit)
             // Type-ahead: a client's newer search cancels its older one still in flight.
             let key = query.get("client").map { "client:\($0)" }
-            return try jsonResponse(CatalogSearchResponse(results: try await catalog.search(search, replacing: key)))
+            return try jsonResponse(CatalogSearchResponse(results: try await catalog.as(context.listener).search(search, replacing: key)))
         }
-        api.get("catalog/lookup") { request, _ in
+        api.get("catalog/lookup") { request, context in
             guard let text = request.uri.queryParameters.get("id"), let id = Int64(text), id > 0 else {
                 throw FerryError.invalidRequest("Give a catalog id as ?id=123.")
             }
-            return try jsonResponse(try await catalog.lookup(id: id))
+            return try jsonResponse(try await catalog.as(context.listener).lookup(id: id))
         }
         api.post("catalog/previews") { request, context in
             let body = try await request.decodeJSON(PreviewRequest.self, context: context)
             let session = body.session ?? "web"
             try TransferEngine.validateSession(session)
-            return try jsonResponse(try await catalog.downloadPreview(trackId: body.trackId, session: session), status: .created)
+            return try jsonResponse(try await catalog.as(context.listener).downloadPreview(trackId: body.trackId, session: session), status: .created)
         }
     }
 }

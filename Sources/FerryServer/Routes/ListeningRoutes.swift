@@ -12,34 +12,34 @@ struct ListeningRoutes {
     func register(on api: RouterGroup<FerryRequestContext>) {
         api.post("podcasts/:id/played") { _, context in
             let id = try context.parameters.podcastID()
-            return try jsonResponse(try await podcasts.markPlayed(id))
+            return try jsonResponse(try await podcasts.as(context.listener).markPlayed(id))
         }
         api.put("episodes/:id/playback") { request, context in
             let id = try context.parameters.mediaID("an episode")
             let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
-            return try jsonResponse(try await podcasts.updatePlayback(.episode, id: id, update))
+            return try jsonResponse(try await podcasts.as(context.listener).updatePlayback(.episode, id: id, update))
         }
         api.put("tracks/:id/playback") { request, context in
             let id = try context.parameters.mediaID("a song's track")
             let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
-            return try jsonResponse(try await podcasts.updatePlayback(.track, id: id, update))
+            return try jsonResponse(try await podcasts.as(context.listener).updatePlayback(.track, id: id, update))
         }
         api.get("episodes/:id/chapters") { _, context in
             let id = try context.parameters.mediaID("an episode")
-            return try jsonResponse(ChapterList(chapters: try await podcasts.chapters(episode: id)))
+            return try jsonResponse(ChapterList(chapters: try await podcasts.as(context.listener).chapters(episode: id)))
         }
         api.get("episodes/:id/transcript") { _, context in
             let id = try context.parameters.mediaID("an episode")
-            return try jsonResponse(Transcript(cues: try await podcasts.transcript(episode: id)))
+            return try jsonResponse(Transcript(cues: try await podcasts.as(context.listener).transcript(episode: id)))
         }
         api.delete("episodes/:id/file") { _, context in
             let id = try context.parameters.mediaID("an episode")
-            return try jsonResponse(try await podcasts.deleteEpisodeFile(id))
+            return try jsonResponse(try await podcasts.as(context.listener).deleteEpisodeFile(id))
         }
-        api.get("up-next") { _, _ in try jsonResponse(try await podcasts.upNext()) }
+        api.get("up-next") { _, context in try jsonResponse(try await podcasts.as(context.listener).upNext()) }
         api.put("up-next") { request, context in
             let order = try await request.decodeJSON(UpNextOrder.self, context: context)
-            return try jsonResponse(try await podcasts.setUpNext(order))
+            return try jsonResponse(try await podcasts.as(context.listener).setUpNext(order))
         }
     }
 }

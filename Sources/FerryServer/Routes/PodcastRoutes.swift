@@ -10,23 +10,23 @@ struct PodcastRoutes {
     let podcasts: PodcastLibrary
 
     func register(on api: RouterGroup<FerryRequestContext>) {
-        api.get("podcasts") { _, _ in try jsonResponse(PodcastList(podcasts: try await podcasts.podcasts())) }
+        api.get("podcasts") { _, context in try jsonResponse(PodcastList(podcasts: try await podcasts.as(context.listener).podcasts())) }
         api.post("podcasts") { request, context in
             let body = try await request.decodeJSON(SubscribeRequest.self, context: context)
             let detail: PodcastDetail
             if let catalogId = body.catalogId {
-                detail = try await podcasts.subscribe(catalogId: catalogId)
+                detail = try await podcasts.as(context.listener).subscribe(catalogId: catalogId)
             } else if let url = body.url {
                 if body.password != nil, body.user == nil { throw FerryError.invalidRequest("A password goes with a 'user'.") }
                 let credentials = body.user.map { FeedCredentials(user: $0, password: body.password ?? "") }
-                detail = try await podcasts.subscribe(url, credentials: credentials)
+                detail = try await podcasts.as(context.listener).subscribe(url, credentials: credentials)
             } else {
                 throw FerryError.invalidRequest("Give a feed or Apple Podcasts 'url', or a 'catalogId'.")
             }
             return try jsonResponse(detail, status: .created)
         }
-        api.post("podcasts/refresh") { _, _ in
-            let (refreshed, added, errors) = await podcasts.refreshAll()
+        api.post("podcasts/refresh") { _, context in
+            let (refreshed, added, errors) = await podcasts.as(context.listener).refreshAll()
             return try jsonResponse(
                 RefreshResponse(
                     refreshed: refreshed, newEpisodes: added,
@@ -36,23 +36,23 @@ struct PodcastRoutes {
         }
         api.post("podcasts/import") { request, context in
             let body = try await request.body.collect(upTo: 16 << 20)
-            return try jsonResponse(try await podcasts.importOPML(Data(body.readableBytesView)))
+            return try jsonResponse(try await podcasts.as(context.listener).importOPML(Data(body.readableBytesView)))
         }
-        api.get("podcasts/export") { _, _ in
+        api.get("podcasts/export") { _, context in
             Response(
                 status: .ok,
                 headers: [.contentType: "text/x-opml; charset=utf-8", .contentDisposition: #"attachment; filename="ferry-podcasts.opml""#],
-                body: .init(byteBuffer: ByteBuffer(string: try await podcasts.exportOPML()))
+                body: .init(byteBuffer: ByteBuffer(string: try await podcasts.as(context.listener).exportOPML()))
             )
         }
         api.get("podcasts/:id") { _, context in
-            try jsonResponse(try await podcasts.detail(try context.parameters.podcastID()))
+            try jsonResponse(try await podcasts.as(context.listener).detail(try context.parameters.podcastID()))
         }
         api.patch("podcasts/:id") { request, context in
             let id = try context.parameters.podcastID()
             let body = try await request.decodeJSON(PodcastSettings.self, context: context)
             return try jsonResponse(
-                try await podcasts.update(
+                try await podcasts.as(context.listener).update(
                     id, autoDownload: body.autoDownload, keepLatest: body.keepLatest, playbackSpeed: body.playbackSpeed, oldestFirst: body.oldestFirst,
                     refreshMinutes: body.refreshMinutes
                 )
@@ -60,18 +60,18 @@ struct PodcastRoutes {
         }
         api.delete("podcasts/:id") { request, context in
             let deleteFiles = request.uri.queryParameters.get("deleteFiles").map { $0 == "true" || $0 == "1" } ?? false
-            try await podcasts.unsubscribe(try context.parameters.podcastID(), deleteFiles: deleteFiles)
+            try await podcasts.as(context.listener).unsubscribe(try context.parameters.podcastID(), deleteFiles: deleteFiles)
             return Response(status: .noContent)
         }
         api.post("podcasts/:id/refresh") { _, context in
             let id = try context.parameters.podcastID()
-            let added = try await podcasts.refresh(id)
+            let added = try await podcasts.as(context.listener).refresh(id)
             return try jsonResponse(RefreshResponse(refreshed: 1, newEpisodes: added.count, failures: []))
         }
         api.post("podcasts/:id/seen") { _, context in
             let id = try context.parameters.podcastID()
-            try await podcasts.markSeen(id)
-            return try jsonResponse(try await podcasts.detail(id))
+            try await podcasts.as(context.listener).markSeen(id)
+            return try jsonResponse(try await podcasts.as(context.listener).detail(id))
         }
         api.post("episodes/:id/download") { request, context in
             guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else {
@@ -80,7 +80,7 @@ struct PodcastRoutes {
             let body = try? await request.decodeJSON(EpisodeDownloadRequest.self, context: context)
             let session = body?.session ?? "web"
             try TransferEngine.validateSession(session)
-            return try jsonResponse(try await podcasts.download(episode: id, session: session), status: .created)
+            return try jsonResponse(try await podcasts.as(context.listener).download(episode: id, session: session), status: .created)
         }
     }
 }

@@ -48,9 +48,9 @@ struct SyncRoutes {
             return Response(status: .ok)
         }
         api.get("subscriptions/:user/:file") { request, context in
-            _ = try await authorized(request, context, try context.parameters.require("user"))
+            let user = try await authorized(request, context, try context.parameters.require("user"))
             _ = try Self.json(context.parameters.require("file"))
-            let (add, remove) = try await sync.subscriptions(since: try Self.since(request))
+            let (add, remove) = try await sync.subscriptions(user: user, since: try Self.since(request))
             return try jsonResponse(SubscriptionChanges(add: add, remove: remove, timestamp: SyncLibrary.now()))
         }
         api.post("subscriptions/:user/:file") { request, context in
@@ -62,11 +62,11 @@ struct SyncRoutes {
             return try jsonResponse(UploadAnswer(timestamp: SyncLibrary.now(), updateURLs: updates))
         }
         api.get("episodes/:file") { request, context in
-            _ = try await authorized(request, context, try Self.json(context.parameters.require("file")))
+            let user = try await authorized(request, context, try Self.json(context.parameters.require("file")))
             let query = request.uri.queryParameters
             let aggregated = query.get("aggregated").map { ["true", "1"].contains($0.lowercased()) } ?? false
             let actions = try await sync.actions(
-                since: try Self.since(request), podcast: query.get("podcast"), device: query.get("device"), aggregated: aggregated
+                user: user, since: try Self.since(request), podcast: query.get("podcast"), device: query.get("device"), aggregated: aggregated
             )
             return try jsonResponse(ActionList(actions: actions, timestamp: SyncLibrary.now()))
         }
@@ -80,15 +80,14 @@ struct SyncRoutes {
 
     /// gpodder.net's Simple API: a user's subscriptions as one list, read and replaced.
     private func registerSimple(on router: RouterGroup<FerryRequestContext>) {
-        // The simple API's lists: every subscription (Ferry's are every device's).
+        // The simple API's lists: the user's every subscription (Ferry's are every device's of theirs).
         router.get(":user/:file") { request, context in
-            _ = try await authorized(request, context, try context.parameters.require("user"))
-            return try await simpleList(format: try Self.format(context.parameters.require("file")))
+            let user = try await authorized(request, context, try context.parameters.require("user"))
+            return try await simpleList(user: user, format: try Self.format(context.parameters.require("file")))
         }
         router.get(":user") { request, context in
             let (user, format) = try Self.split(context.parameters.require("user"))
-            _ = try await authorized(request, context, user)
-            return try await simpleList(format: format)
+            return try await simpleList(user: try await authorized(request, context, user), format: format)
         }
         router.put(":user/:file") { request, context in
             let user = try await authorized(request, context, try context.parameters.require("user"))
@@ -103,7 +102,7 @@ struct SyncRoutes {
             } else {
                 throw FerryError.invalidRequest("Send the list as .json or .txt.")
             }
-            let current = Set(try await sync.subscriptions(since: nil).add)
+            let current = Set(try await sync.subscriptions(user: user, since: nil).add)
             _ = try await sync.changeSubscriptions(
                 user: user, device: device, add: wanted.filter { !current.contains($0) }, remove: current.subtracting(wanted).sorted()
             )
@@ -116,8 +115,8 @@ struct SyncRoutes {
         try await auth.user(request, context: context, named: user)
     }
 
-    private func simpleList(format: String) async throws -> Response {
-        let urls = try await sync.subscriptions(since: nil).add
+    private func simpleList(user: String, format: String) async throws -> Response {
+        let urls = try await sync.subscriptions(user: user, since: nil).add
         switch format {
         case "json": return try jsonResponse(urls)
         case "txt":

@@ -5,7 +5,8 @@ import Synchronization
 
 /// The web app's login: `ferry open` asks for a one-time link (`/login?code=...`, valid five
 /// minutes, usable once); following it sets a session cookie (HttpOnly, SameSite=Strict) that
-/// the API accepts instead of the Bearer token.
+/// the API accepts instead of the Bearer token. `ferry open --user NAME` asks for a link that
+/// signs that account in instead (an account session, its places and role).
 ///
 /// The cookie is stateless: an expiry and an HMAC of it keyed by the daemon's token, so it
 /// survives daemon restarts (the page reconnects without logging in again) and dies with the
@@ -16,27 +17,34 @@ final class WebLogin: Sendable {
     static let sessionLifetime: TimeInterval = 30 * 24 * 3600
 
     private let key: SymmetricKey
-    private let codes = Mutex<[String: Date]>([:])
+    private let codes = Mutex<[String: (expiry: Date, user: String?)]>([:])
+
+    /// Who a redeemed link signs in.
+    enum Redeemed: Equatable {
+        /// The machine's owner: an admin with the owner's places.
+        case machine
+        case account(String)
+    }
 
     init(token: String) {
         key = SymmetricKey(data: SHA256.hash(data: Data("ferry-web-session|\(token)".utf8)))
     }
 
-    /// A fresh single-use login code.
-    func makeCode(now: Date = Date()) -> String {
+    /// A fresh single-use login code, for the machine's owner or for an account.
+    func makeCode(for user: String? = nil, now: Date = Date()) -> String {
         let code = SecretFile.randomHex(byteCount: 24)
         codes.withLock { codes in
-            codes = codes.filter { $0.value > now }
-            codes[code] = now.addingTimeInterval(Self.linkLifetime)
+            codes = codes.filter { $0.value.expiry > now }
+            codes[code] = (now.addingTimeInterval(Self.linkLifetime), user)
         }
         return code
     }
 
-    /// Uses up a login code. - Returns: false if unknown, used or expired.
-    func redeem(_ code: String, now: Date = Date()) -> Bool {
+    /// Uses up a login code. - Returns: nil if unknown, used or expired.
+    func redeem(_ code: String, now: Date = Date()) -> Redeemed? {
         codes.withLock { codes in
-            guard let expiry = codes.removeValue(forKey: code) else { return false }
-            return expiry > now
+            guard let (expiry, user) = codes.removeValue(forKey: code), expiry > now else { return nil }
+            return user.map(Redeemed.account) ?? .machine
         }
     }
 

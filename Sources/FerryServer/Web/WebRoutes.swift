@@ -12,18 +12,24 @@ struct WebRoutes {
     let engine: TransferEngine
     let podcasts: PodcastLibrary
     let login: WebLogin
+    let accounts: AccountLibrary
     let address: DaemonAddress
 
     /// Routes outside `/v1` (no token: the login link is the credential).
     func registerPublic(on router: Router<FerryRequestContext>) {
-        router.get("login") { request, _ in
-            guard let code = request.uri.queryParameters.get("code"), login.redeem(code) else {
+        router.get("login") { request, context in
+            switch request.uri.queryParameters.get("code").flatMap({ login.redeem($0) }) {
+            case .machine?:
+                return Response(status: .seeOther, headers: [.location: "/", .setCookie: login.cookie()])
+            case .account(let user)?:
+                let secret = try await accounts.startSession(for: user, userAgent: request.headers[.userAgent], address: context.remoteAddress)
+                return Response(status: .seeOther, headers: [.location: "/", .setCookie: AccountLogin.cookie(secret, secure: false)])
+            case nil:
                 return Response(
                     status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"],
                     body: .init(byteBuffer: ByteBuffer(string: Self.expiredPage))
                 )
             }
-            return Response(status: .seeOther, headers: [.location: "/", .setCookie: login.cookie()])
         }
         router.post("logout") { _, _ in
             Response(status: .noContent, headers: [.setCookie: "\(WebLogin.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"])
@@ -31,10 +37,14 @@ struct WebRoutes {
     }
 
     func registerAPI(on api: RouterGroup<FerryRequestContext>) {
-        // `ferry open` asks for a link with the token; the browser then follows it.
-        api.post("login-links") { _, _ in
+        // `ferry open` asks for a link with the token; the browser then follows it. With a user,
+        // the link signs that account in (`ferry open --user alice`: alice's places on this screen).
+        api.post("login-links") { request, context in
+            let user = try await request.decodeJSONIfAny(LoginLinkRequest.self, context: context)?.user
+            if let user { _ = try await accounts.account(user) }
             let base = address.url ?? ""
-            return try jsonResponse(LoginLink(url: "\(base)/login?code=\(login.makeCode())", expiresInSeconds: Int(WebLogin.linkLifetime)), status: .created)
+            let code = login.makeCode(for: user)
+            return try jsonResponse(LoginLink(url: "\(base)/login?code=\(code)", expiresInSeconds: Int(WebLogin.linkLifetime)), status: .created)
         }
         api.get("transfers/:id/file") { request, context in
             let id = try context.parameters.transferID()

@@ -9,14 +9,22 @@ struct OpenCommand: AsyncParsableCommand {
         discussion: """
             The link works once, for five minutes; it sets a session cookie so the page can use \
             the daemon's API. Starts the daemon if it is not running.
+
+            Each account has its own subscriptions, places and Up Next; this machine's own user \
+            (the link without --user, and the CLI) has its own too. If your phone syncs as alice, \
+            open the web app as alice to share her places:
+              ferry open --user alice
             """
     )
 
     @Flag(name: .long, help: "Only print the link; do not start a browser.")
     var printOnly = false
 
+    @Option(name: .long, help: "Sign in as this account (see `ferry user ls`) instead of this machine's own user.")
+    var user: String?
+
     func run() async throws {
-        let link = try await CLIConnection.connect().loginLink()
+        let link = try await CLIConnection.connect().loginLink(user: user)
         Terminal.print(link.url)
         let environment = ProcessInfo.processInfo.environment
         let desktop = environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil
