@@ -37,6 +37,17 @@ extension PostgresListeningStore {
         try await journal.write { connection in
             try await connection.query(#"DELETE FROM "syncDevice" WHERE "user" = \#(name)"#, logger: self.logger)
             try await connection.query(#"DELETE FROM "accountCredential" WHERE "user" = \#(name)"#, logger: self.logger)
+            // Their places go with them; the podcasts they subscribed to stay in the library (and its files).
+            for table in ["playback", "\"upNext\"", "\"syncPending\"", "\"syncEpisodeAction\""] {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE listener = $1")
+                query.binds.append(name)
+                try await connection.query(query, logger: self.logger)
+            }
+            var podcasts: [Int64] = []
+            let rows = try await connection.query(#"DELETE FROM subscription WHERE listener = \#(name) RETURNING "podcastId""#, logger: self.logger)
+            for try await id in rows.decode(Int64.self) { podcasts.append(id) }
+            for podcast in podcasts { try await self.updateUnion(podcast, connection) }
+            try await connection.query(#"DELETE FROM "syncSubscriptionChange" WHERE listener = \#(name)"#, logger: self.logger)
             return try await !self.isEmpty(connection.query(#"DELETE FROM account WHERE name = \#(name) RETURNING name"#, logger: self.logger))
         }
     }

@@ -97,7 +97,7 @@ extension PostgresListeningStore {
     }
 
     /// Rewrites the podcast's record with its subscribers' union (``Subscription/union(of:)``).
-    private func updateUnion(_ podcastId: Int64, _ connection: PostgresConnection) async throws {
+    func updateUnion(_ podcastId: Int64, _ connection: PostgresConnection) async throws {
         let union = Subscription.union(of: try await subscriptions(#"WHERE "podcastId" = \#(podcastId)"#, connection))
         let keepLatest = union.keepLatest.map { "\($0)" } ?? "null"
         try await connection.query(

@@ -527,6 +527,27 @@ import Testing
         }
     }
 
+    @Test(arguments: Kind.available) func aRemovedAccountsPlacesGoTheirPodcastsStay(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, [item("a")])
+            _ = try await store.addAccount("ann", passwordHash: "h", role: .member, now: t0)
+            try await store.subscribe("ann", podcastId: podcast, now: t0)
+            try await store.updateSubscription("ann", podcastId: podcast) { $0.autoDownload = 3 }
+            _ = try await store.updatePlayback("ann", .episode, id: ids[0], PlaybackUpdate(positionSeconds: 30), now: t0)
+            try await store.setUpNext("ann", [UpNextEntry(kind: .episode, id: ids[0])])
+            #expect(try await store.podcast(id: podcast)?.autoDownload == 3)
+
+            #expect(try await store.removeAccount("ann"))
+            #expect(try await store.subscriptions(of: "ann").isEmpty)
+            #expect(try await store.playbacks("ann", podcastId: podcast).isEmpty)
+            #expect(try await store.upNextEntries("ann").isEmpty)
+            #expect(try await store.episodeActions(user: "ann", since: 0, podcast: nil, device: nil, aggregated: false).isEmpty)
+            #expect(try await store.syncSubscriptionChanges(user: "ann", since: 0).add.isEmpty)
+            #expect(try await store.podcast(id: podcast)?.autoDownload == 0, "the union is the others' again")
+            #expect(try await store.subscriptions(of: me).map(\.podcast.podcastId) == [podcast])
+        }
+    }
+
     // MARK: Sync subscriptions
 
     @Test(arguments: Kind.available) func subscriptionChangesAreLoggedByTheStorePerUser(_ kind: Kind) async throws {

@@ -30,6 +30,13 @@ extension SQLiteListeningStore {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM syncDevice WHERE user = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM accountCredential WHERE user = ?", arguments: [name])
+            // Their places go with them; the podcasts they subscribed to stay in the library (and its files).
+            for table in ["playback", "upNext", "syncPending", "syncEpisodeAction"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE listener = ?", arguments: [name])
+            }
+            let podcasts = try Int64.fetchAll(db, sql: "DELETE FROM subscription WHERE listener = ? RETURNING podcastId", arguments: [name])
+            for podcast in podcasts { try Self.updateUnion(podcast, db) }
+            try db.execute(sql: "DELETE FROM syncSubscriptionChange WHERE listener = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM account WHERE name = ?", arguments: [name])
             return db.changesCount > 0
         }
