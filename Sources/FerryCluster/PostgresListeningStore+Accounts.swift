@@ -52,7 +52,7 @@ extension PostgresListeningStore {
         }
     }
 
-    package func accounts(now: Date) async throws -> [Account] {
+    package func accounts(named: String?, now: Date) async throws -> [Account] {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"""
@@ -60,7 +60,7 @@ extension PostgresListeningStore {
                     (SELECT COUNT(*) FROM "syncDevice" d WHERE d."user" = a.name),
                     (SELECT COUNT(*) FROM "accountCredential" c WHERE c."user" = a.name AND c.kind = 'session' AND c."expiresAt" > \#(now)),
                     (SELECT COUNT(*) FROM "accountCredential" c WHERE c."user" = a.name AND c.kind = 'token')
-                FROM account a ORDER BY a.name
+                FROM account a WHERE \#(named)::text IS NULL OR a.name = \#(named) ORDER BY a.name
                 """#, logger: self.logger
             )
             var accounts: [Account] = []

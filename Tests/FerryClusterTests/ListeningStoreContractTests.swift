@@ -404,14 +404,16 @@ import Testing
             #expect(devices.map { [$0.id, $0.caption, $0.type] } == [["phone", "Ann's phone", "laptop"], ["tablet", "", "other"]])
             #expect(try await store.syncDevices(user: "bob").isEmpty)
 
-            let accounts = try await store.accounts(now: t0)
+            let accounts = try await store.accounts(named: nil, now: t0)
             #expect(accounts == [Account(name: "ann", role: .admin, createdAt: t0, devices: 2), Account(name: "bob", role: .admin, createdAt: t0)])
 
             #expect(try await store.removeAccount("ann"))
             #expect(try await !store.removeAccount("ann"))
             #expect(try await store.syncDevices(user: "ann").isEmpty)
             #expect(try await store.password(of: "ann") == nil)
-            #expect(try await store.accounts(now: t0).map(\.name) == ["bob"])
+            #expect(try await store.accounts(named: nil, now: t0).map(\.name) == ["bob"])
+            #expect(try await store.accounts(named: "bob", now: t0).map(\.name) == ["bob"])
+            #expect(try await store.accounts(named: "ann", now: t0).isEmpty)
         }
     }
 
@@ -436,8 +438,8 @@ import Testing
             #expect(try await store.credential(hash: "nope", now: t0) == nil)
             #expect(try await store.credentials(user: "ann", kind: .session, now: t0 + 1).map(\.id) == ["id-s2", "id-s1"])
             #expect(try await store.credentials(user: "ann", kind: .session, now: t0 + 61).map(\.id) == ["id-s1"])
-            #expect(try await store.accounts(now: t0 + 1).first?.sessions == 2)
-            #expect(try await store.accounts(now: t0 + 1).first?.tokens == 1)
+            #expect(try await store.accounts(named: nil, now: t0 + 1).first?.sessions == 2)
+            #expect(try await store.accounts(named: nil, now: t0 + 1).first?.tokens == 1)
 
             try await store.touchCredential(hash: "s1", at: t0 + 30, address: "10.0.0.9")
             let touched = try #require(try await store.credential(hash: "s1", now: t0 + 31)?.credential)

@@ -51,7 +51,7 @@ import Testing
             // The sync user is an account now, a member, with the same password.
             let hash = try #require(try await store.password(of: "alice")?.hash)
             #expect(AccountPassword.verify("fixture-password", against: hash))
-            #expect(try await store.accounts(now: Date()).map { [$0.name, $0.role.rawValue] } == [["alice", "member"]])
+            #expect(try await store.accounts(named: nil, now: Date()).map { [$0.name, $0.role.rawValue] } == [["alice", "member"]])
 
             #expect(try await journal.transferId(aria2GID: "0123456789abcdef") == 5)
             #expect(try await journal.aria2GIDTaken("0123456789abcdef"))

@@ -26,6 +26,6 @@ enum FileDigest {
         } catch {
             throw FerryError(.fileSystem, "Could not read \(url.path) to check its digest: \(error.localizedDescription)")
         }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash.finalize().hexText
     }
 }

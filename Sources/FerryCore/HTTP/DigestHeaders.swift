@@ -63,6 +63,6 @@ enum DigestHeaders {
 
     private static func checksum(_ algorithm: Checksum.Algorithm, base64: String) -> Checksum? {
         guard let bytes = Data(base64Encoded: base64), bytes.count == algorithm.byteCount else { return nil }
-        return try? Checksum(algorithm: algorithm, hex: bytes.map { String(format: "%02x", $0) }.joined())
+        return try? Checksum(algorithm: algorithm, hex: bytes.hexText)
     }
 }

@@ -60,10 +60,10 @@ package final class AccountLibrary: Sendable {
         guard try await store.removeAccount(name) else { throw Self.unknown(name) }
     }
 
-    package func list() async throws -> [Account] { try await store.accounts(now: clock()) }
+    package func list() async throws -> [Account] { try await store.accounts(named: nil, now: clock()) }
 
     package func account(_ name: String) async throws -> Account {
-        guard let account = try await list().first(where: { $0.name == name }) else { throw Self.unknown(name) }
+        guard let account = try await store.accounts(named: name, now: clock()).first else { throw Self.unknown(name) }
         return account
     }
 
@@ -171,5 +171,5 @@ package final class AccountLibrary: Sendable {
 
     static func secret() -> String { SecretFile.randomHex(byteCount: 32) }
     static func publicID() -> String { SecretFile.randomHex(byteCount: 8) }
-    package static func hash(_ secret: String) -> String { SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined() }
+    package static func hash(_ secret: String) -> String { SHA256.hash(data: Data(secret.utf8)).hexText }
 }

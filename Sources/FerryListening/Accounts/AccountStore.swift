@@ -47,8 +47,8 @@ package protocol AccountStore: Sendable {
     func updateAccount(_ name: String, passwordHash: String?, role: AccountRole?) async throws -> Bool
     /// Removes the account with its devices, sessions and tokens. - Returns: false when there was none.
     func removeAccount(_ name: String) async throws -> Bool
-    /// By name.
-    func accounts(now: Date) async throws -> [Account]
+    /// By name; `named`: that one alone (none when there is no such account).
+    func accounts(named: String?, now: Date) async throws -> [Account]
     /// The account's password hash and role (one read: a login needs both).
     func password(of name: String) async throws -> (hash: String, role: AccountRole)?
 

@@ -73,7 +73,7 @@ package struct CatalogItem: Codable, Sendable, Hashable, Identifiable {
         // Not `Hasher`: it is seeded per process, and ids must survive a restart.
         let text = [kind.rawValue, artistName ?? "", collectionName ?? "", trackName ?? "", previewURL?.absoluteString ?? ""]
             .joined(separator: "\u{1F}")
-        return "h" + SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return "h" + SHA256.hash(data: Data(text.utf8)).prefix(8).hexText
     }
 
     /// The name to show: the track's, else the collection's, else the artist's.

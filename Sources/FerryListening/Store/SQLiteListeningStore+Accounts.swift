@@ -42,7 +42,7 @@ extension SQLiteListeningStore {
         }
     }
 
-    package func accounts(now: Date) async throws -> [Account] {
+    package func accounts(named: String?, now: Date) async throws -> [Account] {
         try await writer.read { db in
             try Row.fetchAll(
                 db,
@@ -51,9 +51,9 @@ extension SQLiteListeningStore {
                         (SELECT COUNT(*) FROM syncDevice d WHERE d.user = a.name),
                         (SELECT COUNT(*) FROM accountCredential c WHERE c.user = a.name AND c.kind = 'session' AND c.expiresAt > ?),
                         (SELECT COUNT(*) FROM accountCredential c WHERE c.user = a.name AND c.kind = 'token')
-                    FROM account a ORDER BY a.name
+                    FROM account a WHERE ? IS NULL OR a.name = ? ORDER BY a.name
                     """,
-                arguments: [JournalDate(now)]
+                arguments: [JournalDate(now), named, named]
             ).map { row in
                 Account(
                     name: row[0], role: AccountRole(rawValue: row[1]) ?? .member, createdAt: row[2], devices: row[3], sessions: row[4], tokens: row[5]

@@ -101,7 +101,7 @@ final class ExtensionPairing: Sendable {
     }
 
     static func digest(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(token.utf8)).hexText
     }
 
     /// Writes the record to a new file of mode 0600, fsyncs it, and renames it into place.

@@ -66,7 +66,7 @@ actor SyncAuthenticator {
     }
 
     static func digest(_ name: String, _ password: String) -> String {
-        SHA256.hash(data: Data("\(name)\u{0}\(password)".utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data("\(name)\u{0}\(password)".utf8)).hexText
     }
 
     /// A new session for the user: the value of the cookie to set.

@@ -22,7 +22,7 @@ struct WebAppMiddleware: RouterMiddleware {
 
     init(files: [String: Data] = EmbeddedResources.files(under: "web/")) {
         self.files = Dictionary(uniqueKeysWithValues: files.map { path, data in
-            let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+            let digest = SHA256.hash(data: data).prefix(12).hexText
             return ("/" + path, File(body: ByteBuffer(bytes: data), contentType: Self.contentType(path), etag: "\"\(digest)\""))
         })
     }

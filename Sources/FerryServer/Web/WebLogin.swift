@@ -65,7 +65,7 @@ final class WebLogin: Sendable {
     }
 
     private func signature(_ expiry: Int64) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data("\(expiry)".utf8), using: key).map { String(format: "%02x", $0) }.joined()
+        HMAC<SHA256>.authenticationCode(for: Data("\(expiry)".utf8), using: key).hexText
     }
 
     /// The `Set-Cookie` value for a new session.
