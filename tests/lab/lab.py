@@ -50,6 +50,7 @@ API (ns arguments are namespace names: lab.client, lab.origin, lab.proxy):
   routes(ns=None) -> [str]                     `ip -4 route show` in ns (C by default)
   wait_reachable(timeout=10) -> seconds        until a TCP connect from C to O (direct) or P
                                                (proxied) gets an answer (accepted or refused)
+  add_laptop() -> ns                           a second device: its own link to O, reaching O's address
   resolve(name, ip=None, ns=None) / unresolve(name, ns=None)
                                                edit /etc/netns/<ns>/hosts (C's by default) IN
                                                PLACE (same inode, which the bind mounts follow):
@@ -102,7 +103,7 @@ PROXY_USER = "ferry"
 PROXY_PASSWORD = "lab-secret"
 TINYPROXY_PORT = 8888
 DANTED_PORT = 1080
-NAME_PATTERN = re.compile(r"^fl(\d+)x(\d+)(?:[cop]|m\d)$")  # m1, m2…: a cluster's members
+NAME_PATTERN = re.compile(r"^fl(\d+)x(\d+)(?:[copl]|m\d)$")  # m1, m2…: a cluster's members; l: a laptop
 HOSTS_HEADER = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 # Nothing listens on the namespace's loopback port 53: a name missing from its hosts file fails at
 # once (ICMP port unreachable), and no DNS query goes anywhere.
@@ -304,6 +305,18 @@ class Lab:
         self._etc_dirs.append(folder)
         (folder / "hosts").write_text(HOSTS_HEADER)
         (folder / "resolv.conf").write_text(RESOLV_CONF)
+
+    def add_laptop(self, ip: str = "10.213.4.2", origin_side: str = "10.213.4.1") -> str:
+        """A second device beside C: a namespace on a link of its own to O, reaching O's lab
+        address (origin_ip) through it. No default route: it reaches nothing else. -> its name."""
+        ns = self.prefix + "l"
+        _ip("netns", "add", ns)
+        self.namespaces.append(ns)
+        self._write_etc(ns)
+        _ip("-n", ns, "link", "set", "lo", "up")
+        self._veth(ns, self.prefix + "lo", ip, self.origin, self.prefix + "ol", origin_side)
+        _ip("-n", ns, "route", "add", f"{self.origin_ip}/32", "via", origin_side)
+        return ns
 
     def _sysctl(self, ns: str, key: str, value: str):
         self.run_in(ns, ["sysctl", "-qw", f"{key}={value}"])

@@ -1,12 +1,13 @@
 """Every device in the house: Ferry on a server namespace (the lab's O, 10.213.1.1) with a
-listener beyond loopback, and a phone in another (the lab's C, 10.213.1.2).
+listener beyond loopback, a phone in another (the lab's C, 10.213.1.2) and a laptop in a third
+(10.213.4.2, on a link of its own to the server).
 
 - Chromium in the phone namespace, with Ferry's CA in its NSS database as a phone that installed
   it would have, opens https://10.213.1.1:8443 at phone size, signs in as alice and reaches the app.
 - From the phone: plain HTTP to the TLS port, a foreign Host, the daemon's token and the one-time
   login link are refused; a client that does not trust the CA is refused by its own TLS.
-- mygpoclient (the gpodder.net client library) syncs as alice and aria2p drives /jsonrpc with
-  the secret, both over TLS with the CA.
+- mygpoclient (the gpodder.net client library) syncs as alice from the phone, and aria2p drives
+  /jsonrpc with the secret from the laptop, both over TLS with the CA.
 - nginx in front (`--trusted-proxy`): the daemon logs the phone's address for its login.
 """
 
@@ -72,6 +73,7 @@ def phone(lab: Lab, *argv: str, check: bool = False, **kwargs) -> subprocess.Com
 
 @pytest.fixture
 def house(lab, tmp_path):
+    lab.laptop = lab.add_laptop()
     server = Server(lab, tmp_path / "server", "--listen", f"0.0.0.0:{PORT}", aria2=True)
     server.cli("user", "add", "alice", "--password-stdin", input="alice's password\n")
     server.cli("user", "add", "bob", "--password-stdin", input="bob's password\n")
@@ -148,24 +150,30 @@ def test_a_phone_browser_trusting_ferrys_ca_signs_in(lab, house, tmp_path):
 
 
 def test_sync_clients_and_aria2p_work_over_tls(lab, house, tmp_path):
-    script = tmp_path / "clients.py"
     secret = (house.home / "state/aria2-secret").read_text().strip()
-    script.write_text(textwrap.dedent(f"""
+    env = ["env", f"SSL_CERT_FILE={house.ca}", f"REQUESTS_CA_BUNDLE={house.ca}"]
+    on_phone = tmp_path / "phone-sync.py"
+    on_phone.write_text(textwrap.dedent(f"""
         import json
-        import aria2p
         from mygpoclient import api
         client = api.MygPodderClient("alice", "alice's password", "https://{SERVER}:{PORT}")
         client.update_device_settings("phone", "Alice's phone", "mobile")
-        devices = [d.device_id for d in client.get_devices()]
-        rpc = aria2p.API(aria2p.Client(host="https://{SERVER}", port={PORT}, secret="{secret}"))
-        version = rpc.client.get_version()["version"]
-        print(json.dumps({{"devices": devices, "version": version}}))
+        print(json.dumps([d.device_id for d in client.get_devices()]))
     """))
-    env = ["env", f"SSL_CERT_FILE={house.ca}", f"REQUESTS_CA_BUNDLE={house.ca}"]
-    result = phone(lab, *env, sys.executable, str(script), timeout=60)
+    result = phone(lab, *env, sys.executable, str(on_phone), timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
-    assert seen["devices"] == ["phone"] and seen["version"]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["phone"]
+
+    on_laptop = tmp_path / "laptop-aria2.py"
+    on_laptop.write_text(textwrap.dedent(f"""
+        import json
+        import aria2p
+        rpc = aria2p.API(aria2p.Client(host="https://{SERVER}", port={PORT}, secret="{secret}"))
+        print(json.dumps(rpc.client.get_version()["version"]))
+    """))
+    result = lab.run_in(lab.laptop, [*env, sys.executable, str(on_laptop)], check=False, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def test_behind_nginx_the_client_is_the_phone(lab, tmp_path):

@@ -15,8 +15,9 @@ struct SyncCommand: AsyncParsableCommand {
             (AntennaPod: Settings → Synchronization → gpodder.net, custom server):
               ferry serve --sync-listen 0.0.0.0:8123
               ferry sync user add alice
-            Subscriptions and positions then go both ways: a podcast added on the phone appears \
-            in Ferry, and an episode stopped on the phone resumes at that second in the web app.
+            Subscriptions and positions then go both ways, per user: a podcast added on alice's \
+            phone appears in alice's web app, and an episode stopped on the phone resumes there at \
+            that second (log in as alice, or `ferry open --user alice` on this machine).
             """,
         subcommands: [SyncUserCommand.self]
     )
