@@ -3,7 +3,10 @@ listener beyond loopback, a phone in another (the lab's C, 10.213.1.2) and a lap
 (10.213.4.2, on a link of its own to the server).
 
 - Chromium in the phone namespace, with Ferry's CA in its NSS database as a phone that installed
-  it would have, opens https://10.213.1.1:8443 at phone size, signs in as alice and reaches the app.
+  it would have, opens https://10.213.1.1:8443 at phone size, signs in as alice and reaches the app;
+  alice subscribes, plays at 1.5x, keeps the episode on the phone, goes offline, plays it from
+  the phone and comes back: the position made offline is on the server. Bob, in a browser of his
+  own, has none of her places.
 - From the phone: plain HTTP to the TLS port, a foreign Host, the daemon's token and the one-time
   login link are refused; a client that does not trust the CA is refused by its own TLS.
 - mygpoclient (the gpodder.net client library) syncs as alice from the phone, and aria2p drives
@@ -147,6 +150,156 @@ def test_a_phone_browser_trusting_ferrys_ca_signs_in(lab, house, tmp_path):
     assert seen["width"] <= 390, "nothing wider than the phone"
     sessions = json.loads(house.cli("user", "sessions", "alice", "--json").stdout)["credentials"]
     assert [s["address"] for s in sessions] == [PHONE]
+
+
+def serve_feed(lab, folder: Path, port: int = 8085) -> str:
+    """A podcast in the server namespace, on its loopback (the daemon fetches it there): one
+    minute of audio, as a phone would stream or keep it. -> the feed's URL."""
+    import io
+    import wave
+
+    folder.mkdir(parents=True, exist_ok=True)
+    sound = io.BytesIO()
+    with wave.open(sound, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(1)
+        w.setframerate(8000)
+        w.writeframes(bytes((128 + (i * 7 % 64) - 32) & 0xFF for i in range(8000 * 60)))
+    (folder / "harbour.wav").write_bytes(sound.getvalue())
+    base = f"http://127.0.0.1:{port}"
+    (folder / "feed.xml").write_text(textwrap.dedent(f"""\
+        <?xml version="1.0" encoding="UTF-8"?>
+        <rss version="2.0"><channel><title>Harbour Radio</title><link>{base}/</link><description>Lab</description>
+        <item><guid>harbour-1</guid><title>Harbour Nights</title><pubDate>Fri, 20 Nov 2026 09:00:00 GMT</pubDate>
+        <enclosure url="{base}/harbour.wav" length="{len(sound.getvalue())}" type="audio/wav"/></item>
+        </channel></rss>
+        """))
+    process = lab.exec_in(lab.origin, [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while lab.run_in(lab.origin, ["curl", "-sf", "-o", "/dev/null", f"{base}/feed.xml"], check=False).returncode != 0:
+        assert time.time() < deadline and process.poll() is None, "the feed's server did not start"
+        time.sleep(0.2)
+    return f"{base}/feed.xml"
+
+
+def test_alice_listens_keeps_an_episode_for_the_road_and_bob_has_his_own_places(lab, house, tmp_path):
+    feed = serve_feed(lab, tmp_path / "feed")
+    home = tmp_path / "phone-home"
+    nssdb = home / ".pki/nssdb"
+    nssdb.mkdir(parents=True)
+    subprocess.run(["certutil", "-N", "-d", f"sql:{nssdb}", "--empty-password"], check=True, capture_output=True)
+    subprocess.run(["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "Ferry", "-t", "C,,", "-i", str(house.ca)], check=True, capture_output=True)
+    script = tmp_path / "listen.py"
+    script.write_text(textwrap.dedent(f"""
+        import json, re, time
+        from playwright.sync_api import sync_playwright, expect
+        URL, TITLE = "https://{SERVER}:{PORT}", "Harbour Nights"
+
+        def until(check, what, timeout=30):
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                value = check()
+                if value:
+                    return value
+                time.sleep(0.2)
+            raise AssertionError("timed out waiting for " + what)
+
+        def sign_in(context, name):
+            page = context.new_page()
+            page.goto(URL + "/#/podcasts", wait_until="domcontentloaded")
+            form = page.locator(".login-form")
+            form.get_by_label("User name").fill(name)
+            form.get_by_label("Password").fill(name + "'s password")
+            form.get_by_role("button", name="Sign in").click()
+            page.wait_for_selector("#shell:not([hidden])", timeout=20000)
+            return page
+
+        def api(page, method, path, body=None):
+            return page.evaluate(
+                "([m, p, b]) => fetch(p, {{method: m, headers: {{'Content-Type': 'application/json'}}, body: b && JSON.stringify(b)}})"
+                + ".then(async (r) => ({{status: r.status, body: await r.text()}}))", [method, path, body])
+
+        def audio(page, script):
+            return page.evaluate("(() => {{ const a = document.querySelector('#player-audio'); return " + script + "; }})()")
+
+        seen = {{}}
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
+            phone = dict(viewport={{"width": 390, "height": 844}}, is_mobile=True, has_touch=True, locale="en-US")
+            alices = browser.new_context(**phone)
+            page = sign_in(alices, "alice")
+            page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=20000)
+
+            # Alice subscribes in the app.
+            page.locator("#podcast-input").fill("{feed}")
+            page.locator("#podcast-input").press("Enter")
+            expect(page.locator("h1.podcast-title")).to_have_text("Harbour Radio", timeout=20000)
+            podcast = int(page.url.rsplit("/", 1)[-1])
+            detail = json.loads(api(page, "GET", f"/v1/podcasts/{{podcast}}")["body"])
+            episode = detail["episodes"][0]["id"]
+            row = page.locator("li.episode").filter(has=page.locator(".episode-title", has_text=TITLE)).first
+
+            # She plays it at 1.5x: her speed for this podcast, kept by the server.
+            row.get_by_role("button", name=re.compile("^Play " + TITLE)).click()
+            until(lambda: audio(page, "a.readyState >= 2 && !a.paused && a.currentTime > 0"), "the episode to play")
+            page.get_by_role("combobox", name="Playback speed").select_option("1.5")
+            until(lambda: audio(page, "a.playbackRate") == 1.5, "the player at 1.5x")
+            until(lambda: json.loads(api(page, "GET", f"/v1/podcasts/{{podcast}}")["body"])["podcast"].get("playbackSpeed") == 1.5, "her speed on the server")
+            page.locator("#player .player-toggle").click()
+            until(lambda: audio(page, "a.paused"), "the pause")
+            assert api(page, "PUT", "/v1/up-next", {{"items": [{{"kind": "episode", "id": episode}}]}})["status"] == 200
+
+            # Kept on the phone for the road.
+            row.locator(".episode-open").click()
+            row.get_by_role("button", name="Keep " + TITLE + " on this device").click()
+            expect(row.locator(".keep")).to_have_attribute("data-state", "done", timeout=60000)
+
+            # No network: the app and the episode come from the phone; a position is made there.
+            alices.set_offline(True)
+            page.goto(URL + "/#/device")
+            page.reload()
+            item = page.locator("li.kept-item").filter(has_text=TITLE)
+            item.get_by_role("button", name="Play " + TITLE).click()
+            until(lambda: audio(page, "a.readyState >= 2 && a.duration > 0"), "the kept episode to load")
+            seen["source"] = audio(page, "a.dataset.source")
+            audio(page, "a.currentTime = 30")
+            until(lambda: audio(page, "!a.paused && !a.seeking && a.currentTime > 30.5"), "the kept episode to play on from 30 s")
+            page.locator("#player .player-toggle").click()
+            until(lambda: audio(page, "a.paused"), "the pause offline")
+            seen["offline_at"] = audio(page, "a.currentTime")
+            seen["offline_api"] = page.evaluate("fetch('/v1/status').then(() => 'answered', () => 'failed')")
+
+            # Back: the position made offline reaches the server.
+            alices.set_offline(False)
+            saved = until(lambda: (r := api(page, "GET", f"/v1/episodes/{{episode}}/playback")) and r["status"] == 200 and r["body"] != "null" and json.loads(r["body"]), "the offline position on the server")
+            seen["alice_saved"] = saved["positionSeconds"]
+            seen["width"] = page.evaluate("document.documentElement.scrollWidth")
+
+            # Bob, in a browser of his own: the same library, none of Alice's places.
+            bobs = browser.new_context(**phone)
+            bob = sign_in(bobs, "bob")
+            seen["bob_podcasts"] = json.loads(api(bob, "GET", "/v1/podcasts")["body"])["podcasts"]
+            seen["bob_up_next"] = json.loads(api(bob, "GET", "/v1/up-next")["body"])["items"]
+            his = json.loads(api(bob, "POST", "/v1/podcasts", {{"url": "{feed}"}})["body"])
+            seen["bob_same_podcast"] = his["podcast"]["id"] == podcast
+            seen["bob_speed"] = his["podcast"].get("playbackSpeed")
+            seen["bob_playback"] = his["episodes"][0].get("playback")
+            seen["alice_up_next"] = [i["id"] for i in json.loads(api(page, "GET", "/v1/up-next")["body"])["items"]]
+            seen["episode"] = episode
+            browser.close()
+        print(json.dumps(seen))
+    """))
+    result = phone(lab, "env", f"HOME={home}", sys.executable, str(script), timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["source"] == "device", seen
+    assert seen["offline_api"] == "failed", "the phone really was offline"
+    assert seen["offline_at"] > 30 and abs(seen["alice_saved"] - seen["offline_at"]) < 0.5, seen
+    assert seen["width"] <= 390, "nothing wider than the phone"
+    assert seen["alice_up_next"] == [seen["episode"]]
+    assert seen["bob_podcasts"] == [] and seen["bob_up_next"] == [], seen
+    assert seen["bob_same_podcast"] and seen["bob_speed"] is None and seen["bob_playback"] is None, seen
 
 
 def test_sync_clients_and_aria2p_work_over_tls(lab, house, tmp_path):
