@@ -181,7 +181,7 @@ function scheduleEditor(schedule) {
   outsideField.el.hidden = rows.length === 0;
   const el = h(
     "div",
-    { class: "field field-wide" },
+    { class: "field field-wide schedule" },
     h("h3", { class: "field-label", text: t("settings.schedule") }),
     h("p", { class: "field-hint", text: t("settings.scheduleHint") }),
     list,
