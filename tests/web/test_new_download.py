@@ -154,3 +154,26 @@ def test_the_dialog_at_phone_width(daemon, pages):
     submit.scroll_into_view_if_needed()
     expect(submit).to_be_in_viewport()
     screenshot(page, "new-download-phone")
+
+
+def test_the_dialog_from_the_keyboard(daemon, pages, files):
+    [url] = held_downloads(files, "keyboard", 1)
+    page = pages.new(daemon, path="#/downloads")
+    opener = page.get_by_role("button", name="New download")
+    opener.focus()
+    page.keyboard.press("Enter")
+    dialog = page.locator("dialog#new-download")
+    expect(dialog.get_by_label("URLs", exact=True)).to_be_focused()
+    page.keyboard.type(url)
+    # Every field on the way, then the Download button, by Tab alone.
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.textContent.trim()") == "Download":
+            break
+    else:
+        raise AssertionError("Tab never reached the Download button")
+    screenshot(page, "new-download-desktop")
+    page.keyboard.press("Enter")
+    expect(dialog).to_be_hidden()
+    expect(opener).to_be_focused()  # back where it was opened
+    assert [t["url"] for t in daemon.transfers()] == [url]

@@ -74,6 +74,8 @@ def test_an_admin_adds_a_user_who_signs_in_and_signs_them_out(daemon, pages):
     sessions.first.get_by_role("button", name=re.compile(r"^Really sign out .*Chrome")).click()
     expect(admin.get_by_text("Signed out.")).to_be_visible()
     expect(bob_row.get_by_text("Not signed in anywhere.")).to_be_visible()
+    expect(bob_row.locator("summary")).to_contain_text("0 sessions")
+    screenshot(admin, "users-desktop")
     assert daemon.api("GET", "/v1/users/bob/sessions")["credentials"] == []
     assert bob.evaluate("fetch('/v1/me').then(r => r.status)") == 401
 

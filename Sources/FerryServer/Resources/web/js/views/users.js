@@ -76,22 +76,32 @@ function addForm(onAdded) {
 
 function userRow(user, { me, open, reload }) {
   const self = me?.user === user.name;
-  const facts = [
-    user.role === "admin" ? t("users.role.admin") : t("users.role.member"),
-    t("users.sessionCount", { count: user.sessions }),
-    t("users.tokenCount", { count: user.tokens }),
-    t("users.since", { date: dateTime(user.createdAt) }),
-  ].join(" · ");
+  const counts = { sessions: user.sessions, tokens: user.tokens };
+  const facts = h("span", { class: "user-facts" });
+  const renderFacts = () => {
+    facts.textContent = [
+      user.role === "admin" ? t("users.role.admin") : t("users.role.member"),
+      t("users.sessionCount", { count: counts.sessions }),
+      t("users.tokenCount", { count: counts.tokens }),
+      t("users.since", { date: dateTime(user.createdAt) }),
+    ].join(" · ");
+  };
+  renderFacts();
+  // The lists below say how many there are now: the summary follows them.
+  const counted = (kind, count) => {
+    counts[kind] = count;
+    renderFacts();
+  };
   const inner = h("div", { class: "user-body" });
   const details = h("details", { class: "user", data: { user: user.name }, open: open.has(user.name) },
-    h("summary", null, h("span", { class: "user-name", text: user.name }), h("span", { class: "user-facts", text: facts })),
+    h("summary", null, h("span", { class: "user-name", text: user.name }), facts),
     inner,
   );
   let filled = false;
   const fill = () => {
     if (filled) return;
     filled = true;
-    replace(inner, passwordForm(user), self ? null : roleForm(user, reload), credentials(user, "sessions", reload), credentials(user, "tokens", reload), self ? null : removeUser(user, reload));
+    replace(inner, passwordForm(user), self ? null : roleForm(user, reload), credentials(user, "sessions", counted), credentials(user, "tokens", counted), self ? null : removeUser(user, reload));
   };
   details.addEventListener("toggle", () => {
     if (details.open) {
@@ -139,8 +149,11 @@ function roleForm(user, reload) {
   return h("div", null, h("h3", { text: t("users.role") }), h("p", { class: "field-hint", text: user.role === "admin" ? t("users.isAdmin") : t("users.isMember") }), h("div", { class: "inline-form" }, change));
 }
 
-/** A user's sessions (kind "sessions") or API tokens ("tokens"): listed, ended one by one or all. */
-function credentials(user, kind, reload) {
+/**
+ * A user's sessions (kind "sessions") or API tokens ("tokens"): listed, ended one by one or all;
+ * `counted(kind, count)` after each reading.
+ */
+function credentials(user, kind, counted) {
   const list = h("ul", { class: "credential-list" });
   const box = h("div", null, spinner());
   const extra = h("div", null);
@@ -169,6 +182,7 @@ function credentials(user, kind, reload) {
         }),
       )));
       replace(box, items.length ? list : h("p", { class: "field-hint", text: kind === "sessions" ? t("users.noSessions") : t("users.noTokens") }));
+      counted(kind, items.length);
     } catch (error) {
       replace(box, errorBox(error.message, { retry: load }));
     }
