@@ -107,6 +107,7 @@ def test_listeners_are_saved_for_the_next_start_which_opens_them(start_daemon, p
     expect(section.get_by_text(remote["certificateFingerprint"])).to_be_visible()
     expect(section.get_by_role("link", name=remote["urls"][0])).to_be_visible()
     expect(section.get_by_text(status["aria2URL"])).to_be_visible()
+    expect(section.get_by_text(daemon.run("aria2", "secret").strip(), exact=True)).to_be_visible()
     expect(section.get_by_text(status["syncURL"])).to_be_visible()
     expect(section.get_by_label("Port", exact=True)).to_have_value(str(aria2_port))
 

@@ -259,7 +259,7 @@ function renderListeners(section, status, remote) {
     h("h3", { class: "field-label", text: t("settings.aria2") }),
     aria2On.el,
     aria2Fields,
-    facts([[t("settings.now"), status.aria2URL ? h("code", { text: status.aria2URL }) : t("settings.notRunning")], status.aria2Secret ? [t("settings.aria2.secret"), h("code", { text: `token:${status.aria2Secret}` })] : null]),
+    facts([[t("settings.now"), status.aria2URL ? h("code", { text: status.aria2URL }) : t("settings.notRunning")], status.aria2Secret ? [t("settings.aria2.secret"), h("code", { text: status.aria2Secret })] : null]),
     h("h3", { class: "field-label", text: t("settings.sync") }),
     syncOn.el,
     syncFields,
