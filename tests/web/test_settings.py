@@ -76,6 +76,16 @@ def test_listeners_are_saved_for_the_next_start_which_opens_them(start_daemon, p
     section.get_by_label("Addresses", exact=True).fill(f"http://127.0.0.1:{remote_port}")
     section.get_by_role("button", name="Save").click()
     expect(section.locator(".error-box")).to_contain_text("trusted-proxy")
+    expect(section.get_by_label("Addresses", exact=True)).to_have_attribute("aria-invalid", "true")
+    # A certificate the daemon cannot read: said next to it.
+    section.get_by_label("Addresses", exact=True).fill(f"127.0.0.1:{remote_port}")
+    section.get_by_label("Certificate (PEM)").first.fill("/nonexistent/fullchain.pem")
+    section.get_by_label("Private key (PEM)").first.fill("/nonexistent/privkey.pem")
+    section.get_by_role("button", name="Save").click()
+    expect(section.get_by_label("Certificate (PEM)").first).to_have_attribute("aria-invalid", "true")
+    expect(section.locator(".error-box")).to_contain_text("cannot read /nonexistent/fullchain.pem")
+    section.get_by_label("Certificate (PEM)").first.fill("")
+    section.get_by_label("Private key (PEM)").first.fill("")
     assert not (daemon.state / "remote.json").exists()
 
     section.get_by_label("Addresses", exact=True).fill(f"127.0.0.1:{remote_port}")

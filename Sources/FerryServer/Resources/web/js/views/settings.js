@@ -299,14 +299,18 @@ function renderListeners(section, status, remote) {
         toast(t("settings.savedNextStart"), { kind: "success" });
         renderListeners(section, next, remote);
       } catch (error) {
+        // The daemon's sentences name the CLI's options (--listen), or the file it cannot read.
+        const file = [certificate, key, syncCertificate, syncKey].find((f) => f.input.value.trim() && error.message.includes(f.input.value.trim()));
         showRequestError(top, error, [
-          [/sync|--sync-listen/i, syncListen],
-          [/aria2|port/i, port],
-          [/server-name|host name/i, names],
-          [/proxy/i, proxies],
-          [/certificate|private key|cannot read|absolute path/i, settings.sync && !settings.remote ? syncCertificate : certificate],
-          [/listen|address/i, listen],
-        ]);
+          [/--sync-listen/, syncListen],
+          [/sync listener's certificate/, syncCertificate],
+          [/aria2/i, port],
+          [/--server-name/, names],
+          [/CIDR|prefix length/, proxies],
+          [/--certificate|--private-key/, certificate],
+          [/--listen|plain HTTP listener/, listen],
+          [/./, file],
+        ].filter(([, f]) => f));
       }
     });
   });
