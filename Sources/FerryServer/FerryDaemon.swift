@@ -185,6 +185,8 @@ private struct DaemonParts {
         PodcastRoutes(podcasts: podcasts).register(on: api)
         ListeningRoutes(podcasts: podcasts).register(on: api)
         SyncUserRoutes(sync: sync, auth: syncAuth, address: syncAddress).register(on: api)
+        ListenerSettingsRoutes(files: ListenerSettingFiles(paths: configuration.paths), remote: self.remote, aria2Address: aria2Address, syncAddress: syncAddress)
+            .register(on: api)
         DaemonRoutes(
             engine: engine, paths: configuration.paths, startedAt: startedAt, address: address, syncAddress: syncAddress,
             aria2Address: aria2Address, requestShutdown: requestShutdown

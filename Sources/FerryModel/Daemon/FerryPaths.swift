@@ -45,6 +45,8 @@ public struct FerryPaths: Sendable, Hashable {
     public var aria2Setting: URL { state.appendingPathComponent("aria2-rpc") }
     /// The listeners beyond loopback (`ferry remote enable`), read by `ferry serve`.
     public var remoteSetting: URL { state.appendingPathComponent("remote.json") }
+    /// The sync API's listener for every start (``ListenerSettings/Sync``), read by `ferry serve`.
+    public var syncSetting: URL { state.appendingPathComponent("sync.json") }
     /// The paired browser extension: a SHA-256 digest of its token, its origin and when it
     /// paired (JSON, mode 0600; `ferry extension revoke` deletes it).
     public var extensionPairing: URL { state.appendingPathComponent("extension.json") }

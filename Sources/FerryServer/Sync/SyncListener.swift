@@ -26,6 +26,19 @@ package struct SyncListener: Sendable {
         self.key = key
     }
 
+    /// The listener `sync.json` keeps for every start (``ListenerSettings/Sync``).
+    /// - Throws: `invalid_request` for an address that is not one.
+    package init(_ setting: ListenerSettings.Sync) throws(FerryError) {
+        do {
+            let (host, port) = try Self.parse(setting.listen)
+            self.init(host: host, port: port, certificate: setting.certificate, key: setting.privateKey)
+        } catch let error as FerryError {
+            throw error
+        } catch {
+            throw FerryError.invalidRequest("\(error)")
+        }
+    }
+
     /// `8080` (loopback), `0.0.0.0:8080`, `192.168.1.5:8080`, `[::]:8080`.
     /// - Throws: `invalid_request` for anything else.
     package static func parse(_ text: String) throws -> (host: String, port: Int) {

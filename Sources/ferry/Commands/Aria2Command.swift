@@ -37,8 +37,7 @@ struct Aria2SecretCommand: ParsableCommand {
 /// The daemon setting: a file in the state folder holding the port, read by `ferry serve`.
 enum Aria2Setting {
     static func port(_ paths: FerryPaths) -> Int? {
-        guard let text = try? String(contentsOf: paths.aria2Setting, encoding: .utf8) else { return nil }
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { (0...65535).contains($0) ? $0 : nil }
+        ListenerSettingFiles(paths: paths).aria2Port()
     }
 }
 
@@ -56,9 +55,7 @@ struct Aria2EnableCommand: ParsableCommand {
 
     func run() throws {
         let paths = FerryPaths.resolve()
-        try FileManager.default.createDirectory(at: paths.state, withIntermediateDirectories: true)
-        try Data("\(port)\n".utf8).write(to: paths.aria2Setting, options: .atomic)
-        _ = try SecretFile.loadOrCreate(paths.aria2Secret, in: paths.state)
+        try ListenerSettingFiles(paths: paths).setAria2Port(port)
         let place = port == 0 ? "on a free port (`ferry status` names it)" : "at http://127.0.0.1:\(port)/jsonrpc"
         Terminal.print("The aria2 RPC will answer \(place) from the daemon's next start (`ferry service restart`, or stop and start `ferry serve`); its secret: `ferry aria2 secret`.")
     }
@@ -71,7 +68,7 @@ struct Aria2DisableCommand: ParsableCommand {
 
     func run() throws {
         let paths = FerryPaths.resolve()
-        if FileManager.default.fileExists(atPath: paths.aria2Setting.path) { try FileManager.default.removeItem(at: paths.aria2Setting) }
+        try ListenerSettingFiles(paths: paths).setAria2Port(nil)
         Terminal.print("The aria2 RPC is off from the daemon's next start.")
     }
 }

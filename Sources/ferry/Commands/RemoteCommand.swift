@@ -87,7 +87,7 @@ struct RemoteDisableCommand: ParsableCommand {
 
     func run() throws {
         let paths = FerryPaths.resolve()
-        if FileManager.default.fileExists(atPath: paths.remoteSetting.path) { try FileManager.default.removeItem(at: paths.remoteSetting) }
+        try RemoteSetting.write(nil, paths)
         Terminal.print("From the daemon's next start Ferry answers on loopback only.")
     }
 }

@@ -35,7 +35,8 @@ struct ServeCommand: AsyncParsableCommand {
             phone) on a listener of its own, which answers the sync paths and nothing else; a \
             bare port listens on loopback, name an address to be reached from the network. Its \
             users are Ferry's own (`ferry sync user add NAME`). With --sync-certificate and \
-            --sync-key (PEM files) it speaks HTTPS.
+            --sync-key (PEM files) it speaks HTTPS. Without --sync-listen, the listener an \
+            admin saved on the web app's Settings page (sync.json in the state folder) is used.
               ferry serve --sync-listen 0.0.0.0:8123
               ferry serve --sync-listen 192.168.1.5:8123 --sync-certificate cert.pem --sync-key key.pem
 
@@ -209,7 +210,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks
-        configuration.sync = syncListener
+        // The options, else the sync listener saved from an admin's settings page.
+        configuration.sync = try syncListener ?? ListenerSettingFiles(paths: paths).sync().map(SyncListener.init)
         // The options, else `ferry remote enable`'s setting.
         configuration.remote = remote.listen.isEmpty ? try RemoteSetting.read(paths) : remote.settings()
         if let port = aria2Rpc ? aria2Port ?? Aria2Listener.defaultPort : Aria2Setting.port(paths) { configuration.aria2 = Aria2Listener(port: port) }

@@ -58,16 +58,14 @@ struct RemoteOptions: ParsableArguments {
 /// The daemon setting `ferry remote enable` writes (`remote.json` in the state folder).
 enum RemoteSetting {
     static func read(_ paths: FerryPaths) throws -> RemoteSettings? {
-        guard let data = try? Data(contentsOf: paths.remoteSetting) else { return nil }
         do {
-            return try FerryJSON.decoder().decode(RemoteSettings.self, from: data)
+            return try ListenerSettingFiles(paths: paths).remote()
         } catch {
-            throw ValidationError("\(paths.remoteSetting.path) is not Ferry's listener setting (\(error)); `ferry remote disable` removes it.")
+            throw ValidationError(error.message)
         }
     }
 
-    static func write(_ settings: RemoteSettings, _ paths: FerryPaths) throws {
-        try FileManager.default.createDirectory(at: paths.state, withIntermediateDirectories: true)
-        try FerryJSON.encoder(pretty: true).encode(settings).write(to: paths.remoteSetting, options: .atomic)
+    static func write(_ settings: RemoteSettings?, _ paths: FerryPaths) throws {
+        try ListenerSettingFiles(paths: paths).setRemote(settings)
     }
 }

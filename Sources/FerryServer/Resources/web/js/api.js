@@ -156,6 +156,38 @@ export const api = {
     set: (items) => request("/up-next", { method: "PUT", json: { items } }),
   },
 
+  /** Who is signed in: {user?, role: "admin" | "member", via}. */
+  me: () => request("/me"),
+
+  /** The daemon-wide transfer options (an admin's): read redacted, changed with {set, clear}. */
+  config: {
+    get: () => request("/config"),
+    update: (set, clear = []) => request("/config", { method: "PATCH", json: { set, clear } }),
+  },
+
+  /** The listeners the next start opens ({remote?, aria2Port?, sync?}) and where they answer now. */
+  listenerSettings: {
+    get: () => request("/listener-settings"),
+    save: (settings) => request("/listener-settings", { method: "PUT", json: settings }),
+  },
+
+  /** The running listeners beyond loopback: {urls, certificateFingerprint?, caFingerprint?}; 404 without. */
+  remote: () => request("/remote"),
+
+  /** Accounts (an admin's): users with their sessions and tokens. */
+  users: {
+    list: () => request("/users"),
+    add: (name, password, role) => post("/users", { name, password, role }),
+    /** {password} and/or {role} → the account. */
+    update: (name, change) => request(`/users/${encodeURIComponent(name)}`, { method: "PATCH", json: change }),
+    remove: (name) => request(`/users/${encodeURIComponent(name)}`, { method: "DELETE" }),
+    /** kind: "sessions" or "tokens" → {credentials: [{id, createdAt, lastUsedAt?, label?, address?, current?}]}. */
+    credentials: (name, kind) => request(`/users/${encodeURIComponent(name)}/${kind}`),
+    /** Ends one (id) or, without an id, every one but the caller's own. */
+    end: (name, kind, id) => request(`/users/${encodeURIComponent(name)}/${kind}${id ? `/${encodeURIComponent(id)}` : ""}`, { method: "DELETE" }),
+    makeToken: (name, label) => post(`/users/${encodeURIComponent(name)}/tokens`, { label }),
+  },
+
   /** A user's password login; the daemon sets the session cookie. */
   logIn: (name, password) => request("/session", { method: "POST", json: { name, password } }),
 

@@ -1,5 +1,5 @@
 // Ferry's web app: the shell, hash navigation (#/search, #/podcasts, #/podcasts/ID,
-// #/downloads), the login screen, and the live event stream that keeps the transfer store true.
+// #/downloads, and an admin's #/settings and #/users), the login screen, and the live event stream that keeps the transfer store true.
 
 import { h, icon, replace } from "./dom.js";
 import { language, onLanguageChange, t, translate } from "./i18n.js";
@@ -14,6 +14,8 @@ import { mountSearch } from "./views/search.js";
 import { mountPodcasts } from "./views/podcasts.js";
 import { mountPodcast } from "./views/podcast.js";
 import { mountDownloads } from "./views/downloads.js";
+import { mountSettings } from "./views/settings.js";
+import { mountUsers } from "./views/users.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -22,6 +24,9 @@ const ROUTES = [
   { pattern: /^\/podcasts$/, nav: "podcasts", title: () => t("nav.podcasts"), mount: mountPodcasts },
   { pattern: /^\/podcasts\/(\d+)$/, nav: "podcasts", title: () => t("nav.podcast"), mount: mountPodcast, params: (m) => ({ id: m[1] }) },
   { pattern: /^\/downloads$/, nav: "downloads", title: () => t("nav.downloads"), mount: mountDownloads },
+  // An admin's: a member's /v1/me says so, and the daemon refuses them the API (403) anyway.
+  { pattern: /^\/settings$/, nav: "settings", admin: true, title: () => t("nav.settings"), mount: mountSettings },
+  { pattern: /^\/users$/, nav: "users", admin: true, title: () => t("nav.users"), mount: mountUsers },
 ];
 
 const app = {
@@ -32,7 +37,11 @@ const app = {
   events: null,
   started: false,
   loggedOut: false,
+  /** Who is signed in (/v1/me): {user?, role}; admins see Settings and Users. */
+  me: null,
 };
+
+const isAdmin = () => app.me?.role === "admin";
 
 function parseHash() {
   const raw = location.hash.replace(/^#/, "") || "/search";
@@ -63,7 +72,7 @@ function route() {
       break;
     }
   }
-  if (!found) {
+  if (!found || (found.admin && !isAdmin())) {
     history.replaceState(null, "", "#/search");
     return route();
   }
@@ -83,7 +92,7 @@ function route() {
   const container = h("div", { class: `view-body view-${found.nav}` });
   replace($("#view"), container);
   app.routeKey = key;
-  app.view = found.mount(container, params, { store, player: app.player, navigate, setQuery, toast });
+  app.view = found.mount(container, params, { store, player: app.player, navigate, setQuery, toast, me: app.me, admin: isAdmin() });
   $("#main").scrollTo?.(0, 0);
   window.scrollTo(0, 0);
   return undefined;
@@ -274,6 +283,8 @@ async function start() {
     // The daemon served this page, so this is a blip: start anyway; the stream reconnects.
     toast(error.message, { kind: "error" });
   }
+  app.me = await api.me().catch(() => null);
+  for (const link of document.querySelectorAll("[data-admin]")) link.hidden = !isAdmin();
   $("#login").hidden = true;
   $("#shell").hidden = false;
   app.player = new Player($("#player"));

@@ -1,6 +1,7 @@
 // Downloads: every transfer of every session, like a download manager's tabs: in progress
 // (queued, running, paused, waiting, failed), finished (completed) and cancelled. Add a download
-// by pasting a URL; pause or resume them all; clear the finished ones from the list.
+// by pasting a URL, or several with `ferry get`'s options in the New download dialog; pause or
+// resume them all; clear the finished ones from the list.
 //
 // Long lists come in pages, newest first: each tab reads its first page at once and the next as
 // the list scrolls to its end. A tab shows the transfers of its states that are at least as new
@@ -16,6 +17,7 @@ import { t as tr } from "../i18n.js"; // `t` is a transfer here
 import { longStatus, pause, resume, cancel, remove, moveToTop, downloadAgain, priorityLabel, troubled } from "../transfers.js";
 import { notifications } from "../notify.js";
 import { emptyState, errorBox, showError, toast, withBusy } from "../ui.js";
+import { newDownloadDialog } from "./new-download.js";
 
 const TABS = [
   {
@@ -68,8 +70,17 @@ export function mountDownloads(root, params, ctx) {
     aria: { label: tr("downloads.add.label"), describedby: "add-error" },
   });
   const submit = button(tr("downloads.add.submit"), { type: "submit", kind: "primary", icon: "download" });
+  const newDownload = newDownloadDialog({
+    admin: ctx.admin,
+    onCreated: (transfers) => {
+      for (const t of transfers) store.upsert(t);
+      store.refreshCounts(0);
+      if (transfers.some((t) => !FINISHED.has(t.state))) setTab("active");
+    },
+  });
+  const openNew = button(tr("newDownload.open"), { kind: "secondary", icon: "plus", title: tr("newDownload.openTitle"), aria: { haspopup: "dialog" }, onClick: () => newDownload.open() });
   const formError = h("p", { class: "form-error", id: "add-error", role: "alert", hidden: true });
-  const form = h("form", { class: "search-bar", novalidate: true }, h("label", { class: "search-field" }, icon("link", "search-field-icon"), input), submit);
+  const form = h("form", { class: "search-bar", novalidate: true }, h("label", { class: "search-field" }, icon("link", "search-field-icon"), input), submit, openNew);
 
   const tabButtons = new Map(
     TABS.map((t) => [t.name, h("button", { type: "button", role: "tab", id: `tab-${t.name}`, class: "tab", aria: { controls: "downloads-panel" } })]),
@@ -113,6 +124,7 @@ export function mountDownloads(root, params, ctx) {
     h("div", { class: "downloads-bar" }, tabs, bulk),
     panel,
     clearDialog.el,
+    newDownload.el,
   );
 
   // MARK: Adding
@@ -397,6 +409,7 @@ export function mountDownloads(root, params, ctx) {
       for (const pager of Object.values(pagers)) pager.generation += 1;
       document.removeEventListener("visibilitychange", onVisible);
       clearDialog.close();
+      newDownload.close();
       unsubscribeStore();
       unsubscribePlayer();
     },
