@@ -33,6 +33,11 @@ extension PostgresJournal {
         }
     }
 
+    /// None: a cluster's members commit at once, and no counter read by one of them orders its
+    /// reads with the others' commits (a sequence is bumped before its commit; one row counted
+    /// by all would make every write wait for every other, and deadlock some).
+    package func mark() async throws -> JournalMark? { nil }
+
     package func acknowledgedSeq(session: String) async throws -> Int64 {
         try await read { connection in
             for try await seq in try await connection.query(#"SELECT "acknowledgedSeq" FROM session WHERE name = \#(session)"#, logger: self.logger).decode(Int64.self) {

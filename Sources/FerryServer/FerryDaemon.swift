@@ -135,6 +135,8 @@ private struct DaemonParts {
     let syncAuth: SyncAuthenticator
     let login: WebLogin
     let pairing: ExtensionPairing
+    /// The API's transfer lists, for every listener.
+    let transferPages = TransferPageCache()
     let accountLogin: AccountLogin
     let remote: RemoteListeners?
     let logger: Logger
@@ -177,7 +179,7 @@ private struct DaemonParts {
         remoteRoutes.register(on: api)
         web.registerAPI(on: api)
         browserExtension.registerAPI(on: api)
-        TransferRoutes(engine: engine).register(on: api)
+        TransferRoutes(engine: engine, pages: transferPages).register(on: api)
         UploadRoutes(engine: engine).register(on: api)
         ConfigRoutes(engine: engine, hooksEnabled: configuration.hooksEnabled).register(on: api)
         EventRoutes(engine: engine).register(on: api)

@@ -38,6 +38,30 @@ import Testing
 
     /// Live listeners get every journaled event in `seq` order, however many writers race
     /// (an event stream skips numbers it has passed, so an overtaken event would be lost).
+    /// One machine's journal says where it stands: every write of a transfer moves its mark,
+    /// with an event or without. A cluster's cannot say (its members commit at once).
+    @Test(arguments: Kind.available) func theMarkMovesWithEveryWriteOfATransfer(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            guard kind == .sqlite else {
+                #expect(try await journal.mark() == nil)
+                return
+            }
+            var marks = [try #require(try await journal.mark())]
+            let id = try await journal.createTransfers([draft()], reuseExisting: false)[0].record.transferId
+            marks.append(try #require(try await journal.mark()))
+            _ = try await journal.update(id: id) { (record: inout TransferRecord) -> (Void, TransferEvent?) in
+                record.priority = 5
+                return ((), nil)
+            }
+            marks.append(try #require(try await journal.mark()))
+            _ = try await journal.removeTransfer(id: id)
+            marks.append(try #require(try await journal.mark()))
+            #expect(Set(marks.map(\.transferChanges)).count == 4, "\(marks)")
+            #expect(marks[1].lastEventSeq > marks[0].lastEventSeq, "the created event")
+            #expect(try await journal.mark() == marks[3], "nothing written since")
+        }
+    }
+
     @Test(arguments: Kind.available) func committedEventsArriveInSequenceOrder(_ kind: Kind) async throws {
         try await Self.withJournal(kind) { journal in
             let seen = Mutex<[Int64]>([])

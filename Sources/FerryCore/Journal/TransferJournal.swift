@@ -65,6 +65,11 @@ package protocol TransferJournal: Sendable {
     /// Calls `handler` with every event journaled from now on, once committed, in `seq` order,
     /// one at a time; it must return quickly.
     func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void)
+
+    /// Where the journal stands: a count that grows with every write of a transfer (with an
+    /// event or without), and the newest event. Equal marks: every transfer reads as it did.
+    /// Nil when the journal cannot say (a cluster's).
+    func mark() async throws -> JournalMark?
 }
 
 package enum TransferJournalKeys {
@@ -111,5 +116,16 @@ extension TransferJournal {
     @discardableResult
     package func updateDaemonOptions(_ change: @escaping @Sendable (TransferOptions) throws -> TransferOptions) async throws -> TransferOptions {
         try await updateSessionOptions(TransferJournalKeys.daemonOptions, change)
+    }
+}
+
+/// ``TransferJournal/mark()``: what a list read at this mark may be given again for.
+package struct JournalMark: Hashable, Sendable {
+    package var transferChanges: Int64
+    package var lastEventSeq: Int64
+
+    package init(transferChanges: Int64, lastEventSeq: Int64) {
+        self.transferChanges = transferChanges
+        self.lastEventSeq = lastEventSeq
     }
 }

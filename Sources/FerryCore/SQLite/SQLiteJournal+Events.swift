@@ -32,6 +32,15 @@ extension SQLiteJournal {
         }
     }
 
+    package func mark() async throws -> JournalMark? {
+        try await writer.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT (SELECT changes FROM transferVersion), (SELECT seq FROM sqlite_sequence WHERE name = 'event')"
+            )
+            return JournalMark(transferChanges: row?[0] ?? 0, lastEventSeq: row?[1] ?? 0)
+        }
+    }
+
     package func acknowledgedSeq(session: String) async throws -> Int64 {
         try await writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT acknowledgedSeq FROM session WHERE name = ?", arguments: [session]) ?? 0

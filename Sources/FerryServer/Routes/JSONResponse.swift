@@ -18,7 +18,7 @@ func jsonResponse<Value: Encodable>(_ value: Value, status: HTTPResponse.Status 
     jsonResponse(body: ByteBuffer(bytes: try FerryJSON.encoder().encode(value)), status: status)
 }
 
-private func jsonResponse(body: ByteBuffer, status: HTTPResponse.Status) -> Response {
+func jsonResponse(body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
     Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
 }
 

@@ -7,6 +7,8 @@ import Hummingbird
 /// `/v1/transfers`: create, list, get, pause, resume, cancel, remove, resume data.
 struct TransferRoutes {
     let engine: TransferEngine
+    /// Shared by every listener's router.
+    let pages: TransferPageCache
 
     func register(on api: RouterGroup<FerryRequestContext>) {
         api.post("transfers") { request, context in try await create(request, context) }
@@ -114,6 +116,10 @@ struct TransferRoutes {
     }
 
     private func list(_ request: Request, _ context: FerryRequestContext) async throws -> Response {
+        // The mark first: a change made while the list is read makes the next mark another.
+        let mark = try await engine.journal.mark()
+        let key = TransferPageCache.Key(query: request.uri.query ?? "", viewer: context.credential?.isMember == true ? context.credential?.user : nil)
+        if let mark, let body = pages.body(for: key, at: mark) { return jsonResponse(body: body) }
         let query = request.uri.queryParameters
         let session = query.get("session")
         var states: Set<TransferState>?
@@ -138,7 +144,9 @@ struct TransferRoutes {
         guard order == "asc" || order == "desc" else { throw FerryError.invalidRequest("order is asc (oldest first) or desc (newest first).") }
         var list = try await engine.list(session: session, states: states, limit: limit, cursor: query.get("cursor"), newestFirst: order == "desc")
         if context.credential?.isMember == true { list.transfers = list.transfers.map { Self.shown($0, to: context) } }
-        return try jsonResponse(list)
+        let body = try TransferListJSON.encode(list)
+        if let mark { pages.keep(body, of: list, at: mark, for: key) }
+        return jsonResponse(body: body)
     }
 
     /// The path's transfer id, when the request may act on it: a member only on their own.

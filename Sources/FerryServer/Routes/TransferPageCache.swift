@@ -1,0 +1,48 @@
+import FerryCore
+import FerryKit
+import Foundation
+import NIOCore
+import Synchronization
+
+/// The last answers of `GET /v1/transfers`, written once and sent again while the journal's
+/// mark (``TransferJournal/mark()``: every write of a transfer, and the newest event) is the
+/// one they were read at, none of their transfers is running (a running one's bytes move between
+/// writes), and they are under a second old (a file deleted behind Ferry's back shows as missing
+/// by then). Fifty browsers polling the first page cost one read of it, not fifty (bench
+/// scenario 12). A cluster's journal has no mark: every list is read.
+final class TransferPageCache: Sendable {
+    /// One list as one viewer sees it: the query as sent, and the member it is shown to (nil:
+    /// whoever sees everything).
+    struct Key: Hashable, Sendable {
+        var query: String
+        var viewer: String?
+    }
+
+    private struct Entry {
+        var mark: JournalMark
+        var body: ByteBuffer
+        var at: ContinuousClock.Instant
+    }
+
+    static let lifetime = Duration.seconds(1)
+    /// Distinct lists kept (each one page).
+    static let capacity = 32
+    private let entries = Mutex<[Key: Entry]>([:])
+
+    /// The answer kept for `key`, if it was read at `mark` and is fresh.
+    func body(for key: Key, at mark: JournalMark, now: ContinuousClock.Instant = .now) -> ByteBuffer? {
+        entries.withLock { entries in
+            guard let entry = entries[key], entry.mark == mark, now - entry.at < Self.lifetime else { return nil }
+            return entry.body
+        }
+    }
+
+    /// Keeps the answer to `list`, read at `mark` (taken before it was read), unless a transfer in it is running.
+    func keep(_ body: ByteBuffer, of list: TransferList, at mark: JournalMark, for key: Key, now: ContinuousClock.Instant = .now) {
+        guard !list.transfers.contains(where: { $0.state == .running }) else { return }
+        entries.withLock { entries in
+            if entries.count >= Self.capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[key] = Entry(mark: mark, body: body, at: now)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import FerryCore
+import FerryKit
+import FerryTestSupport
+import Foundation
+import NIOCore
+import Testing
+
+@testable import FerryServer
+
+/// `GET /v1/transfers` answered again from what was written while nothing changed: every
+/// command that changes a listed transfer shows in the next list at once (with an event or
+/// without), running transfers are never kept, and a member's view is the member's.
+@Suite struct TransferPageCacheTests {
+    @Test func anAnswerIsKeptForItsMarkAndItsSecondUnlessATransferRuns() {
+        let cache = TransferPageCache()
+        let key = TransferPageCache.Key(query: "limit=100&order=desc", viewer: nil)
+        let t0 = ContinuousClock.now
+        let mark = JournalMark(transferChanges: 40, lastEventSeq: 7)
+        func list(_ state: TransferState) -> TransferList {
+            let date = Date(timeIntervalSince1970: 1_700_000_000)
+            return TransferList(transfers: [Transfer(id: 1, url: "http://x/a", session: "cli", state: state, createdAt: date, updatedAt: date)], lastEventSeq: 7)
+        }
+        cache.keep(ByteBuffer(string: "queued"), of: list(.queued), at: mark, for: key, now: t0)
+        #expect(cache.body(for: key, at: mark, now: t0 + .milliseconds(900)) == ByteBuffer(string: "queued"))
+        #expect(cache.body(for: key, at: JournalMark(transferChanges: 41, lastEventSeq: 7), now: t0) == nil, "a transfer written since")
+        #expect(cache.body(for: key, at: JournalMark(transferChanges: 40, lastEventSeq: 8), now: t0) == nil, "an event since")
+        #expect(cache.body(for: key, at: mark, now: t0 + .seconds(1)) == nil, "a second old")
+        #expect(cache.body(for: .init(query: key.query, viewer: "bob"), at: mark, now: t0) == nil, "another viewer")
+        cache.keep(ByteBuffer(string: "running"), of: list(.running), at: JournalMark(transferChanges: 50, lastEventSeq: 9), for: key, now: t0)
+        #expect(cache.body(for: key, at: JournalMark(transferChanges: 50, lastEventSeq: 9), now: t0) == nil, "a running transfer's bytes move")
+    }
+
+    @Test func everyCommandShowsInTheNextListAtOnce() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let later = TransferOptions(startAfter: Date().addingTimeInterval(86_400))
+                let created = try await d.client.createTransfers(
+                    CreateTransfersRequest(urls: ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b", "http://127.0.0.1:9/c"], session: "cli", options: later)
+                ).transfers.map(\.id)
+                func page() async throws -> [Transfer] { try await d.client.transfers(limit: 100, newestFirst: true).transfers }
+                func listed(_ id: Int64) async throws -> Transfer? { try await page().first { $0.id == id } }
+                #expect(try await page().map(\.id) == created.reversed())
+                #expect(try await page().map(\.id) == created.reversed(), "the same answer again")
+
+                // Without an event: a new priority, a new place in the queue.
+                _ = try await d.client.update(created[1], TransferUpdate(priority: .high))
+                #expect(try await listed(created[1])?.priority == .high)
+                _ = try await d.client.update(created[1], TransferUpdate(priority: .low))
+                #expect(try await listed(created[1])?.priority == .low)
+                // With events.
+                _ = try await d.client.pause(created[0])
+                #expect(try await listed(created[0])?.state == .paused)
+                _ = try await d.client.resume(created[0])
+                #expect(try await listed(created[0])?.state != .paused)
+                _ = try await d.client.cancel(created[2])
+                #expect(try await listed(created[2])?.state == .cancelled)
+                try await d.client.remove(created[2])
+                #expect(try await page().map(\.id) == [created[1], created[0]])
+                let more = try await d.client.createTransfers(CreateTransfersRequest(urls: ["http://127.0.0.1:9/d"], session: "cli", options: later))
+                #expect(try await page().first?.id == more.transfers[0].id)
+            }
+        }
+    }
+}
