@@ -1,5 +1,5 @@
 // Ferry's web app: the shell, hash navigation (#/search, #/podcasts, #/podcasts/ID,
-// #/downloads), the login screen, and the live event stream that keeps the transfer store true.
+// #/downloads, #/device), the login screen, and the live event stream that keeps the transfer store true.
 
 import { h, icon, replace } from "./dom.js";
 import { language, onLanguageChange, t, translate } from "./i18n.js";
@@ -14,6 +14,8 @@ import { mountSearch } from "./views/search.js";
 import { mountPodcasts } from "./views/podcasts.js";
 import { mountPodcast } from "./views/podcast.js";
 import { mountDownloads } from "./views/downloads.js";
+import { mountDevice } from "./views/device.js";
+import { registerServiceWorker, sendPositionsWhenBack } from "./offline.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -22,6 +24,7 @@ const ROUTES = [
   { pattern: /^\/podcasts$/, nav: "podcasts", title: () => t("nav.podcasts"), mount: mountPodcasts },
   { pattern: /^\/podcasts\/(\d+)$/, nav: "podcasts", title: () => t("nav.podcast"), mount: mountPodcast, params: (m) => ({ id: m[1] }) },
   { pattern: /^\/downloads$/, nav: "downloads", title: () => t("nav.downloads"), mount: mountDownloads },
+  { pattern: /^\/device$/, nav: "device", title: () => t("nav.device"), mount: mountDevice },
 ];
 
 const app = {
@@ -267,6 +270,7 @@ async function start() {
   $(".topbar .logout").before(languageSwitch({ compact: true }));
   onLanguageChange(languageChanged);
   onUnauthorized(showLogin);
+  registerServiceWorker();
   try {
     await api.status();
   } catch (error) {
@@ -278,6 +282,7 @@ async function start() {
   $("#shell").hidden = false;
   app.player = new Player($("#player"));
   new UpNext(app.player);
+  const sendPositions = sendPositionsWhenBack(app.player);
   for (const button of document.querySelectorAll(".logout")) {
     button.addEventListener("click", async () => {
       await api.logout().catch(() => {});
@@ -295,6 +300,7 @@ async function start() {
       notifications.handle(event).catch((error) => console.warn("notification failed", error));
     },
     onOpen: () => {
+      sendPositions();
       store.resync().catch((error) => {
         if (error.status !== 401) toast(t("error.withPrefix", { prefix: t("error.readDownloads"), message: error.message }), { kind: "error" });
       });
