@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from conftest import PHONE, screenshot
-from helpers import assert_not_clipped, audio, episode, readable_message, wait_for_playable, wait_until
+from helpers import assert_not_clipped, audio, episode, readable_message, search_songs, track, wait_for_playable, wait_until
 from servers import rss, wav
 
 TITLE = "Harbour Nights"
@@ -267,3 +267,35 @@ def test_no_room_is_said_clearly_in_the_users_language(daemon, pages, offline_fe
     readable_message(page.locator(".toast-error").first, "не осталось места")
     assert kept(page, f"episodes/{ids[TITLE]}")["facts"]["error"] == "quota"
     screenshot(page, f"offline-quota-phone-{'estimate' if full == FULL_ESTIMATE else 'disk'}")
+
+
+def test_a_song_kept_plays_offline(daemon, pages, catalog, files):
+    song = next(s for s in catalog.songs if s["trackName"] == "Winter Wind")
+    path = f"/previews/{song['trackId']}.wav"
+    rate = files.files[path].rate
+    files.set_rate(path, None)  # no need to watch the daemon download it
+    try:
+        preview = daemon.api("POST", "/v1/catalog/previews", {"trackId": song["trackId"], "session": "web"})
+        wait_until(lambda: daemon.api("GET", f"/v1/transfers/{preview['id']}")["state"] == "completed", message="the preview to download")
+    finally:
+        files.set_rate(path, rate)
+    size = daemon.api("GET", f"/v1/transfers/{preview['id']}")["totalBytes"]
+    key = f"tracks/{song['trackId']}"
+
+    page = open_page(pages, daemon, "#/search")
+    search_songs(page, "winter wind")
+    row = track(page, "Winter Wind")
+    row.get_by_role("button", name="Keep Winter Wind on this device").click()
+    expect(row.locator(".keep")).to_have_attribute("data-state", "done", timeout=30_000)
+    expect(row.locator(".keep .keep-done")).to_be_visible()
+    assert_not_clipped(row.locator(".keep .keep-done"))
+    assert kept(page, key)["bytes"] == size
+
+    page.context.set_offline(True)
+    page.goto(f"{daemon.url}/#/device")
+    page.reload()
+    page.locator(f'li.kept-item[data-key="{key}"]').get_by_role("button", name="Play Winter Wind").click()
+    wait_for_playable(page)
+    wait_until(lambda: audio(page, "!a.paused && a.currentTime > 0.5"), timeout=10, message="the kept song to play")
+    assert audio(page, "a.dataset.source") == "device" and audio(page, "a.dataset.trackId") == str(song["trackId"])
+    page.context.set_offline(False)

@@ -44,7 +44,7 @@ struct WebAppMiddleware: RouterMiddleware {
         let version = SHA256.hash(data: Data(tags.utf8)).prefix(8).hexText
         struct Listing: Encodable { var version: String, files: [String] }
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(Listing(version: version, files: paths))) ?? Data()
     }
 

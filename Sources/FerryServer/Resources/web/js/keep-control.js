@@ -5,7 +5,7 @@
 import { h, icon, button, replace, progressBar } from "./dom.js";
 import { amount, bytes } from "./format.js";
 import { t } from "./i18n.js";
-import { toast } from "./ui.js";
+import { showError, toast } from "./ui.js";
 import { keeper } from "./keep.js";
 
 /** Why keeping stopped, in words. */
@@ -15,14 +15,9 @@ export function keepError(facts) {
   return t("keep.error.network");
 }
 
-/** Keeps `what()` (an item's facts for keeper.keep), telling the listener when there is no room. */
-export async function keepNow(what) {
-  try {
-    await keeper.keep(what);
-  } catch (error) {
-    if (error?.name === "QuotaExceededError") toast(t("keep.error.quota"), { kind: "error" });
-    else throw error;
-  }
+/** Runs a keeping action: no room is said in words (the browser's quota), anything else as the error says. */
+function attempt(action) {
+  return action().catch((error) => (error?.name === "QuotaExceededError" ? toast(t("keep.error.quota"), { kind: "error" }) : showError(error)));
 }
 
 /**
@@ -45,7 +40,7 @@ export function keepControl(what, { compact = false } = {}) {
 
   const title = () => what().title || t("player.untitled");
   const remove = () =>
-    button(t("keep.remove"), { icon: "trash", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost act-unkeep", "aria-label": t("keep.removeName", { title: title() }), onClick: () => keeper.remove(key) });
+    button(t("keep.remove"), { icon: "trash", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost act-unkeep", "aria-label": t("keep.removeName", { title: title() }), onClick: () => attempt(() => keeper.remove(key)) });
 
   function render() {
     const facts = keeper.get(key);
@@ -77,17 +72,17 @@ export function keepControl(what, { compact = false } = {}) {
             kind: compact ? "ghost" : "secondary",
             class: compact ? "btn btn-icon btn-ghost act-keep" : "btn btn-secondary act-keep",
             "aria-label": t("keep.keepName", { title: title() }),
-            onClick: () => keepNow(what()),
+            onClick: () => attempt(() => keeper.keep(what())),
           }),
         );
         break;
       case "fetching":
-        replace(actions, button(t("keep.pause"), { icon: "pause", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost act-keep-pause", "aria-label": t("keep.pauseName", { title: title() }), onClick: () => keeper.pause(key) }), remove());
+        replace(actions, button(t("keep.pause"), { icon: "pause", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost act-keep-pause", "aria-label": t("keep.pauseName", { title: title() }), onClick: () => attempt(() => keeper.pause(key)) }), remove());
         replace(el, compact ? null : bar.el, text, actions);
         break;
       case "paused":
       case "failed":
-        replace(actions, button(t("keep.resume"), { icon: state === "failed" ? "refresh" : "resume", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost act-keep-resume", "aria-label": t("keep.resumeName", { title: title() }), onClick: () => keeper.resume(key).catch(() => {}) }), remove());
+        replace(actions, button(t("keep.resume"), { icon: state === "failed" ? "refresh" : "resume", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost act-keep-resume", "aria-label": t("keep.resumeName", { title: title() }), onClick: () => attempt(() => keeper.resume(key)) }), remove());
         replace(el, compact ? null : bar.el, text, actions);
         break;
       default:

@@ -33,7 +33,7 @@ class Keeper {
     this.live = new Map();
     this.controllers = new Map();
     this.listeners = new Set();
-    this.ready = this.supported() ? this.load() : Promise.resolve();
+    this.ready = this.supported() ? this.load().catch((error) => console.warn("kept items not read", error)) : Promise.resolve();
     navigator.serviceWorker?.addEventListener("message", (event) => {
       if (event.data?.type === "kept") this.refresh(event.data.key);
     });
