@@ -94,6 +94,24 @@ def test_the_shell_loads_offline_after_one_visit(daemon, pages):
     page.context.set_offline(False)
 
 
+def test_a_visit_online_replaces_an_older_shell(daemon, pages):
+    page = open_page(pages, daemon, "#/podcasts")
+    version = daemon_shell_version(daemon)
+    # As if an older daemon's app were kept: another version, with another index.html.
+    page.evaluate(
+        """async (version) => {
+            await caches.delete('ferry-shell-' + version);
+            const old = await caches.open('ferry-shell-0123456789abcdef');
+            await old.put('/index.html', new Response('<p>an older Ferry</p>', {headers: {'Content-Type': 'text/html'}}));
+        }""",
+        version,
+    )
+    page.reload()
+    expect(page.locator("#shell")).to_be_visible()
+    wait_until(lambda: [k for k in page.evaluate("caches.keys()") if k.startswith("ferry-shell-")] == [f"ferry-shell-{version}"], timeout=10, message="the current shell, alone")
+    assert "an older Ferry" not in page.evaluate("caches.match('/index.html').then((r) => r.text())")
+
+
 def daemon_shell_version(daemon) -> str:
     import json
     import urllib.request
