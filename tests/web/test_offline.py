@@ -88,6 +88,9 @@ def test_the_shell_loads_offline_after_one_visit(daemon, pages):
     assert any(url.endswith("/js/app.js") for url in from_worker) and any(url.endswith("/i18n/ru.json") for url in from_worker), from_worker
     page.goto(f"{daemon.url}/#/device")
     expect(page.locator(".view-device .empty")).to_contain_text("На устройстве пока ничего не сохранено")
+    # Offline by the browser's own word: the banner says the daemon is away, no error piles up.
+    expect(page.locator("#banner")).to_be_visible()
+    expect(page.locator(".toast-error")).to_have_count(0)
     screenshot(page, "offline-shell-phone")
     # The API is never kept: offline, it fails as it does without a worker.
     assert page.evaluate("fetch('/v1/status').then(() => 'answered', () => 'failed')") == "failed"

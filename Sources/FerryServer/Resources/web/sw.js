@@ -26,6 +26,11 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(self.clients.claim());
 });
 
+// A page that started while this worker was installing asks to be claimed (js/offline.js).
+self.addEventListener("message", (event) => {
+  if (event.data?.type === "claim") event.waitUntil(self.clients.claim());
+});
+
 /** Keeps the shell /shell.json lists, unless that version is kept already; then drops the others. */
 async function keepShell() {
   const response = await fetch("/shell.json", { cache: "no-store" });

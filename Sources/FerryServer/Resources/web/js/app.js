@@ -276,7 +276,8 @@ async function start() {
   } catch (error) {
     if (error.status === 401) return; // the login screen is up
     // The daemon served this page, so this is a blip: start anyway; the stream reconnects.
-    toast(error.message, { kind: "error" });
+    // (Offline, the service worker served it: the banner says so, what is kept plays.)
+    if (navigator.onLine) toast(error.message, { kind: "error" });
   }
   $("#login").hidden = true;
   $("#shell").hidden = false;

@@ -113,8 +113,8 @@ class Keeper {
    * when known}). Throws a QuotaError when the browser says there is no room.
    */
   async keep(item) {
-    // Asked once: a browser may then keep these when it runs short of space (Chromium decides
-    // by itself, Firefox asks the user).
+    // Asked with each keep (answered at once after the first): a browser that grants it keeps
+    // these when it runs short of space (Chromium decides by itself, Firefox asks the user).
     navigator.storage?.persist?.().catch(() => {});
     const facts = await this.save({ bytes: 0, etag: null, contentType: null, ...this.items.get(item.key), ...item, state: "fetching", error: null, keptAt: Date.now() });
     return this.start(facts);

@@ -8,6 +8,11 @@ import { pendingPlayback } from "./playback-queue.js";
 export function registerServiceWorker() {
   if (!("serviceWorker" in navigator) || !isSecureContext) return;
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch((error) => console.warn("service worker not registered", error));
+  // A page loaded while the worker was installing can miss its claim (it was not a client yet):
+  // it asks once more, so that what is kept plays without a reload.
+  navigator.serviceWorker.ready.then((registration) => {
+    if (!navigator.serviceWorker.controller) registration.active?.postMessage({ type: "claim" });
+  });
 }
 
 /** Sends the positions saved offline now, and each time the network comes back. */
