@@ -249,6 +249,16 @@ def test_background_fetch_keeps_an_episode(daemon, pages, offline_feed, offline_
     control = row.locator(".keep")
     expect(control).to_have_attribute("data-state", "fetching")
     wait_until(lambda: page.evaluate("navigator.serviceWorker.ready.then((r) => r.backgroundFetch.getIds())") == [f"keep:{key}"], timeout=5, message="a Background Fetch")
+    # Its progress shows as the browser reports it.
+    wait_until(lambda: kept_live(page, key) > 200_000, timeout=15, message="progress from the Background Fetch")
+    expect(control.locator(".keep-text")).to_contain_text(re.compile(r"Keeping on this device: \d+\.\d% of 2\.6 MB"))
+    # Paused: the Background Fetch is aborted (what it had fetched is not handed over), then
+    # resumed as a new one.
+    row.get_by_role("button", name=f"Pause keeping {OTHER}").click()
+    expect(control).to_have_attribute("data-state", "paused")
+    wait_until(lambda: page.evaluate("navigator.serviceWorker.ready.then((r) => r.backgroundFetch.getIds())") == [], timeout=5, message="the Background Fetch to end")
+    row.get_by_role("button", name=f"Resume keeping {OTHER}").click()
+    expect(control).to_have_attribute("data-state", "fetching")
     # The browser fetches it; the worker writes it when it is all there.
     expect(control).to_have_attribute("data-state", "done", timeout=30_000)
     done = kept(page, key)

@@ -135,7 +135,13 @@ self.addEventListener("backgroundfetchfail", (event) => {
 // A pause in the app, or Cancel in the system's notification: what was kept before stays, and
 // the item waits to be resumed (Background Fetch hands over nothing of an aborted fetch).
 self.addEventListener("backgroundfetchabort", (event) => {
-  event.waitUntil(update(keyOf(event.registration), { state: "paused" }));
+  event.waitUntil(
+    (async () => {
+      // Resumed already (a new fetch under the same id): that one's state stands.
+      if (await self.registration.backgroundFetch.get(event.registration.id)) return;
+      await update(keyOf(event.registration), { state: "paused" });
+    })(),
+  );
 });
 
 self.addEventListener("backgroundfetchclick", (event) => {
