@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import re
+import urllib.request
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -92,7 +94,7 @@ def test_the_shell_loads_offline_after_one_visit(daemon, pages):
     expect(page.locator("#banner")).to_be_visible()
     expect(page.locator(".toast-error")).to_have_count(0)
     screenshot(page, "offline-shell-phone")
-    # The API is never kept: offline, it fails as it does without a worker.
+    # The API is never kept (the app asked for /v1/status online): offline, it fails as without a worker.
     assert page.evaluate("fetch('/v1/status').then(() => 'answered', () => 'failed')") == "failed"
     page.context.set_offline(False)
 
@@ -116,9 +118,6 @@ def test_a_visit_online_replaces_an_older_shell(daemon, pages):
 
 
 def daemon_shell_version(daemon) -> str:
-    import json
-    import urllib.request
-
     return json.loads(urllib.request.urlopen(daemon.url + "/shell.json").read())["version"]
 
 
