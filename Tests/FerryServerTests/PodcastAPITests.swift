@@ -65,6 +65,10 @@ import Testing
                     #expect(saved.positionSeconds == 312.5 && !saved.played)
                     let resumed = try await d.client.podcast(detail.podcast.id).episodes.first { $0.id == episode.id }
                     #expect(resumed?.playback?.positionSeconds == 312.5)
+                    // Read alone (a browser back online compares it with what it saved offline).
+                    let read = try await d.raw(.GET, "/v1/episodes/\(episode.id)/playback")
+                    #expect(read.status == 200 && read.body.contains(#""positionSeconds":312.5"#) && read.body.contains("updatedAt"), "\(read.body)")
+                    #expect(try await d.raw(.GET, "/v1/episodes/\(detail.episodes[0].id)/playback").status == 204)
                     #expect(try await d.client.updatePlayback(episode: episode.id, PlaybackUpdate(positionSeconds: 740, durationSeconds: 754)).played)
                     #expect(try await !d.client.updatePlayback(episode: episode.id, PlaybackUpdate(played: false)).played)
                     await #expect(throws: FerryError.self) {

@@ -1,6 +1,8 @@
 import FerryKit
+@testable import FerryServer
 import FerryTestSupport
 import Foundation
+import NIOCore
 import Testing
 
 /// The web app's way in: one-time login links, the session cookie, the library's files with
@@ -58,6 +60,32 @@ import Testing
                 #expect(foreign.status == 403)
             }
         }
+    }
+
+    /// The service worker at the root (its scope: the whole app) and the list of what it keeps offline.
+    @Test func theServiceWorkerAndItsShellListAreServed() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let worker = try await d.raw(.GET, "/sw.js", authorized: false)
+                #expect(worker.status == 200 && worker.headers.first(name: "Content-Type") == "text/javascript; charset=utf-8")
+                let shell = try await d.raw(.GET, "/shell.json", authorized: false)
+                #expect(shell.status == 200 && shell.headers.first(name: "Content-Type") == "application/json")
+                struct Listing: Decodable { var version: String, files: [String] }
+                let listing = try JSONDecoder().decode(Listing.self, from: Data(shell.body.utf8))
+                #expect(listing.version.count == 16)
+                #expect(["/index.html", "/js/app.js", "/css/base.css", "/i18n/ru.json", "/manifest.webmanifest"].allSatisfy(listing.files.contains))
+                #expect(!listing.files.contains("/sw.js") && !listing.files.contains("/shell.json"))
+            }
+        }
+    }
+
+    @Test func theShellVersionChangesWithAnyFile() {
+        let one = WebAppMiddleware(files: ["index.html": Data("a".utf8), "js/app.js": Data("b".utf8)])
+        let same = WebAppMiddleware(files: ["index.html": Data("a".utf8), "js/app.js": Data("b".utf8)])
+        let changed = WebAppMiddleware(files: ["index.html": Data("a".utf8), "js/app.js": Data("c".utf8)])
+        let body = { (middleware: WebAppMiddleware) in String(buffer: middleware.files["/shell.json"]!.body) }
+        #expect(body(one) == body(same))
+        #expect(body(one) != body(changed))
     }
 
     @Test func finishedFilesAreServedWithRanges() async throws {

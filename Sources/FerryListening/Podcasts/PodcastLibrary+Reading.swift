@@ -22,6 +22,11 @@ extension PodcastLibrary {
         try await store.updatePlayback(listener, media, id: id, update)
     }
 
+    /// Where the listener is in an episode or a song; nil when nothing was saved (or there is no such one).
+    package func playback(_ media: PlaybackMedia, id: Int64) async throws -> Playback? {
+        try await store.playbacks(listener, media, ids: [id])[id]
+    }
+
     /// Every episode of the podcast played ("mark all played"), for the listener.
     package func markPlayed(_ id: Int64) async throws -> PodcastDetail {
         _ = try await subscribed(id)

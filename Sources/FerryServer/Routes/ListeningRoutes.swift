@@ -14,6 +14,14 @@ struct ListeningRoutes {
             let id = try context.parameters.podcastID()
             return try jsonResponse(try await podcasts.as(context.listener).markPlayed(id))
         }
+        // Where the listener is, alone: a browser back online asks before it sends a position
+        // saved offline, so that it never overwrites a newer one (204: none saved).
+        api.get("episodes/:id/playback") { _, context in
+            try await playbackResponse(.episode, id: try context.parameters.mediaID("an episode"), context)
+        }
+        api.get("tracks/:id/playback") { _, context in
+            try await playbackResponse(.track, id: try context.parameters.mediaID("a song's track"), context)
+        }
         api.put("episodes/:id/playback") { request, context in
             let id = try context.parameters.mediaID("an episode")
             let update = try await request.decodeJSON(PlaybackUpdate.self, context: context)
@@ -41,5 +49,10 @@ struct ListeningRoutes {
             let order = try await request.decodeJSON(UpNextOrder.self, context: context)
             return try jsonResponse(try await podcasts.as(context.listener).setUpNext(order))
         }
+    }
+
+    private func playbackResponse(_ media: PlaybackMedia, id: Int64, _ context: FerryRequestContext) async throws -> Response {
+        guard let playback = try await podcasts.as(context.listener).playback(media, id: id) else { return Response(status: .noContent) }
+        return try jsonResponse(playback)
     }
 }

@@ -147,6 +147,8 @@ export const api = {
    */
   playback: {
     save: (key, update, { keepalive = false } = {}) => request(`/${key}/playback`, { method: "PUT", json: update, keepalive }),
+    /** → the playback, or null when none was saved. */
+    get: (key) => request(`/${key}/playback`),
   },
 
   /** Up Next: {items: [{kind, id, title, subtitle, artworkURL, durationSeconds, playURL, playback}]}. */

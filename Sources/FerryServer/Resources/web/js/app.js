@@ -1,5 +1,5 @@
 // Ferry's web app: the shell, hash navigation (#/search, #/podcasts, #/podcasts/ID,
-// #/downloads, and an admin's #/settings and #/users), the login screen, and the live event stream that keeps the transfer store true.
+// #/downloads, #/device, and an admin's #/settings and #/users), the login screen, and the live event stream that keeps the transfer store true.
 
 import { h, icon, replace } from "./dom.js";
 import { language, onLanguageChange, t, translate } from "./i18n.js";
@@ -16,6 +16,8 @@ import { mountPodcast } from "./views/podcast.js";
 import { mountDownloads } from "./views/downloads.js";
 import { mountSettings } from "./views/settings.js";
 import { mountUsers } from "./views/users.js";
+import { mountDevice } from "./views/device.js";
+import { registerServiceWorker, sendPositionsWhenBack } from "./offline.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -24,6 +26,7 @@ const ROUTES = [
   { pattern: /^\/podcasts$/, nav: "podcasts", title: () => t("nav.podcasts"), mount: mountPodcasts },
   { pattern: /^\/podcasts\/(\d+)$/, nav: "podcasts", title: () => t("nav.podcast"), mount: mountPodcast, params: (m) => ({ id: m[1] }) },
   { pattern: /^\/downloads$/, nav: "downloads", title: () => t("nav.downloads"), mount: mountDownloads },
+  { pattern: /^\/device$/, nav: "device", title: () => t("nav.device"), mount: mountDevice },
   // An admin's: a member's /v1/me says so, and the daemon refuses them the API (403) anyway.
   { pattern: /^\/settings$/, nav: "settings", admin: true, title: () => t("nav.settings"), mount: mountSettings },
   { pattern: /^\/users$/, nav: "users", admin: true, title: () => t("nav.users"), mount: mountUsers },
@@ -276,12 +279,14 @@ async function start() {
   $(".topbar .logout").before(languageSwitch({ compact: true }));
   onLanguageChange(languageChanged);
   onUnauthorized(showLogin);
+  registerServiceWorker();
   try {
     await api.status();
   } catch (error) {
     if (error.status === 401) return; // the login screen is up
     // The daemon served this page, so this is a blip: start anyway; the stream reconnects.
-    toast(error.message, { kind: "error" });
+    // (Offline, the service worker served it: the banner says so, what is kept plays.)
+    if (navigator.onLine) toast(error.message, { kind: "error" });
   }
   app.me = await api.me().catch(() => null);
   for (const link of document.querySelectorAll("[data-admin]")) link.hidden = !isAdmin();
@@ -289,6 +294,7 @@ async function start() {
   $("#shell").hidden = false;
   app.player = new Player($("#player"));
   new UpNext(app.player);
+  const sendPositions = sendPositionsWhenBack(app.player);
   for (const button of document.querySelectorAll(".logout")) {
     button.addEventListener("click", async () => {
       await api.logout().catch(() => {});
@@ -306,6 +312,7 @@ async function start() {
       notifications.handle(event).catch((error) => console.warn("notification failed", error));
     },
     onOpen: () => {
+      sendPositions();
       store.resync().catch((error) => {
         if (error.status !== 401) toast(t("error.withPrefix", { prefix: t("error.readDownloads"), message: error.message }), { kind: "error" });
       });

@@ -4,8 +4,10 @@
 // file plays from its transfer (GET /v1/transfers/{id}/file). All are served with Range, so
 // seeking works. For an episode or a song the player keeps the daemon told where the listener is
 // (PUT /v1/episodes/{id}/playback or /v1/tracks/{trackId}/playback: every few seconds while
-// playing, on pause, seek and end, and when the page is hidden or closed), and starts where the
-// last listen stopped, in any browser. An episode plays at its podcast's speed.
+// playing, on pause, seek and end, and when the page is hidden or closed; kept to send later when
+// the daemon cannot be reached, playback-queue.js), and starts where the last listen stopped, in
+// any browser. An episode plays at its podcast's speed. An item kept on this device (keep.js)
+// plays from there (/kept/..., answered by the service worker), with or without a network.
 //
 // The controls (skip, speed, sleep timer), keyboard shortcuts, the Media Session and the panel
 // with chapters and the transcript live in player-*.js; they listen to the player's events:
@@ -20,6 +22,8 @@ import { PlayerControls, SPEEDS } from "./player-controls.js";
 import { PlayerPanel } from "./player-panel.js";
 import { mountShortcuts } from "./player-keys.js";
 import { mountMediaSession } from "./player-session.js";
+import { keeper } from "./keep.js";
+import { pendingPlayback } from "./playback-queue.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 /** Why the <audio> element stopped, by MediaError code. */
@@ -225,10 +229,16 @@ export class Player extends EventTarget {
     item.savedPosition = position;
     const update = { positionSeconds: position };
     if (duration) update.durationSeconds = duration;
+    const noted = pendingPlayback.note(item.key, update);
     api.playback
       .save(item.key, update, { keepalive })
-      .then((playback) => this.remember(item.key, playback))
-      .catch(() => {
+      .then((playback) => {
+        pendingPlayback.sent(item.key, noted);
+        this.remember(item.key, playback);
+      })
+      .catch((error) => {
+        // Unreachable: noted, it goes when the daemon is back. Refused: never.
+        if (error.code !== "network") pendingPlayback.sent(item.key, noted);
         // Not worth a message every few seconds: the next save tries again.
         if (item.savedPosition === position) item.savedPosition = undefined;
       });
@@ -266,8 +276,10 @@ export class Player extends EventTarget {
     return sameMedia(this.current, ref);
   }
 
-  /** Where `item` plays from: its episode's file or stream, else its transfer's file. */
+  /** Where `item` plays from: this device when it is kept here, its episode's file or stream, else its transfer's file. */
   sourceOf(item) {
+    const kept = keeper.playableURL(playbackKey(item));
+    if (kept) return kept;
     if (item.episodeId) return item.stream ? api.episodes.streamURL(item.episodeId) : api.episodes.fileURL(item.episodeId);
     return api.transfers.fileURL(item.transferId);
   }
@@ -294,7 +306,8 @@ export class Player extends EventTarget {
     }
     this.leave();
     const key = playbackKey(item);
-    const playback = this.playbackFor(key, item.playback);
+    // A position not yet sent (made offline) is as good as the daemon's, when newer.
+    const playback = newer(this.playbackFor(key, item.playback), key && pendingPlayback.playback(key));
     const at = playback && !playback.played && playback.positionSeconds > 0 ? playback.positionSeconds : 0;
     this.current = { ...item, key, savedPosition: at || null };
     this.loading = true;
@@ -310,7 +323,7 @@ export class Player extends EventTarget {
       if (item[name]) data[name] = String(item[name]);
       else delete data[name];
     }
-    data.source = item.episodeId ? (item.stream ? "stream" : "file") : "transfer";
+    data.source = this.audio.src.includes("/kept/") ? "device" : item.episodeId ? (item.stream ? "stream" : "file") : "transfer";
     const speed = this.speedFor(item);
     this.audio.defaultPlaybackRate = speed;
     this.audio.playbackRate = speed;

@@ -67,7 +67,7 @@ export class UpNext {
     try {
       this.show((await api.upNext.get()).items);
     } catch (error) {
-      if (error.status !== 401) showError(error, t("upnext.notRead"));
+      if (error.status !== 401 && navigator.onLine) showError(error, t("upnext.notRead"));
     }
   }
 

@@ -2,7 +2,8 @@
 // left), its download, and what can be done with it. A click on the row opens it: the show notes
 // and labelled buttons (play or stream, download, mark played). An episode downloaded plays from
 // its own file (with or without a transfer); one that is not can be streamed; one without media
-// is offered neither.
+// is offered neither. One with media can be kept on this device (keep-control.js): from its file
+// when it is downloaded, else from its host through the daemon.
 
 import { h, icon, button, confirmButton, replace } from "../dom.js";
 import { api } from "../api.js";
@@ -12,6 +13,7 @@ import { phase, shortStatus, pause, resume, cancel, troubled } from "../transfer
 import { sanitizedFragment } from "../sanitize.js";
 import { withBusy } from "../ui.js";
 import { t as tr } from "../i18n.js";
+import { keepControl } from "../keep-control.js";
 
 /**
  * A row for `initial`. `env`: {ctx, podcast() (the show), transferOf(episodeId),
@@ -85,6 +87,29 @@ export function episodeRow(initial, env) {
       // null: none (undefined would mean "not known", which the player asks the daemon about).
       chaptersURL: episode.chaptersURL ?? null,
       transcriptURL: episode.transcriptURL ?? null,
+    };
+  }
+
+  /** What "Keep on this device" keeps of it. */
+  function keepItem() {
+    const podcast = env.podcast();
+    const t = transfer();
+    const onDisk = ["done", "disk"].includes(currentPhase());
+    return {
+      key: `episodes/${episode.id}`,
+      kind: "episode",
+      id: episode.id,
+      podcastId: podcast.id,
+      speed: podcast.playbackSpeed,
+      title: episode.title,
+      subtitle: podcast.title,
+      artworkURL: episode.artworkURL || podcast.artworkURL,
+      chaptersURL: episode.chaptersURL ?? null,
+      transcriptURL: episode.transcriptURL ?? null,
+      source: onDisk ? api.episodes.fileURL(episode.id) : api.episodes.streamURL(episode.id),
+      total: onDisk && t?.totalBytes > 0 ? t.totalBytes : episode.enclosureLength > 0 ? episode.enclosureLength : null,
+      // A downloaded file's length is exact; a feed's enclosure length often is not.
+      exactSize: Boolean(onDisk && t?.totalBytes > 0),
     };
   }
 
@@ -216,6 +241,7 @@ export function episodeRow(initial, env) {
     replace(
       more,
       h("div", { class: "episode-more-actions" }, main, hasMedia() ? env.extraActions?.(episode, () => playItem(!onDisk)) : null, remove),
+      hasMedia() ? keepControl(keepItem) : null,
       facts.length ? h("p", { class: "episode-more-facts" }, facts.map((f) => h("span", { class: "tag", text: f }))) : null,
     );
   }

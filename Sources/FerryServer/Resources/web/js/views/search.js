@@ -11,6 +11,7 @@ import { clock } from "../format.js";
 import { t as tr } from "../i18n.js";
 import { phase, shortStatus, pause, resume, cancel, troubled, downloadAgain } from "../transfers.js";
 import { errorBox, emptyState, withBusy } from "../ui.js";
+import { keepControl } from "../keep-control.js";
 
 // Kept while the page is open, so leaving the view and coming back shows the same results.
 const state = {
@@ -212,6 +213,20 @@ function trackRow(initial, ctx) {
     artworkURL: result.artworkURL,
   });
 
+  /** What "Keep on this device" keeps of it: its downloaded preview. */
+  const keepItem = (t) => ({
+    key: `tracks/${trackId()}`,
+    kind: "track",
+    id: trackId(),
+    transferId: t.id,
+    title: result.title,
+    subtitle: [result.artist, result.collection].filter(Boolean).join(" · "),
+    artworkURL: result.artworkURL,
+    source: api.transfers.fileURL(t.id),
+    total: t.totalBytes > 0 ? t.totalBytes : null,
+    exactSize: t.totalBytes > 0,
+  });
+
   async function download(event) {
     await withBusy(event.currentTarget, async () => {
       const t = await api.catalog.preview(trackId());
@@ -306,6 +321,7 @@ function trackRow(initial, ctx) {
       default:
         return [
           h("span", { class: "tag tag-done", title: tr("episode.downloaded") }, icon("check"), h("span", { class: "tag-label", text: tr("episode.downloaded") })),
+          keepControl(() => keepItem(t), { compact: true }),
           ctx.player.upNext?.buttons(result.title, () => playItem(t), { iconOnly: true }),
           h(
             "button",
