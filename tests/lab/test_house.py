@@ -241,7 +241,7 @@ def test_alice_listens_keeps_an_episode_for_the_road_and_bob_has_his_own_places(
             row = page.locator("li.episode").filter(has=page.locator(".episode-title", has_text=TITLE)).first
 
             # She plays it at 1.5x: her speed for this podcast, kept by the server.
-            row.get_by_role("button", name=re.compile("^Play " + TITLE)).click()
+            row.get_by_role("button", name="Stream " + TITLE).click()  # not downloaded on the server: streamed through it
             until(lambda: audio(page, "a.readyState >= 2 && !a.paused && a.currentTime > 0"), "the episode to play")
             page.get_by_role("combobox", name="Playback speed").select_option("1.5")
             until(lambda: audio(page, "a.playbackRate") == 1.5, "the player at 1.5x")
@@ -272,8 +272,14 @@ def test_alice_listens_keeps_an_episode_for_the_road_and_bob_has_his_own_places(
 
             # Back: the position made offline reaches the server.
             alices.set_offline(False)
-            saved = until(lambda: (r := api(page, "GET", f"/v1/episodes/{{episode}}/playback")) and r["status"] == 200 and r["body"] != "null" and json.loads(r["body"]), "the offline position on the server")
-            seen["alice_saved"] = saved["positionSeconds"]
+            def saved():
+                answer = api(page, "GET", f"/v1/episodes/{{episode}}/playback")
+                position = json.loads(answer["body"])["positionSeconds"] if answer["status"] == 200 else None
+                return position if position is not None and abs(position - seen["offline_at"]) < 0.5 else None
+            try:
+                seen["alice_saved"] = until(saved, "the offline position on the server", timeout=20)
+            except AssertionError:
+                seen["alice_saved"] = json.loads(api(page, "GET", f"/v1/episodes/{{episode}}/playback")["body"] or "null")
             seen["width"] = page.evaluate("document.documentElement.scrollWidth")
 
             # Bob, in a browser of his own: the same library, none of Alice's places.
@@ -295,7 +301,7 @@ def test_alice_listens_keeps_an_episode_for_the_road_and_bob_has_his_own_places(
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen["source"] == "device", seen
     assert seen["offline_api"] == "failed", "the phone really was offline"
-    assert seen["offline_at"] > 30 and abs(seen["alice_saved"] - seen["offline_at"]) < 0.5, seen
+    assert seen["offline_at"] > 30 and isinstance(seen["alice_saved"], (int, float)) and abs(seen["alice_saved"] - seen["offline_at"]) < 0.5, seen
     assert seen["width"] <= 390, "nothing wider than the phone"
     assert seen["alice_up_next"] == [seen["episode"]]
     assert seen["bob_podcasts"] == [] and seen["bob_up_next"] == [], seen
