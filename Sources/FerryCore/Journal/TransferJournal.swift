@@ -66,9 +66,9 @@ package protocol TransferJournal: Sendable {
     /// one at a time; it must return quickly.
     func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void)
 
-    /// Where the journal stands: a count that grows with every write of a transfer (with an
-    /// event or without), and the newest event. Equal marks: every transfer reads as it did.
-    /// Nil when the journal cannot say (a cluster's).
+    /// Where the journal stands: a count of the transactions that wrote transfers or events
+    /// (with an event or without: a new priority has none). Equal marks: every transfer and the
+    /// newest event read as they did. Nil when the journal cannot say (a cluster's).
     func mark() async throws -> JournalMark?
 }
 
@@ -121,11 +121,9 @@ extension TransferJournal {
 
 /// ``TransferJournal/mark()``: what a list read at this mark may be given again for.
 package struct JournalMark: Hashable, Sendable {
-    package var transferChanges: Int64
-    package var lastEventSeq: Int64
+    package var writes: Int64
 
-    package init(transferChanges: Int64, lastEventSeq: Int64) {
-        self.transferChanges = transferChanges
-        self.lastEventSeq = lastEventSeq
+    package init(writes: Int64) {
+        self.writes = writes
     }
 }

@@ -12,6 +12,7 @@ import Synchronization
 package struct SQLiteJournal: TransferJournal {
     package let writer: any DatabaseWriter
     let committed = CommittedEvents()
+    let writes = TransferWrites()
     /// The other modules' tables in this journal.
     let tables: [SQLiteTables]
 
@@ -47,6 +48,36 @@ package struct SQLiteJournal: TransferJournal {
         self.writer = writer
         self.tables = tables
         try SQLiteTables.migrator([.transfers] + tables).migrate(writer)
+        writer.add(transactionObserver: writes, extent: .databaseLifetime)
+    }
+}
+
+/// How many transactions have written transfers or events (``SQLiteJournal/mark()``), counted
+/// when each commits: a list read before a commit was read at the count before it, so it is
+/// never given again once the count has moved on.
+final class TransferWrites: TransactionObserver, Sendable {
+    private let committed = Atomic<Int64>(0)
+    /// This transaction wrote one (writes are serialized: one transaction at a time).
+    private let wrote = Atomic<Bool>(false)
+
+    var count: Int64 { committed.load(ordering: .acquiring) }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        ["transfer", "event"].contains(eventKind.tableName)
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        wrote.store(true, ordering: .relaxed)
+        // One change is enough to know: the rest of a 10,000-row transaction is not reported.
+        stopObservingDatabaseChangesUntilNextTransaction()
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        if wrote.exchange(false, ordering: .relaxed) { committed.add(1, ordering: .releasing) }
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        wrote.store(false, ordering: .relaxed)
     }
 }
 

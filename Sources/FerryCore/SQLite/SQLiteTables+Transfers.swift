@@ -118,17 +118,6 @@ extension SQLiteTables {
             Migration(18, "v18: the account that asked for a transfer") { db in
                 try db.alter(table: "transfer") { t in t.add(column: "requestedBy", .text) }
             },
-            Migration(20, "v20: a count of the transfers' changes, so a list can tell it is still current") { db in
-                // Every write of a transfer row counts, with or without an event (a new priority,
-                // new options): one number for the API's list to compare (its cache of pages).
-                try db.execute(sql: """
-                    CREATE TABLE transferVersion (id INTEGER PRIMARY KEY CHECK (id = 1), changes INTEGER NOT NULL);
-                    INSERT INTO transferVersion VALUES (1, 0);
-                    CREATE TRIGGER transfer_added AFTER INSERT ON transfer BEGIN UPDATE transferVersion SET changes = changes + 1; END;
-                    CREATE TRIGGER transfer_changed AFTER UPDATE ON transfer BEGIN UPDATE transferVersion SET changes = changes + 1; END;
-                    CREATE TRIGGER transfer_removed AFTER DELETE ON transfer BEGIN UPDATE transferVersion SET changes = changes + 1; END;
-                    """)
-            },
         ]
     )
 }

@@ -82,6 +82,10 @@ struct WebRoutes {
         }
     }
 
+    /// Read and written a mebibyte at a time: a whole episode to a phone over TLS spends less
+    /// on hops between the file's reads and the socket's writes (bench scenario 12).
+    static let chunkLength = 1 << 20
+
     /// A file of the library, whole or one byte range, as `<audio>` asks for it.
     private func serve(_ path: String, etag: String, what: String, _ request: Request, _ context: FerryRequestContext) async throws -> Response {
         let url = URL(fileURLWithPath: path)
@@ -109,10 +113,13 @@ struct WebRoutes {
             }
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
             headers[.contentLength] = String(range.count)
-            return Response(status: .partialContent, headers: headers, body: try await fileIO.loadFile(path: path, range: range, context: context))
+            return Response(
+                status: .partialContent, headers: headers,
+                body: try await fileIO.loadFile(path: path, range: range, context: context, chunkLength: Self.chunkLength)
+            )
         }
         headers[.contentLength] = String(size)
-        return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+        return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context, chunkLength: Self.chunkLength))
     }
 
     /// `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range) clamped to the file; nil if unsatisfiable.
