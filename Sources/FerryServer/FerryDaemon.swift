@@ -75,10 +75,11 @@ package struct FerryDaemon: Sendable {
 /// - Parameters:
 ///   - httpClient: for every outbound request (see ``TransferEngine/makeHTTPClient(connectTimeout:readTimeout:)``).
 ///   - clock: drives retry delays.
-///   - requestShutdown: called by `POST /v1/shutdown`; it should start a graceful shutdown.
+///   - requestShutdown: called by `POST /v1/shutdown` (``DaemonStop/shutdown``) and an admin's
+///     `POST /v1/restart` (``DaemonStop/restart``); it should start a graceful shutdown.
 package func buildDaemon(
     _ configuration: DaemonConfiguration, httpClient: HTTPClient, clock: any Clock<Duration> = ContinuousClock(),
-    logger: Logger, requestShutdown: @escaping @Sendable () -> Void
+    logger: Logger, requestShutdown: @escaping @Sendable (DaemonStop) -> Void
 ) throws -> FerryDaemon {
     let paths = configuration.paths
     let journal = try SQLiteJournal.open(at: paths.journal, tables: [.listening, .aria2])
@@ -93,7 +94,9 @@ package func buildDaemon(
         engine: engine, store: configuration.cluster?.listening
     )
     let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, store: configuration.cluster?.listening, logger: logger)
-    let sync = SyncLibrary(podcasts: podcasts, accounts: AccountLibrary(store: podcasts.store), logger: logger)
+    // One daemon makes every change to its accounts' credentials; a cluster's members each may.
+    let accounts = AccountLibrary(store: podcasts.store, keepsCredentials: configuration.cluster == nil)
+    let sync = SyncLibrary(podcasts: podcasts, accounts: accounts, logger: logger)
     let token = try DaemonToken.loadOrCreate(paths)
     let parts = DaemonParts(
         configuration: configuration, token: token, engine: engine, catalog: catalog, podcasts: podcasts,
@@ -147,7 +150,7 @@ private struct DaemonParts {
     let startedAt = Date()
 
     /// The web app and the API: on the loopback listener, or (`remote`) on one beyond it.
-    func router(requestShutdown: @escaping @Sendable () -> Void, remote: (rules: RemoteRules, tls: Bool)? = nil) -> Router<FerryRequestContext> {
+    func router(requestShutdown: @escaping @Sendable (DaemonStop) -> Void, remote: (rules: RemoteRules, tls: Bool)? = nil) -> Router<FerryRequestContext> {
         let router = Router(context: FerryRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         if remote?.tls == true { router.add(middleware: StrictTransportMiddleware()) }
@@ -218,7 +221,7 @@ private struct DaemonParts {
 
     /// The listeners beyond loopback, the sync and aria2 listeners, when enabled. Last among the
     /// services, so a graceful shutdown stops answering phones and aria2's front ends first.
-    func listeners(requestShutdown: @escaping @Sendable () -> Void) throws -> [any Service] {
+    func listeners(requestShutdown: @escaping @Sendable (DaemonStop) -> Void) throws -> [any Service] {
         var listeners: [any Service] = try remote?.services(
             router: { rules, tls in router(requestShutdown: requestShutdown, remote: (rules, tls)) }, logger: logger
         ) ?? []

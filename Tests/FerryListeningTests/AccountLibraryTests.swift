@@ -1,6 +1,7 @@
 import FerryCore
 import FerryKit
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FerryListening
@@ -30,5 +31,38 @@ import Testing
         #expect(unknown.min()! > typical / 20, "unknown \(unknown) against wrong \(wrong)")
         #expect(invalid.min()! > typical / 20, "an invalid name \(invalid) against wrong \(wrong)")
         #expect(await accounts.verify("alice", password: "alice's password") == .member)
+    }
+
+    /// Credentials kept in memory (one daemon) answer as the journal would at every moment: a
+    /// revoked token, a signed-out session, a new role, a removed account and an expired session
+    /// all count from the next request, as with `keepsCredentials` off.
+    @Test(arguments: [false, true]) func keptCredentialsFollowEveryChangeAtOnce(_ keeps: Bool) async throws {
+        let now = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+        let accounts = AccountLibrary(
+            store: SQLiteListeningStore(try SQLiteJournal.inMemory(tables: [.listening])), keepsCredentials: keeps, clock: { now.withLock { $0 } }
+        )
+        _ = try await accounts.add("alice", password: "alice's password", role: .member)
+        let token = try await accounts.makeToken(for: "alice", label: "script").token
+        let session = try await accounts.startSession(for: "alice", userAgent: nil, address: nil)
+        for _ in 0..<3 { #expect(try await accounts.identity(secret: token, address: nil)?.role == .member) }
+
+        _ = try await accounts.update("alice", password: nil, role: .admin)
+        #expect(try await accounts.identity(secret: token, address: nil)?.role == .admin, "a new role at once")
+        #expect(try await accounts.identity(secret: session, address: nil)?.user == "alice")
+        try await accounts.end(.token, of: "alice")
+        #expect(try await accounts.identity(secret: token, address: nil) == nil, "a revoked token")
+        #expect(try await accounts.identity(secret: session, address: nil) != nil)
+        now.withLock { $0 += AccountLibrary.sessionLifetime + 1 }
+        #expect(try await accounts.identity(secret: session, address: nil) == nil, "an expired session")
+
+        now.withLock { $0 = Date(timeIntervalSince1970: 1_700_000_000) }
+        let second = try await accounts.startSession(for: "alice", userAgent: nil, address: nil)
+        #expect(try await accounts.identity(secret: second, address: nil) != nil)
+        try await accounts.endSession(secret: second)
+        #expect(try await accounts.identity(secret: second, address: nil) == nil, "a signed-out session")
+        let third = try await accounts.makeToken(for: "alice", label: nil).token
+        #expect(try await accounts.identity(secret: third, address: nil) != nil)
+        try await accounts.remove("alice")
+        #expect(try await accounts.identity(secret: third, address: nil) == nil, "a removed account")
     }
 }

@@ -60,6 +60,12 @@ import Testing
                     #expect(response.status == 403 && response.body.contains("forbidden"), "\(method): \(response)")
                 }
                 #expect(ListenerSettingFiles(paths: d.paths).aria2Port() == nil)
+                // Nor may a member restart the daemon to open them; an admin may (the browser's only way to).
+                let restart = try await d.raw(.POST, "/v1/restart", headers: headers, authorized: false)
+                #expect(restart.status == 403, "\(restart)")
+                #expect(d.stops.all.isEmpty)
+                #expect(try await d.raw(.POST, "/v1/restart").status == 202)
+                #expect(d.stops.all == [.restart])
             }
         }
     }

@@ -11,7 +11,7 @@ import Testing
 /// command that changes a listed transfer shows in the next list at once (with an event or
 /// without), running transfers are never kept, and a member's view is the member's.
 @Suite struct TransferPageCacheTests {
-    @Test func anAnswerIsKeptForItsMarkAndItsSecondUnlessATransferRuns() {
+    @Test func anAnswerIsKeptForItsMarkAndItsSecondUnlessATransferRunsOrIsDone() {
         let cache = TransferPageCache()
         let key = TransferPageCache.Key(query: "limit=100&order=desc", viewer: nil)
         let t0 = ContinuousClock.now
@@ -27,6 +27,8 @@ import Testing
         #expect(cache.body(for: .init(query: key.query, viewer: "bob"), at: mark, now: t0) == nil, "another viewer")
         cache.keep(ByteBuffer(string: "running"), of: list(.running), at: JournalMark(writes: 50), for: key, now: t0)
         #expect(cache.body(for: key, at: JournalMark(writes: 50), now: t0) == nil, "a running transfer's bytes move")
+        cache.keep(ByteBuffer(string: "completed"), of: list(.completed), at: JournalMark(writes: 51), for: key, now: t0)
+        #expect(cache.body(for: key, at: JournalMark(writes: 51), now: t0) == nil, "a completed transfer's file may go")
     }
 
     @Test func everyCommandShowsInTheNextListAtOnce() async throws {

@@ -6,6 +6,7 @@ import Foundation
 import HummingbirdTesting
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// The whole daemon (engine and HTTP API) in-process on a free loopback port, with a temporary
 /// FERRY_HOME, for the duration of `body`.
@@ -16,7 +17,15 @@ package struct DaemonHarness: Sendable {
     package let baseURL: String
     package let port: Int
     package let paths: FerryPaths
+    /// What `POST /v1/shutdown` and `/v1/restart` asked for (the harness stops nothing itself).
+    package let stops: Stops
     let http: HTTPClient
+
+    package final class Stops: Sendable {
+        private let asked = Mutex<[DaemonStop]>([])
+        package var all: [DaemonStop] { asked.withLock { $0 } }
+        func append(_ stop: DaemonStop) { asked.withLock { $0.append(stop) } }
+    }
 
     package static func run<T: Sendable>(
         home: URL, engine: TransferEngine.Configuration = .fast, catalogBaseURL: URL? = nil,
@@ -33,14 +42,17 @@ package struct DaemonHarness: Sendable {
         configuration.desktopBus = nil
         configure(&configuration)
         let http = try makeTestHTTPClient()
+        let stops = Stops()
         do {
-            let daemon = try buildDaemon(configuration, httpClient: http, logger: testLogger("daemon"), requestShutdown: {})
+            let daemon = try buildDaemon(configuration, httpClient: http, logger: testLogger("daemon"), requestShutdown: { stop in
+                stops.append(stop)
+            })
             let result = try await daemon.application.test(.live) { testClient in
                 let port = testClient.port!
                 let baseURL = "http://127.0.0.1:\(port)"
                 let harness = DaemonHarness(
                     daemon: daemon, client: DaemonClient(baseURL: baseURL, token: daemon.token, httpClient: http),
-                    baseURL: baseURL, port: port, paths: paths, http: http
+                    baseURL: baseURL, port: port, paths: paths, stops: stops, http: http
                 )
                 return try await body(harness)
             }

@@ -220,7 +220,9 @@ class AppPages:
         self.problems: list[str] = []
         self.dialogs: list[str] = []
 
-    def new(self, daemon: Daemon, *, viewport=DESKTOP, scheme: str = "light", login: bool = True, path: str = "#/search", locale: str = "en-US") -> Page:
+    def new(self, daemon: Daemon, *, viewport=DESKTOP, scheme: str = "light", login: bool = True, path: str = "#/search", locale: str = "en-US",
+            user: str | None = None) -> Page:
+        """A page of the web app, signed in by a one-time link: this machine's own user, or `user`'s account."""
         context = self.browser.new_context(viewport=viewport, color_scheme=scheme, device_scale_factor=1, locale=locale, timezone_id="UTC")
         self.contexts.append(context)
         page = context.new_page()
@@ -230,7 +232,7 @@ class AppPages:
         page.on("dialog", lambda dialog: self._dialog(dialog))
         page.on("request", lambda request: self._request(request.url))
         if login:
-            page.goto(daemon.login_url())
+            page.goto(daemon.login_url(user))
             page.wait_for_selector("#shell:not([hidden])")
         if path is not None:
             page.goto(f"{daemon.url}/{path}")

@@ -75,8 +75,9 @@ class Daemon:
         self.url, self.pid = info["url"], info["pid"]
         return self
 
-    def login_url(self) -> str:
-        return self.run("open", "--print-only").strip().splitlines()[-1]
+    def login_url(self, user: str | None = None) -> str:
+        """A one-time link for this machine's own user, or for an account (its own places)."""
+        return self.run("open", "--print-only", *(("--user", user) if user else ())).strip().splitlines()[-1]
 
     def stop(self):
         """Graceful (`ferry stop`); kill -9 if that fails."""
@@ -106,10 +107,11 @@ class Daemon:
     def token(self) -> str:
         return (self.state / "token").read_text().strip()
 
-    def api(self, method: str, path: str, body: dict | None = None):
-        """Calls the API with the token (for test setup and checks, never for what the page must do)."""
+    def api(self, method: str, path: str, body: dict | None = None, token: str | None = None):
+        """Calls the API with the daemon's token, or an account's (for test setup and checks,
+        never for what the page must do)."""
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers={"Authorization": f"Bearer {self.token()}", "Content-Type": "application/json"})
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers={"Authorization": f"Bearer {token or self.token()}", "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=20) as response:
                 text = response.read()

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from conftest import PHONE, screenshot
 from daemon import free_port
+from helpers import wait_until
 
 
 def test_an_admin_sets_the_speed_limit_and_its_schedule(daemon, pages):
@@ -105,10 +106,19 @@ def test_listeners_are_saved_for_the_next_start_which_opens_them(start_daemon, p
     status = daemon.api("GET", "/v1/status")
     assert not status.get("aria2URL") and not status.get("syncURL"), "nothing opens before the next start"
 
-    # The next start opens all three; the page shows where, with the certificate's fingerprint.
-    daemon.stop()
-    daemon.start()
-    status = daemon.api("GET", "/v1/status")
+    # Restart now, from the page: the daemon starts again (the same process, the same address)
+    # and opens all three; the page comes back showing where, with the certificate's fingerprint.
+    before = daemon.api("GET", "/v1/status")
+    page.get_by_role("button", name="Restart now").click()
+
+    def restarted():
+        try:
+            return (status := daemon.api("GET", "/v1/status"))["startedAt"] != before["startedAt"] and status
+        except Exception:
+            return None
+
+    status = wait_until(restarted, timeout=60, message="the daemon to start again")
+    assert status["pid"] == before["pid"] and status["url"] == before["url"], (status, before)
     assert status["aria2URL"] == f"http://127.0.0.1:{aria2_port}/jsonrpc" and status["syncURL"] == f"http://127.0.0.1:{sync_port}", status
     remote = daemon.api("GET", "/v1/remote")
     assert remote["urls"] and remote["certificateFingerprint"], remote
@@ -140,10 +150,10 @@ def test_the_settings_page_at_phone_width(daemon, pages):
         page.locator(".schedule .btn-secondary").click()  # a time window, the widest row
         expect(page.locator(".window")).to_have_count(1)
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], code
-        # An admin's five tabs at the bottom: each inside the screen, its name whole.
+        # An admin's six tabs at the bottom: each inside the screen, its name whole.
         tabs = page.locator(".nav-link:visible")
-        expect(tabs).to_have_count(5)
-        for n in range(5):
+        expect(tabs).to_have_count(6)
+        for n in range(6):
             box = tabs.nth(n).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (code, box)
             label = tabs.nth(n).locator("[data-i18n]")

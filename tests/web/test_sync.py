@@ -1,6 +1,7 @@
 """Sync with a phone, end to end: gPodder's own client library (mygpoclient, from PyPI) speaks
-the gpodder.net API to the real daemon's sync listener, as gPodder does. Subscriptions go both
-ways, the phone's position is where the web app resumes, and the web app's is the phone's."""
+the gpodder.net API to the real daemon's sync listener, as gPodder does. Alice's subscriptions go
+both ways between her phone and her web app, her phone's position is where her web app resumes,
+and her web app's is her phone's; this machine's own user has places of its own."""
 
 from __future__ import annotations
 
@@ -45,8 +46,8 @@ def synced(start_daemon):
     return daemon, url
 
 
-def podcasts(daemon) -> dict[str, dict]:
-    return {p["feedURL"]: p for p in daemon.api("GET", "/v1/podcasts")["podcasts"]}
+def podcasts(daemon, token: str | None = None) -> dict[str, dict]:
+    return {p["feedURL"]: p for p in daemon.api("GET", "/v1/podcasts", token=token)["podcasts"]}
 
 
 def test_a_phone_and_the_web_app_share_subscriptions_and_positions(synced, files, pages):
@@ -54,6 +55,7 @@ def test_a_phone_and_the_web_app_share_subscriptions_and_positions(synced, files
     phone_feed, phone_media = feed(files, "phone", "Phone Show")
     web_feed, _ = feed(files, "web", "Web Show")
     phone = MygPodderClient("alice", PASSWORD, url)
+    alice = daemon.run("user", "token", "alice").strip()  # her web app's places, by the API
 
     # The phone registers and subscribes: Ferry subscribes too.
     assert phone.update_device_settings("pixel", caption="Alice's phone", type="mobile")
@@ -62,25 +64,26 @@ def test_a_phone_and_the_web_app_share_subscriptions_and_positions(synced, files
     assert first.add == [] and first.remove == []
     result = phone.update_subscriptions("pixel", add_urls=[phone_feed])
     assert result.update_urls == []
-    wait_until(lambda: phone_feed in podcasts(daemon), message="Ferry to subscribe to what the phone added")
+    wait_until(lambda: phone_feed in podcasts(daemon, alice), message="Ferry to subscribe alice to what her phone added")
+    assert podcasts(daemon) == {}, "this machine's own user subscribed to nothing"
 
-    # Subscribed in Ferry: the phone's next pull has it.
-    daemon.api("POST", "/v1/podcasts", {"url": web_feed})
+    # Subscribed in her web app: the phone's next pull has it.
+    daemon.api("POST", "/v1/podcasts", {"url": web_feed}, token=alice)
     changes = phone.pull_subscriptions("pixel", since=first.since)
     assert set(changes.add) == {phone_feed, web_feed} and changes.remove == []
     assert sorted(phone.get_subscriptions("pixel")) == sorted([phone_feed, web_feed])
 
     # The phone stopped at 0:47 of the first episode; the web app plays on from there.
-    podcast_id = podcasts(daemon)[phone_feed]["id"]
-    detail = daemon.api("GET", f"/v1/podcasts/{podcast_id}")
+    podcast_id = podcasts(daemon, alice)[phone_feed]["id"]
+    detail = daemon.api("GET", f"/v1/podcasts/{podcast_id}", token=alice)
     first_episode = next(e for e in detail["episodes"] if e["enclosureURL"] == phone_media[0])
     daemon.api("POST", f"/v1/episodes/{first_episode['id']}/download", {"session": "web"})
-    wait_until(lambda: next(e for e in daemon.api("GET", f"/v1/podcasts/{podcast_id}")["episodes"] if e["id"] == first_episode["id"])["state"] == "downloaded", message="the download")
+    wait_until(lambda: next(e for e in daemon.api("GET", f"/v1/podcasts/{podcast_id}", token=alice)["episodes"] if e["id"] == first_episode["id"])["state"] == "downloaded", message="the download")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     since = phone.upload_episode_actions([EpisodeAction(phone_feed, phone_media[0], "play", device="pixel", timestamp=stamp, started=0, position=47, total=SECONDS)])
     assert isinstance(since, int)
 
-    page = pages.new(daemon, path=f"#/podcasts/{podcast_id}")
+    page = pages.new(daemon, path=f"#/podcasts/{podcast_id}", user="alice")
     title = first_episode["title"]
     expect(episode(page, title).locator(".episode-progress")).to_have_text(re.compile(r"s left$|min left$"))
     episode(page, title).get_by_role("button", name=re.compile(f"^Play {title}")).click()
@@ -104,10 +107,10 @@ def test_a_phone_and_the_web_app_share_subscriptions_and_positions(synced, files
 
     # The phone unsubscribes from the web's show: Ferry follows (the files stay).
     phone.update_subscriptions("pixel", remove_urls=[web_feed])
-    wait_until(lambda: web_feed not in podcasts(daemon), message="Ferry to unsubscribe")
-    assert phone_feed in podcasts(daemon)
+    wait_until(lambda: web_feed not in podcasts(daemon, alice), message="Ferry to unsubscribe")
+    assert phone_feed in podcasts(daemon, alice)
 
     # Wrong password: refused, nothing changed.
     with pytest.raises(Unauthorized):
         MygPodderClient("alice", "not the password", url).update_subscriptions("pixel", add_urls=[web_feed])
-    assert web_feed not in podcasts(daemon) and web_feed not in phone.get_subscriptions("pixel")
+    assert web_feed not in podcasts(daemon, alice) and web_feed not in phone.get_subscriptions("pixel")

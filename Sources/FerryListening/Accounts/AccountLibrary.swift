@@ -24,14 +24,19 @@ package final class AccountLibrary: Sendable {
     /// When each credential's last use was written: at most once a minute each (a phone's
     /// every request would otherwise be a write).
     private let touched = Mutex<[String: Date]>([:])
+    /// Credentials read before (nil: read each time, as a cluster's members must).
+    private let known: KnownCredentials?
 
     /// How long a web session lasts (from its login).
     package static let sessionLifetime: TimeInterval = 30 * 24 * 3600
     static let touchInterval: TimeInterval = 60
 
-    package init(store: any AccountStore, clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter keepsCredentials: remember credentials read (only where this library makes
+    ///   every change to them: not in a cluster).
+    package init(store: any AccountStore, keepsCredentials: Bool = false, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.clock = clock
+        known = keepsCredentials ? KnownCredentials() : nil
     }
 
     // MARK: Accounts
@@ -51,12 +56,14 @@ package final class AccountLibrary: Sendable {
     package func update(_ name: String, password: String?, role: AccountRole?, keeping: String? = nil) async throws -> Account {
         if let password { try Self.validate(password: password) }
         let hash = try password.map { try AccountPassword.hash($0) }
+        defer { known?.forget() }
         guard try await store.updateAccount(name, passwordHash: hash, role: role) else { throw Self.unknown(name) }
         if password != nil { _ = try await store.removeCredentials(user: name, kind: .session, id: nil, keeping: keeping) }
         return try await account(name)
     }
 
     package func remove(_ name: String) async throws {
+        defer { known?.forget() }
         guard try await store.removeAccount(name) else { throw Self.unknown(name) }
     }
 
@@ -110,7 +117,7 @@ package final class AccountLibrary: Sendable {
         guard (32...200).contains(secret.utf8.count) else { return nil }
         let hash = Self.hash(secret)
         let now = clock()
-        guard let (credential, role) = try await store.credential(hash: hash, now: now) else { return nil }
+        guard let (credential, role) = try await credential(hash, now: now) else { return nil }
         let due = touched.withLock { touched in
             guard (touched[hash].map { now.timeIntervalSince($0) >= Self.touchInterval }) ?? true else { return false }
             if touched.count > 10_000 { touched = [:] }
@@ -121,9 +128,20 @@ package final class AccountLibrary: Sendable {
         return AccountIdentity(user: credential.user, role: role, credentialID: credential.id, kind: credential.kind, hash: hash)
     }
 
+    /// The credential with this hash, kept or read (``KnownCredentials``).
+    private func credential(_ hash: String, now: Date) async throws -> KnownCredentials.Found? {
+        guard let known else { return try await store.credential(hash: hash, now: now) }
+        if let found = known.found(hash, now: now) { return found }
+        let generation = known.generation
+        guard let found = try await store.credential(hash: hash, now: now) else { return nil }
+        known.keep(hash, found, read: generation)
+        return found
+    }
+
     /// Signs one session out (its cookie's secret).
     package func endSession(secret: String) async throws {
         guard let identity = try await identity(secret: secret, address: nil), identity.kind == .session else { return }
+        defer { known?.forget() }
         _ = try await store.removeCredentials(user: identity.user, kind: .session, id: identity.credentialID, keeping: nil)
     }
 
@@ -143,6 +161,7 @@ package final class AccountLibrary: Sendable {
     @discardableResult
     package func end(_ kind: AccountCredentialRecord.Kind, of user: String, id: String? = nil, keeping: String? = nil) async throws -> Int {
         _ = try await account(user)
+        defer { known?.forget() }
         let count = try await store.removeCredentials(user: user, kind: kind, id: id, keeping: keeping)
         if let id, count == 0 { throw FerryError(.notFound, "\(user) has no \(kind.rawValue) '\(id.prefix(40))'.") }
         return count

@@ -20,7 +20,7 @@ extension PodcastLibrary {
                 guard let record = try await store.episode(id: entry.id) else { continue }
                 if podcasts[record.podcastId] == nil { podcasts[record.podcastId] = try await store.podcast(id: record.podcastId) }
                 let podcast = podcasts[record.podcastId]
-                let transfer = try await record.transferId.asyncFlatMap { try? await engine.transfer($0) }
+                let transfer = await record.transferId.asyncFlatMap { try? await engine.transfer($0) }
                 let playURL: String? = switch standing(record, transfer).0 {
                 case .downloaded: "/v1/episodes/\(entry.id)/file"
                 default: record.enclosureURL == nil ? nil : "/v1/episodes/\(entry.id)/stream"
@@ -33,7 +33,7 @@ extension PodcastLibrary {
                 ))
             case .track:
                 guard let track = tracks[entry.id] else { continue }
-                let transfer = try await track.transferId.asyncFlatMap { try? await engine.transfer($0) }
+                let transfer = await track.transferId.asyncFlatMap { try? await engine.transfer($0) }
                 let downloaded = transfer.map { $0.state == .completed && FileManager.default.fileExists(atPath: $0.path ?? "") } ?? false
                 items.append(UpNextItem(
                     kind: .track, id: entry.id, title: track.title, subtitle: track.artist, artworkURL: track.artworkURL,

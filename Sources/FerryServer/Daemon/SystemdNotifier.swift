@@ -19,6 +19,9 @@ package struct SystemdNotifier: Sendable {
     /// `STOPPING=1`: a graceful shutdown began.
     package func stopping() { send("STOPPING=1") }
 
+    /// `RELOADING=1`: the daemon stops to start again in the same process (`READY=1` follows).
+    package func reloading() { send("RELOADING=1") }
+
     /// Sends one message; failures are ignored, as `sd_notify` callers do.
     @discardableResult
     package func send(_ message: String) -> Bool {

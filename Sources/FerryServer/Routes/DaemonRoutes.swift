@@ -3,7 +3,7 @@ import FerryKit
 import Foundation
 import Hummingbird
 
-/// `/v1/status`, `/v1/shutdown` and `/v1/openapi.yaml`.
+/// `/v1/status`, `/v1/shutdown`, `/v1/restart` and `/v1/openapi.yaml`.
 struct DaemonRoutes {
     let engine: TransferEngine
     let paths: FerryPaths
@@ -12,7 +12,7 @@ struct DaemonRoutes {
     /// The sync listener's and the aria2 RPC's, when they run.
     let syncAddress: DaemonAddress
     let aria2Address: DaemonAddress
-    let requestShutdown: @Sendable () -> Void
+    let requestShutdown: @Sendable (DaemonStop) -> Void
 
     func register(on api: RouterGroup<FerryRequestContext>) {
         api.get("status") { _, _ in
@@ -35,7 +35,13 @@ struct DaemonRoutes {
             return try jsonResponse(ClusterStatus(member: leases.member, members: try await leases.members()))
         }
         api.post("shutdown") { _, _ in
-            requestShutdown()
+            requestShutdown(.shutdown)
+            return Response(status: .accepted)
+        }
+        // An admin with only a browser applies the listeners' settings (they are bound at start).
+        api.post("restart") { _, context in
+            guard context.credential?.isAdmin == true else { throw FerryError(.forbidden, "Only an admin restarts Ferry.") }
+            requestShutdown(.restart)
             return Response(status: .accepted)
         }
         api.get("openapi.yaml") { _, _ in

@@ -6,10 +6,11 @@ import Synchronization
 
 /// The last answers of `GET /v1/transfers`, written once and sent again while the journal's
 /// mark (``TransferJournal/mark()``: every write of a transfer, and the newest event) is the
-/// one they were read at, none of their transfers is running (a running one's bytes move between
-/// writes), and they are under a second old (a file deleted behind Ferry's back shows as missing
-/// by then). Fifty browsers polling the first page cost one read of it, not fifty (bench
-/// scenario 12). A cluster's journal has no mark: every list is read.
+/// one they were read at, for at most a second. Only pages that nothing but a journal write can
+/// change are kept: none with a running transfer (its bytes move between writes) or a completed
+/// one (its file may be deleted behind Ferry's back: the list says so at once). Fifty browsers
+/// polling a queue cost one read of it, not fifty (bench scenario 12). A cluster's journal has
+/// no mark: every list is read.
 final class TransferPageCache: Sendable {
     /// One list as one viewer sees it: the query as sent, and the member it is shown to (nil:
     /// whoever sees everything).
@@ -37,9 +38,10 @@ final class TransferPageCache: Sendable {
         }
     }
 
-    /// Keeps the answer to `list`, read at `mark` (taken before it was read), unless a transfer in it is running.
+    /// Keeps the answer to `list`, read at `mark` (taken before it was read), unless a transfer
+    /// in it is running or completed.
     func keep(_ body: ByteBuffer, of list: TransferList, at mark: JournalMark, for key: Key, now: ContinuousClock.Instant = .now) {
-        guard !list.transfers.contains(where: { $0.state == .running }) else { return }
+        guard !list.transfers.contains(where: { $0.state == .running || $0.state == .completed }) else { return }
         entries.withLock { entries in
             if entries.count >= Self.capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
             entries[key] = Entry(mark: mark, body: body, at: now)

@@ -7,6 +7,7 @@ import FerryServer
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -195,6 +196,9 @@ struct ServeCommand: AsyncParsableCommand {
         let lock = try DaemonLock(paths: paths)
         let socket = try ListeningSocket.inherited()
             ?? ListeningSocket.bind(host: host, port: requestedPort ?? DaemonConfiguration.defaultPort, fallbackToFreePort: requestedPort == nil)
+        // Kept open past the server's shutdown, for a restart to hand over as systemd would:
+        // the same address (systemd's own socket, too), requests meanwhile waiting in its queue.
+        let spare = fcntl(socket.descriptor, F_DUPFD_CLOEXEC, 3)
         Heap.configureForDaemon()
         let level = logLevel
         LoggingSystem.bootstrap { label in
@@ -220,7 +224,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.cluster = try await joinCluster(url, address: "http://\(configuration.host):\(configuration.port)", logger: logger)
         }
         let httpClient = TransferEngine.makeHTTPClient()
-        let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) {
+        let restart = Atomic<Bool>(false)
+        let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) { stop in
+            if stop == .restart { restart.store(true, ordering: .relaxed) }
             // The same path as a signal: the service group shuts down gracefully.
             kill(getpid(), SIGTERM)
         }
@@ -228,7 +234,7 @@ struct ServeCommand: AsyncParsableCommand {
         let services = daemon.services(
             listeningOn: socket,
             whenListening: { notifier.ready(status: "Serving on \(daemon.address.url ?? "its socket")") },
-            whenStopping: { notifier.stopping() }
+            whenStopping: { restart.load(ordering: .relaxed) ? notifier.reloading() : notifier.stopping() }
         )
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -243,7 +249,27 @@ struct ServeCommand: AsyncParsableCommand {
         DaemonInfoFile.remove(paths: paths, pid: getpid())
         try await httpClient.shutdown()
         withExtendedLifetime(lock) {}
-        logger.info("stopped")
+        guard restart.load(ordering: .relaxed), spare >= 0 else { return logger.info("stopped") }
+        logger.info("restarting")
+        try Self.runAgain(listeningOn: spare)
+    }
+
+    /// Replaces this process with `ferry serve` as it was started (the same arguments,
+    /// environment and process id: systemd's unit and a terminal keep it), handing it the
+    /// listening socket as systemd does (descriptor 3, `LISTEN_FDS`, `LISTEN_PID`). Every other
+    /// descriptor closes on exec (the lock, the journal, the other sockets).
+    static func runAgain(listeningOn socket: CInt) throws -> Never {
+        // dup2 leaves close-on-exec off on descriptor 3.
+        guard socket == 3 || dup2(socket, 3) == 3 else {
+            throw FerryError(.daemonStartFailed, "Could not keep the daemon's socket: \(String(cString: strerror(errno))). Start it with `ferry serve`.")
+        }
+        if socket == 3 { _ = fcntl(3, F_SETFD, 0) }
+        setenv("LISTEN_FDS", "1", 1)
+        setenv("LISTEN_PID", String(getpid()), 1)
+        unsetenv("LISTEN_FDNAMES")
+        let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", arguments)
+        throw FerryError(.daemonStartFailed, "Could not start the daemon again: \(String(cString: strerror(errno))). Start it with `ferry serve`.")
     }
 }
 

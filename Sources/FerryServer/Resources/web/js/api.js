@@ -173,6 +173,9 @@ export const api = {
     save: (settings) => request("/listener-settings", { method: "PUT", json: settings }),
   },
 
+  /** Stops the daemon and starts it again at once, with its settings read anew (an admin's). */
+  restart: () => request("/restart", { method: "POST" }),
+
   /** The running listeners beyond loopback: {urls, certificateFingerprint?, caFingerprint?}; 404 without. */
   remote: () => request("/remote"),
 

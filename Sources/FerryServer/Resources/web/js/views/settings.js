@@ -249,6 +249,8 @@ function renderListeners(section, status, remote) {
 
   const top = h("div", { hidden: true });
   const save = button(t("action.save"), { type: "submit", kind: "primary", icon: "check" });
+  const restart = button(t("settings.restart"), { type: "button", kind: "secondary", icon: "refresh" });
+  restart.addEventListener("click", () => withBusy(restart, () => restartDaemon(top)));
   const form = h(
     "form",
     { novalidate: true },
@@ -266,7 +268,7 @@ function renderListeners(section, status, remote) {
     facts([[t("settings.now"), status.syncURL ? h("code", { text: status.syncURL }) : t("settings.notRunning")]]),
     h("p", { class: "notice", text: t("settings.nextStart") }),
     top,
-    h("div", { class: "form-actions" }, save),
+    h("div", { class: "form-actions" }, save, restart),
   );
   replace(section, h("h2", { id: "settings-listeners", text: t("settings.listeners") }), h("p", { class: "section-hint", text: t("settings.listenersHint") }), form);
 
@@ -314,6 +316,26 @@ function renderListeners(section, status, remote) {
       }
     });
   });
+}
+
+/** Restarts the daemon (it opens the saved listeners) and reloads the page once it is back:
+ * the same process starts again, so a start time that changes says it is back. */
+async function restartDaemon(top) {
+  clearRequestError(top);
+  try {
+    const before = (await api.status()).startedAt;
+    await api.restart();
+    toast(t("settings.restarting"));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const now = await api.status().catch(() => null);
+      if (now && now.startedAt !== before) return location.reload();
+    }
+    toast(t("settings.restartSlow"), { kind: "error" });
+  } catch (error) {
+    showRequestError(top, error, []);
+  }
 }
 
 /** Where the listeners beyond loopback answer now, and the fingerprints a device checks. */
