@@ -74,6 +74,17 @@ def phone(lab: Lab, *argv: str, check: bool = False, **kwargs) -> subprocess.Com
     return lab.run_in(lab.client, list(argv), check=check, **kwargs)
 
 
+def phone_home(tmp_path: Path, ca: Path) -> Path:
+    """The phone browser's HOME: its certificate store, an NSS database holding Ferry's CA, as
+    after installing it."""
+    home = tmp_path / "phone-home"
+    nssdb = home / ".pki/nssdb"
+    nssdb.mkdir(parents=True)
+    subprocess.run(["certutil", "-N", "-d", f"sql:{nssdb}", "--empty-password"], check=True, capture_output=True)
+    subprocess.run(["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "Ferry", "-t", "C,,", "-i", str(ca)], check=True, capture_output=True)
+    return home
+
+
 @pytest.fixture
 def house(lab, tmp_path):
     lab.laptop = lab.add_laptop()
@@ -116,12 +127,7 @@ def test_from_the_phone_what_must_be_refused_is(lab, house):
 
 
 def test_a_phone_browser_trusting_ferrys_ca_signs_in(lab, house, tmp_path):
-    # The phone's certificate store: an NSS database holding Ferry's CA, as after installing it.
-    home = tmp_path / "phone-home"
-    nssdb = home / ".pki/nssdb"
-    nssdb.mkdir(parents=True)
-    subprocess.run(["certutil", "-N", "-d", f"sql:{nssdb}", "--empty-password"], check=True, capture_output=True)
-    subprocess.run(["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "Ferry", "-t", "C,,", "-i", str(house.ca)], check=True, capture_output=True)
+    home = phone_home(tmp_path, house.ca)
     script = tmp_path / "phone.py"
     script.write_text(textwrap.dedent(f"""
         import json, sys
@@ -185,11 +191,7 @@ def serve_feed(lab, folder: Path, port: int = 8085) -> str:
 
 def test_alice_listens_keeps_an_episode_for_the_road_and_bob_has_his_own_places(lab, house, tmp_path):
     feed = serve_feed(lab, tmp_path / "feed")
-    home = tmp_path / "phone-home"
-    nssdb = home / ".pki/nssdb"
-    nssdb.mkdir(parents=True)
-    subprocess.run(["certutil", "-N", "-d", f"sql:{nssdb}", "--empty-password"], check=True, capture_output=True)
-    subprocess.run(["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "Ferry", "-t", "C,,", "-i", str(house.ca)], check=True, capture_output=True)
+    home = phone_home(tmp_path, house.ca)
     script = tmp_path / "listen.py"
     script.write_text(textwrap.dedent(f"""
         import json, re, time
