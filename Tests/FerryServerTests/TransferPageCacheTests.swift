@@ -3,6 +3,7 @@ import FerryKit
 import FerryTestSupport
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
 
 @testable import FerryServer
@@ -29,6 +30,36 @@ import Testing
         #expect(cache.body(for: key, at: JournalMark(writes: 50), now: t0) == nil, "a running transfer's bytes move")
         cache.keep(ByteBuffer(string: "completed"), of: list(.completed), at: JournalMark(writes: 51), for: key, now: t0)
         #expect(cache.body(for: key, at: JournalMark(writes: 51), now: t0) == nil, "a completed transfer's file may go")
+    }
+
+    @Test func fiftyAskingTogetherMakeOneReadAndAnotherMarkItsOwn() async throws {
+        let cache = TransferPageCache()
+        let key = TransferPageCache.Key(query: "limit=100&order=desc", viewer: nil)
+        final class Count: Sendable { let value = Mutex(0) }
+        let reads = Count()
+        @Sendable func read(_ state: TransferState) -> @Sendable () async throws -> (ByteBuffer, TransferList) {
+            {
+                reads.value.withLock { $0 += 1 }
+                try await Task.sleep(for: .milliseconds(300))  // long enough for all fifty to ask
+                let date = Date(timeIntervalSince1970: 1_700_000_000)
+                return (ByteBuffer(string: state.rawValue), TransferList(transfers: [Transfer(id: 1, url: "http://x/a", session: "cli", state: state, createdAt: date, updatedAt: date)], lastEventSeq: 7))
+            }
+        }
+        func fifty(at mark: JournalMark, _ state: TransferState) async throws -> [ByteBuffer] {
+            try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
+                for _ in 0..<50 { group.addTask { try await cache.page(for: key, at: mark, read: read(state)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        // A running transfer's page is never kept, but those asking while it is read share it.
+        #expect(try await fifty(at: JournalMark(writes: 1), .running) == Array(repeating: ByteBuffer(string: "running"), count: 50))
+        #expect(reads.value.withLock { $0 } == 1)
+        _ = try await fifty(at: JournalMark(writes: 1), .running)
+        #expect(reads.value.withLock { $0 } == 2, "read again once the first read was answered")
+        _ = try await cache.page(for: key, at: JournalMark(writes: 2), read: read(.queued))
+        #expect(reads.value.withLock { $0 } == 3, "another mark")
+        _ = try await fifty(at: JournalMark(writes: 2), .queued)
+        #expect(reads.value.withLock { $0 } == 3, "kept")
     }
 
     @Test func everyCommandShowsInTheNextListAtOnce() async throws {

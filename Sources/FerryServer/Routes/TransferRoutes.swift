@@ -118,8 +118,17 @@ struct TransferRoutes {
     private func list(_ request: Request, _ context: FerryRequestContext) async throws -> Response {
         // The mark first: a change made while the list is read makes the next mark another.
         let mark = try await engine.journal.mark()
-        let key = TransferPageCache.Key(query: request.uri.query ?? "", viewer: context.credential?.isMember == true ? context.credential?.user : nil)
-        if let mark, let body = pages.body(for: key, at: mark) { return jsonResponse(body: body) }
+        let member = context.credential.flatMap { $0.isMember ? $0.user : nil }
+        let read = { @Sendable [engine] () async throws -> (ByteBuffer, TransferList) in
+            try await Self.page(request, of: engine, as: member)
+        }
+        guard let mark else { return jsonResponse(body: try await read().0) }
+        let key = TransferPageCache.Key(query: request.uri.query ?? "", viewer: member)
+        return jsonResponse(body: try await pages.page(for: key, at: mark, read: read))
+    }
+
+    /// One page of the list as `member` sees it (nil: whoever sees everything), encoded.
+    private static func page(_ request: Request, of engine: TransferEngine, as member: String?) async throws -> (ByteBuffer, TransferList) {
         let query = request.uri.queryParameters
         let session = query.get("session")
         var states: Set<TransferState>?
@@ -143,10 +152,9 @@ struct TransferRoutes {
         let order = query.get("order") ?? "asc"
         guard order == "asc" || order == "desc" else { throw FerryError.invalidRequest("order is asc (oldest first) or desc (newest first).") }
         var list = try await engine.list(session: session, states: states, limit: limit, cursor: query.get("cursor"), newestFirst: order == "desc")
-        if context.credential?.isMember == true { list.transfers = list.transfers.map { Self.shown($0, to: context) } }
+        if let member { list.transfers = list.transfers.map { shown($0, toMember: member) } }
         let body = try TransferListJSON.encode(list)
-        if let mark { pages.keep(body, of: list, at: mark, for: key) }
-        return jsonResponse(body: body)
+        return (body, list)
     }
 
     /// The path's transfer id, when the request may act on it: a member only on their own.
@@ -166,7 +174,11 @@ struct TransferRoutes {
     /// A transfer as a member sees it: another's without its options and upload response (their
     /// headers, cookies and answers are theirs).
     static func shown(_ transfer: Transfer, to context: FerryRequestContext) -> Transfer {
-        guard let credential = context.credential, credential.isMember, transfer.requestedBy != credential.user else { return transfer }
+        shown(transfer, toMember: context.credential.flatMap { $0.isMember ? $0.user : nil })
+    }
+
+    static func shown(_ transfer: Transfer, toMember member: String?) -> Transfer {
+        guard let member, transfer.requestedBy != member else { return transfer }
         var shown = transfer
         shown.options = nil
         shown.response = nil
