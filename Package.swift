@@ -34,6 +34,9 @@ let package = Package(
         .executable(name: "ferry", targets: ["ferry"]),
         // For other programs: the daemon's client and API types.
         .library(name: "FerryKit", targets: ["FerryKit"]),
+        // Apple's URLSession API, background sessions included, for code written for Apple's
+        // platforms: it builds on Linux by importing this module.
+        .library(name: "FerryURLSession", targets: ["FerryURLSession"]),
         // For the fuzz targets and the feed benchmark (Fuzz/, a package of its own): the parsers
         // of untrusted input. Everything else in FerryCore is `package`: Ferry's own targets' only.
         .library(name: "FerryCore", targets: ["FerryCore"]),
@@ -67,6 +70,18 @@ let package = Package(
                 "FerryModel",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FerryURLSession",
+            dependencies: [
+                "FerryKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -205,6 +220,10 @@ let package = Package(
         .testTarget(
             name: "FerryKitTests",
             dependencies: ["FerryKit", "FerryServer", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "FerryURLSessionTests",
+            dependencies: ["FerryURLSession", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryCLITests",
