@@ -170,6 +170,11 @@ let package = Package(
             linkerSettings: [.unsafeFlags(ferryLinkerFlags)]
         ),
         .executableTarget(name: "PodcastFetcher", dependencies: ["FerryKit"], path: "Examples/PodcastFetcher"),
+        // The URLSession tutorials' Half Tunes networking code, its imports changed: Swift 5 as written.
+        .executableTarget(
+            name: "HalfTunes", dependencies: ["FerryURLSession"], path: "Examples/HalfTunes",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .target(
             name: "FerryTestSupport",
             dependencies: [

@@ -1,0 +1,4 @@
+import FerryURLSession
+
+  var backgroundSessionCompletionHandler: (() -> Void)?
+
