@@ -24,6 +24,16 @@ struct TaskLifecycle: Equatable, Sendable {
     private(set) var state: URLSessionTask.State = .suspended
     private(set) var started = false
 
+    /// A new task: suspended, not started.
+    init() {}
+
+    /// A background task an earlier run of the program made and resumed: the daemon runs it
+    /// (or holds it, `suspended`).
+    init(adopted state: URLSessionTask.State) {
+        self.state = state
+        started = true
+    }
+
     mutating func resume() -> Action {
         guard state == .suspended else { return .none }
         state = .running

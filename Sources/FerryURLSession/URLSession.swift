@@ -59,6 +59,8 @@ open class URLSession: NSObject, @unchecked Sendable {
     /// Runs this process's tasks (every task of a default or ephemeral session, and the data
     /// tasks of a background one).
     let local: LocalTransport
+    /// The daemon's side, for a background session.
+    let background: BackgroundTransport?
 
     /// A session without a delegate: use tasks with completion handlers, or the async methods.
     public convenience init(configuration: URLSessionConfiguration) {
@@ -76,10 +78,14 @@ open class URLSession: NSObject, @unchecked Sendable {
             delegateQueue.maxConcurrentOperationCount = 1
             delegateQueue.name = "FerryURLSession delegate queue"
         }
-        state = Mutex(State(delegate: delegate))
+        // A background session's download tasks take the daemon's ids; its tasks run here count
+        // from far above them.
+        state = Mutex(State(delegate: delegate, nextIdentifier: configuration.kind == .background ? 1 << 40 : 1))
         cookies = SessionCookies(configuration)
         local = LocalTransport(configuration: configuration)
+        background = configuration.kind == .background ? BackgroundTransport(configuration: configuration) : nil
         super.init()
+        background?.attach(to: self)
     }
 
     // MARK: Data tasks
@@ -145,6 +151,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     open func downloadTask(with request: URLRequest) -> URLSessionDownloadTask {
+        if let background { return make { background.downloadTask(session: self, fallback: $0, request: self.prepared(request)) } }
         return make { URLSessionDownloadTask(session: self, identifier: $0, request: self.prepared(request), transport: self.local) }
     }
 
@@ -154,6 +161,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     /// be used (not resume data, another session's, or its bytes gone) makes a task that fails
     /// with `URLError.cannotWriteToFile` when resumed, as on Apple's platforms.
     open func downloadTask(withResumeData resumeData: Data) -> URLSessionDownloadTask {
+        if let background { return make { background.downloadTask(session: self, fallback: $0, resumeData: resumeData) } }
         let blob = LocalResumeData(blob: resumeData)
         return make {
             let task = URLSessionDownloadTask(
@@ -205,6 +213,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     func unfinishedTasks() -> [URLSessionTask] {
+        background?.adoptUnfinishedTasks(into: self)
         return state.withLock { $0.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
     }
 
@@ -247,6 +256,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     private func invalidate() {
+        background?.detach()
         let delegate = state.withLock { state -> URLSessionDelegate? in
             guard !state.invalidated else { return nil }
             state.invalidated = true

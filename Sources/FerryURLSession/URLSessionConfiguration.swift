@@ -1,3 +1,5 @@
+import FerryKit
+
 /// What a session does and keeps, as Apple's `URLSessionConfiguration` says it. A session copies
 /// its configuration when it is made: changing this object afterwards changes nothing.
 ///
@@ -69,6 +71,10 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     open var sharedContainerIdentifier: String?
     /// Kept for source compatibility.
     open var networkServiceType: URLRequest.NetworkServiceType = .default
+    /// For a background configuration, which Ferry daemon runs its tasks and whether it may be
+    /// started: FerryKit's settings. Default: the current user's daemon (`FERRY_HOME`, else XDG),
+    /// started with `ferry` from the `PATH` when none runs.
+    open var ferryDaemon = BackgroundSession.Configuration()
 
     init(kind: Kind, identifier: String? = nil) {
         self.kind = kind
@@ -126,6 +132,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         copy.httpShouldUsePipelining = httpShouldUsePipelining
         copy.sharedContainerIdentifier = sharedContainerIdentifier
         copy.networkServiceType = networkServiceType
+        copy.ferryDaemon = ferryDaemon
         return copy
     }
 

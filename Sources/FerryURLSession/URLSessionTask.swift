@@ -45,12 +45,12 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
     /// Who does the work: this process, or the daemon.
     let transport: any TaskTransport
 
-    init(session: URLSession, identifier: Int, request: URLRequest?, transport: any TaskTransport) {
+    init(session: URLSession, identifier: Int, request: URLRequest?, transport: any TaskTransport, lifecycle: TaskLifecycle = TaskLifecycle()) {
         self.session = session
         self.taskIdentifier = identifier
         self.originalRequest = request
         self.transport = transport
-        fields = Mutex(Fields(currentRequest: request))
+        fields = Mutex(Fields(lifecycle: lifecycle, currentRequest: request))
         super.init()
     }
 

@@ -1,4 +1,5 @@
 import FerryURLSession
+import FerryTestSupport
 import Synchronization
 
 /// A delegate that writes down every message it gets, in order, with whether it came on the
@@ -98,5 +99,20 @@ extension Recorder {
     func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {
         let queued = OperationQueue.current === session.delegateQueue
         calls.withLock { $0.append(Call(name: "waitingForConnectivity", task: task.taskIdentifier, onDelegateQueue: queued)) }
+    }
+}
+
+extension Recorder {
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
+        let queued = OperationQueue.current === session.delegateQueue
+        calls.withLock { $0.append(Call(name: "didFinishEvents", task: 0, onDelegateQueue: queued)) }
+    }
+
+    func waitFor(_ name: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !calls.withLock({ $0.contains { $0.name == name } }) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("no \(name) within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 }

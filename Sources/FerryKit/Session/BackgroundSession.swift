@@ -222,7 +222,7 @@ public final class BackgroundSession: Sendable {
 
     /// Runs `body` with a client for the daemon. When the daemon does not answer, the next call
     /// looks for it afresh (it may have restarted elsewhere).
-    func withDaemon<Result: Sendable>(_ body: (DaemonClient) async throws -> Result) async throws -> Result {
+    package func withDaemon<Result: Sendable>(_ body: (DaemonClient) async throws -> Result) async throws -> Result {
         let client = try await client()
         do {
             return try await body(client)

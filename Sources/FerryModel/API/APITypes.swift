@@ -31,13 +31,16 @@ public struct CreateTransfersRequest: Codable, Sendable {
     public var checksum: String?
     /// Which queued transfers start first: high before normal (the default) before low.
     public var priority: TransferPriority?
+    /// Create the transfers paused: they start when resumed (as a URLSession task is made
+    /// suspended and starts with `resume()`).
+    public var paused: Bool?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         urls: [String]? = nil, resumeData: String? = nil, session: String? = nil, force: Bool? = nil,
         taskDescription: String? = nil, options: TransferOptions? = nil, mirrors: [String]? = nil,
         directory: String? = nil, filename: String? = nil, overwrite: Bool? = nil, createDirectory: Bool? = nil,
-        checksum: String? = nil, priority: TransferPriority? = nil
+        checksum: String? = nil, priority: TransferPriority? = nil, paused: Bool? = nil
     ) {
         self.urls = urls
         self.resumeData = resumeData
@@ -52,6 +55,7 @@ public struct CreateTransfersRequest: Codable, Sendable {
         self.createDirectory = createDirectory
         self.checksum = checksum
         self.priority = priority
+        self.paused = paused
     }
 }
 

@@ -102,6 +102,7 @@ struct TransferRoutes {
                 overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal
             )
             download.requestedBy = context.credential?.user
+            download.paused = body.paused ?? false
             // RFC 7240: the client needs the ids alone (`ferry get --no-wait -i`).
             if request.headers[HTTPField.Name("Prefer")!]?.lowercased().contains("return=minimal") == true {
                 let records = try await engine.enqueueRecords(download)

@@ -1,0 +1,425 @@
+import FerryKit
+import Synchronization
+
+/// Runs a background session's download tasks in the Ferry daemon, through FerryKit's
+/// ``BackgroundSession``: a task is a transfer of the daemon's session with the configuration's
+/// identifier, made paused (as a task is made suspended) and resumed by `resume()`; its
+/// `taskIdentifier` is the transfer's id, the same in every run of the program.
+///
+/// The daemon's events for the session become delegate messages. Those of tasks that ended while
+/// no run of the program listened are delivered first, when the session is made again: for each,
+/// `didFinishDownloadingTo` and `didCompleteWithError`, then `urlSessionDidFinishEvents`. Each
+/// ended task's messages and the daemon's acknowledgement of its events happen in one operation
+/// of the delegate queue, so an event is delivered once across runs (unless the program dies
+/// inside that operation, when the next run gets it again).
+final class BackgroundTransport: TaskTransport {
+    /// The daemon's session name: the identifier with what the daemon does not accept replaced.
+    let identifier: String
+    /// Where the daemon places finished files until `didFinishDownloadingTo` has run.
+    let folder: URL
+    private let connection: Task<BackgroundSession, Error>
+
+    private struct State: @unchecked Sendable {
+        weak var session: URLSession?
+        /// Bytes reported by `didWriteData`, per task.
+        var reported: [Int: Int64] = [:]
+        /// Tasks made from resume data: their blob, until `resume()` hands it to the daemon;
+        /// then their first `resumed` event becomes `didResumeAtOffset`.
+        var blobs: [Int: Data] = [:]
+        var resuming: Set<Int> = []
+        var toldWaiting: Set<Int> = []
+        /// Tasks this run cancels: their end is this run's to report (with the resume data),
+        /// not the daemon's `cancelled` event's.
+        var stopping: Set<Int> = []
+        /// Tasks that could not be made in the daemon: they fail when resumed.
+        var failures: [Int: URLError] = [:]
+        var delivery: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    init(configuration: URLSessionConfiguration) {
+        let raw = configuration.identifier ?? "urlsession"
+        let name = String(raw.map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" }.prefix(64))
+        identifier = name.isEmpty ? "urlsession" : name
+        let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        folder = cache.appendingPathComponent("ferry/urlsession").appendingPathComponent(identifier)
+        let identifier = identifier
+        let launches = configuration.sessionSendsLaunchEvents
+        let settings = configuration.ferryDaemon
+        connection = Task { [settings] in
+            var settings = settings
+            if launches { settings.launchOnEvents = .thisProgram(arguments: Array(CommandLine.arguments.dropFirst())) }
+            return try await BackgroundSession(identifier: identifier, configuration: settings)
+        }
+    }
+
+    /// Starts delivering the daemon's events for the session to `session`'s delegate.
+    func attach(to session: URLSession) {
+        state.withLock { $0.session = session }
+        let delivery = Task { await self.deliverEvents() }
+        state.withLock { $0.delivery = delivery }
+    }
+
+    func detach() {
+        state.withLock { $0.delivery }?.cancel()
+    }
+
+    // MARK: Making tasks
+
+    func downloadTask(session: URLSession, fallback: Int, request: URLRequest) -> URLSessionDownloadTask {
+        guard let url = request.url else {
+            return failing(session, fallback, request, URLErrorMaker.make(.badURL, nil, "The request has no URL."))
+        }
+        let create = CreateTransfersRequest(
+            urls: [url.absoluteString], session: identifier, force: true, options: Self.options(request, session.configuration),
+            directory: folder.path, filename: "FerryURLSession_\(UUID().uuidString).tmp", overwrite: true, createDirectory: true,
+            paused: true
+        )
+        switch Blocking.run({ try await self.daemon { try await $0.createTransfers(create) } }) {
+        case .success(let list):
+            guard let transfer = list.transfers.first else {
+                return failing(session, fallback, request, URLErrorMaker.make(.badServerResponse, url, "The Ferry daemon made no transfer."))
+            }
+            return URLSessionDownloadTask(session: session, identifier: Int(transfer.id), request: request, transport: self)
+        case .failure(let error):
+            return failing(session, fallback, request, Self.urlError(error, url: url))
+        }
+    }
+
+    func downloadTask(session: URLSession, fallback: Int, resumeData: Data) -> URLSessionDownloadTask {
+        guard let blob = try? ResumeData(blob: resumeData), blob.session == identifier else {
+            return failing(
+                session, fallback, nil,
+                URLErrorMaker.make(.cannotWriteToFile, nil, "The resume data was not made by a download of the background session '\(identifier)'.")
+            )
+        }
+        let request = URL(string: blob.url).map { URLRequest(url: $0) }
+        state.withLock { $0.blobs[Int(blob.transferId)] = resumeData }
+        return URLSessionDownloadTask(session: session, identifier: Int(blob.transferId), request: request, transport: self)
+    }
+
+    private func failing(_ session: URLSession, _ identifier: Int, _ request: URLRequest?, _ error: URLError) -> URLSessionDownloadTask {
+        state.withLock { $0.failures[identifier] = error }
+        return URLSessionDownloadTask(session: session, identifier: identifier, request: request, transport: self)
+    }
+
+    /// The daemon's unfinished tasks of the session, made into task objects when this run has
+    /// none for them yet (``URLSession/getAllTasks(completionHandler:)`` lists them, as iOS does
+    /// after a relaunch).
+    func adoptUnfinishedTasks(into session: URLSession) {
+        guard case .success(let list) = Blocking.run({ try await self.daemon { try await $0.transfers(session: self.identifier) } }) else { return }
+        for transfer in list.transfers where [.queued, .running, .waiting, .paused].contains(transfer.state) {
+            _ = adopt(transfer, into: session)
+        }
+    }
+
+    private func adopt(_ transfer: Transfer, into session: URLSession) -> URLSessionTask {
+        let id = Int(transfer.id)
+        if let known = session.state.withLock({ $0.tasks[id] }) { return known }
+        let task = URLSessionDownloadTask(
+            session: session, identifier: id, request: URL(string: transfer.url).map { URLRequest(url: $0) }, transport: self,
+            lifecycle: TaskLifecycle(adopted: transfer.state == .paused ? .suspended : .running)
+        )
+        task.taskDescription = transfer.taskDescription
+        task.fields.withLock {
+            $0.received = transfer.bytesReceived
+            $0.expectedToReceive = transfer.totalBytes ?? NSURLSessionTransferSizeUnknown
+        }
+        session.adopt(task)
+        return task
+    }
+
+    // MARK: TaskTransport
+
+    func start(_ task: URLSessionTask) {
+        let id = task.taskIdentifier
+        if let failure = state.withLock({ $0.failures.removeValue(forKey: id) }) {
+            end(task, error: failure)
+            return
+        }
+        let blob = state.withLock { state -> Data? in
+            guard let blob = state.blobs.removeValue(forKey: id) else { return nil }
+            state.resuming.insert(id)
+            return blob
+        }
+        let priority = task.priority
+        Task {
+            do {
+                if let blob {
+                    _ = try await daemon { try await $0.createTransfers(CreateTransfersRequest(resumeData: blob.base64EncodedString(), session: self.identifier)) }
+                } else {
+                    if priority != URLSessionTask.defaultPriority {
+                        let rank: TransferPriority = priority >= 0.75 ? .high : priority <= 0.25 ? .low : .normal
+                        _ = try await daemon { try await $0.update(Int64(id), TransferUpdate(priority: rank)) }
+                    }
+                    _ = try await daemon { try await $0.resume(Int64(id)) }
+                }
+            } catch {
+                let failure = blob == nil
+                    ? Self.urlError(error, url: task.originalRequest?.url)
+                    : URLErrorMaker.make(.cannotWriteToFile, task.originalRequest?.url, "The daemon cannot go on from this resume data: \(Self.message(error))")
+                end(task, error: failure)
+            }
+        }
+    }
+
+    func pause(_ task: URLSessionTask) {
+        Task { _ = try? await daemon { try await $0.pause(Int64(task.taskIdentifier)) } }
+    }
+
+    func unpause(_ task: URLSessionTask) {
+        Task { _ = try? await daemon { try await $0.resume(Int64(task.taskIdentifier)) } }
+    }
+
+    func stop(_ task: URLSessionTask, started: Bool, producingResumeData: (@Sendable (Data?) -> Void)?) {
+        let id = Int64(task.taskIdentifier)
+        let url = task.originalRequest?.url
+        let made = state.withLock { state in
+            state.stopping.insert(task.taskIdentifier)
+            return state.failures.removeValue(forKey: task.taskIdentifier) == nil && state.blobs.removeValue(forKey: task.taskIdentifier) == nil
+        }
+        Task {
+            var blob: Data?
+            if made {
+                _ = try? await daemon { try await $0.cancel(id, keepResumeData: producingResumeData != nil) }
+                if producingResumeData != nil { blob = try? await daemon { try await $0.resumeData(id) } }
+            }
+            if let producingResumeData { task.session.onDelegateQueue { producingResumeData(blob) } }
+            end(task, error: URLErrorMaker.cancelled(url, resumeData: blob))
+            state.withLock { _ = $0.stopping.remove(task.taskIdentifier) }
+        }
+    }
+
+    // MARK: Events
+
+    private func deliverEvents() async {
+        guard let background = try? await connection.value else { return }
+        do {
+            var ended = 0
+            for event in try await background.missedEvents() where await handle(event, replayed: true) { ended += 1 }
+            if ended > 0, let session = state.withLock({ $0.session }) {
+                let delegate = session.delegate
+                await session.onDelegateQueueAndWait { delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: session) }
+            }
+            for try await event in background.events { _ = await handle(event, replayed: false) }
+        } catch {
+            // The session's events could not be read (its token refused): nothing more arrives.
+        }
+    }
+
+    /// One daemon event as delegate messages; true when it ended a task.
+    private func handle(_ event: DownloadEvent, replayed: Bool) async -> Bool {
+        guard let session = state.withLock({ $0.session }) else { return false }
+        let id = Int(event.taskIdentifier)
+        var task = session.state.withLock { $0.tasks[id] }
+        switch event.kind {
+        case .didCancel where state.withLock({ $0.stopping.contains(id) }), .didRemove where state.withLock({ $0.stopping.contains(id) }):
+            await acknowledge(event, session)
+            return false
+        case .didFinish, .didFail, .didCancel, .didRemove:
+            if task == nil, let transfer = try? await daemon({ try await $0.transfer(event.taskIdentifier) }) {
+                task = adopt(transfer, into: session)
+            }
+            guard let task else {
+                await acknowledge(event, session)
+                return false
+            }
+            await finish(task, event, session)
+            return true
+        case .didWriteData(let total, let expected):
+            guard !replayed, let task = task as? URLSessionDownloadTask else { return false }
+            let previous = state.withLock { state -> Int64 in
+                defer { state.reported[id] = total }
+                return state.reported[id] ?? task.countOfBytesReceived
+            }
+            task.fields.withLock {
+                $0.received = total
+                if let expected { $0.expectedToReceive = expected }
+            }
+            task.received(0, expected: expected)
+            if let delegate = session.delegate(for: task) as? URLSessionDownloadDelegate, total > previous {
+                session.onDelegateQueue {
+                    delegate.urlSession(session, downloadTask: task, didWriteData: total - previous, totalBytesWritten: total, totalBytesExpectedToWrite: expected ?? NSURLSessionTransferSizeUnknown)
+                }
+            }
+        case .didResume(let offset):
+            guard let task = task as? URLSessionDownloadTask, state.withLock({ $0.resuming.remove(id) != nil }) else { return false }
+            state.withLock { $0.reported[id] = offset }
+            if let delegate = session.delegate(for: task) as? URLSessionDownloadDelegate {
+                let expected = task.countOfBytesExpectedToReceive
+                session.onDelegateQueue { delegate.urlSession(session, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expected) }
+            }
+        case .isWaiting:
+            guard !replayed, let task, state.withLock({ $0.toldWaiting.insert(id).inserted }),
+                let delegate = session.delegate(for: task) as? URLSessionTaskDelegate
+            else { return false }
+            session.onDelegateQueue { delegate.urlSession(session, taskIsWaitingForConnectivity: task) }
+        default:
+            break
+        }
+        return false
+    }
+
+    /// An ended task's last messages and the acknowledgement of its events, in one operation.
+    private func finish(_ task: URLSessionTask, _ event: DownloadEvent, _ session: URLSession) async {
+        var error: URLError?
+        var location: URL?
+        switch event.kind {
+        case .didFinish(let file, _):
+            location = file
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
+            if let url = task.originalRequest?.url {
+                let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": String(size)])
+                task.fields.withLock {
+                    $0.response = response
+                    $0.received = size
+                    $0.expectedToReceive = size
+                }
+            }
+        case .didFail(let failure):
+            let blob = try? await daemon { try await $0.resumeData(event.taskIdentifier) }
+            error = Self.urlError(failure, url: task.originalRequest?.url, resumeData: blob)
+        default:
+            error = URLErrorMaker.cancelled(task.originalRequest?.url)
+        }
+        guard task.finish(error: error) else {
+            await acknowledge(event, session)
+            return
+        }
+        let delegate = session.delegate(for: task)
+        await session.onDelegateQueueAndWait {
+            if let location, let download = task as? URLSessionDownloadTask {
+                (delegate as? URLSessionDownloadDelegate)?.urlSession(session, downloadTask: download, didFinishDownloadingTo: location)
+                try? FileManager.default.removeItem(at: location)
+            }
+            (delegate as? URLSessionTaskDelegate)?.urlSession(session, task: task, didCompleteWithError: error)
+            if let seq = event.seq { _ = Blocking.run { try await self.acknowledgeEvents(through: seq) } }
+        }
+        state.withLock { state in
+            state.reported[task.taskIdentifier] = nil
+            state.toldWaiting.remove(task.taskIdentifier)
+        }
+        session.forget(task)
+    }
+
+    /// Ends a task this run stopped or could not start (its daemon events, if any, are then
+    /// acknowledged as they arrive).
+    private func end(_ task: URLSessionTask, error: URLError) {
+        guard task.finish(error: error) else { return }
+        let session = task.session
+        let delegate = session.delegate(for: task)
+        session.onDelegateQueue {
+            (delegate as? URLSessionTaskDelegate)?.urlSession(session, task: task, didCompleteWithError: error)
+            session.forget(task)
+        }
+    }
+
+    private func acknowledge(_ event: DownloadEvent, _ session: URLSession) async {
+        guard let seq = event.seq else { return }
+        try? await acknowledgeEvents(through: seq)
+    }
+
+    private func acknowledgeEvents(through seq: Int64) async throws {
+        try await connection.value.acknowledge(through: seq)
+    }
+
+    // MARK: Plumbing
+
+    private func daemon<Result: Sendable>(_ body: (DaemonClient) async throws -> Result) async throws -> Result {
+        try await connection.value.withDaemon(body)
+    }
+
+    /// The request's headers and the configuration's limits as the daemon's options.
+    static func options(_ request: URLRequest, _ configuration: URLSessionConfiguration) -> TransferOptions {
+        var headers: [String: String] = [:]
+        for (name, value) in configuration.additionalHeaders { headers[name] = value }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name] = value }
+        var options = TransferOptions()
+        options.headers = headers.isEmpty ? nil : headers
+        options.idleTimeoutSeconds = configuration.timeoutIntervalForRequest
+        options.resourceTimeoutSeconds = configuration.timeoutIntervalForResource
+        options.maxConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
+        if let proxy = ProxySettings.proxy(for: configuration, environment: [:]), configuration.connectionProxyDictionary != nil {
+            options.proxy = "\(proxy)"
+        }
+        return options
+    }
+
+    static func message(_ error: Error) -> String {
+        (error as? FerryError)?.message ?? "\(error)"
+    }
+
+    /// A daemon's failure as the `URLError` Apple's URLSession gives for the same cause.
+    static func urlError(_ error: Error, url: URL?, resumeData: Data? = nil) -> URLError {
+        guard let failure = error as? FerryError else { return URLErrorMaker.from(error, url: url, resumeData: resumeData) }
+        let code: URLError.Code =
+            switch failure.code {
+            case .invalidURL: .badURL
+            case .unsupportedScheme: .unsupportedURL
+            case .daemonUnreachable, .daemonStartFailed: .cannotConnectToHost
+            case .connectionFailed: failure.message.lowercased().contains("resolve") || failure.message.lowercased().contains("dns") ? .cannotFindHost : .cannotConnectToHost
+            case .timeout: .timedOut
+            case .untrustedCertificate: .serverCertificateUntrusted
+            case .tooManyRedirects: .httpTooManyRedirects
+            case .redirectRefused: .unsupportedURL
+            case .diskFull, .fileSystem: .cannotWriteToFile
+            case .resumeDataInvalid, .resumeDataStale: .cannotWriteToFile
+            case .cancelled: .cancelled
+            default: .badServerResponse
+            }
+        return URLErrorMaker.make(code, url, failure.message, resumeData: resumeData)
+    }
+
+    static func urlError(_ failure: FerryError, url: URL?, resumeData: Data?) -> URLError {
+        urlError(failure as Error, url: url, resumeData: resumeData)
+    }
+}
+
+/// Waits on this thread for async work: task creation is synchronous in Apple's API, and a
+/// background task's identifier is the daemon's. The work runs on a queue of its own, not Swift's
+/// cooperative threads: a caller blocking one of those (code in an async function making tasks,
+/// as many at once as there are cores) would otherwise leave none for the work it waits for.
+enum Blocking {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Result<T, Error> {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<T, Error>?>(nil)
+        Task.detached(executorPreference: QueueExecutor.shared) {
+            do {
+                let value = try await body()
+                result.withLock { $0 = .success(value) }
+            } catch {
+                result.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }!
+    }
+}
+
+/// A task executor on a Dispatch queue, outside the cooperative pool.
+final class QueueExecutor: TaskExecutor {
+    static let shared = QueueExecutor()
+    private let queue = DispatchQueue(label: "FerryURLSession.blocking", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+}
+
+extension URLSession {
+    /// ``onDelegateQueue(_:)``, waiting until `body` has run.
+    func onDelegateQueueAndWait(_ body: @escaping () -> Void) async {
+        let box = UncheckedBody(body)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            delegateQueue.addOperation {
+                box.body()
+                continuation.resume()
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import FerryKit
+import FerryTestSupport
+import Synchronization
+import Testing
+
+@testable import FerryURLSession
+
+/// A background configuration's download tasks run in a real Ferry daemon: made paused with the
+/// transfer's id as their identifier, started by resume(), ended while the program is gone and
+/// delivered to the next run's delegate, paused with the daemon's resume data. One at a time:
+/// making a background task waits on its thread for the daemon, which here runs in this process
+/// on the same two cooperative threads (a real daemon is another process).
+@Suite(.serialized) struct BackgroundSessionTests {
+    static func configuration(_ d: DaemonHarness, _ identifier: String = "com.xxxx.HalfTunes.bgSession") -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
+        configuration.ferryDaemon = BackgroundSession.Configuration(paths: d.paths, launcher: nil)
+        configuration.sessionSendsLaunchEvents = false
+        return configuration
+    }
+
+    static func session(_ d: DaemonHarness, _ recorder: Recorder) -> URLSession {
+        let session = URLSession(configuration: configuration(d), delegate: recorder, delegateQueue: nil)
+        recorder.session = session
+        return session
+    }
+
+    @Test func aTaskIsTheDaemonsTransferMadePausedAndResumeStartsIt() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                try await Origin.run { origin, base in
+                    let bytes = Origin.bytes(2 << 20, seed: 5)
+                    origin.serve("/preview.m4a", .init(data: bytes))
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    let task = session.downloadTask(with: base.appendingPathComponent("preview.m4a"))
+                    let transfer = try await d.client.transfer(Int64(task.taskIdentifier))
+                    #expect(transfer.session == "com.xxxx.HalfTunes.bgSession")
+                    #expect(transfer.state == .paused, "made suspended")
+                    #expect(origin.requests.isEmpty)
+                    task.resume()
+                    await recorder.end(of: task)
+                    let calls = recorder.calls(task)
+                    #expect(calls.map(\.name).filter { $0 != "didWriteData" } == ["didCreateTask", "didFinishDownloading", "didComplete"])
+                    #expect(calls.last?.error == nil)
+                    #expect(calls.allSatisfy { $0.onDelegateQueue })
+                    #expect(recorder.files.withLock { $0[task.taskIdentifier] } == bytes)
+                    #expect(!FileManager.default.fileExists(atPath: try #require(recorder.location).path), "removed when the call returned")
+                    #expect((task.response as? HTTPURLResponse)?.statusCode == 200)
+                    #expect(task.countOfBytesReceived == Int64(bytes.count))
+                }
+            }
+        }
+    }
+
+    @Test func aDownloadThatEndsWhileTheProgramIsGoneReachesTheNextRunOnce() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                try await Origin.run { origin, base in
+                    let bytes = Origin.bytes(1 << 20, seed: 6)
+                    let held = Origin.Gate()
+                    origin.serve("/episode.mp3", .init(data: bytes))
+                    origin.script("/episode.mp3", [.holdAfter(128 << 10, held)])
+                    let first = Recorder()
+                    let run1 = Self.session(d, first)
+                    let task = run1.downloadTask(with: base.appendingPathComponent("episode.mp3"))
+                    task.resume()
+                    let id = Int64(task.taskIdentifier)
+                    while try await d.client.transfer(id).bytesReceived < 128 << 10 { try await Task.sleep(for: .milliseconds(20)) }
+                    run1.background?.detach()  // the program exits: its tasks go on in the daemon
+                    held.open()
+                    while try await d.client.transfer(id).state != .completed { try await Task.sleep(for: .milliseconds(20)) }
+
+                    let second = Recorder()
+                    let run2 = Self.session(d, second)
+                    try await second.waitFor("didFinishEvents")
+                    let names = second.calls.withLock { $0.map(\.name) }
+                    #expect(names == ["didFinishDownloading", "didComplete", "didFinishEvents"])
+                    #expect(second.calls.withLock { $0[0].task } == task.taskIdentifier, "the identifier of the first run")
+                    #expect(second.files.withLock { $0[task.taskIdentifier] } == bytes)
+                    #expect(!first.names(task).contains("didComplete"))
+                    _ = run2
+
+                    // Acknowledged: the next run has nothing to replay.
+                    let third = try await BackgroundSession(identifier: "com.xxxx.HalfTunes.bgSession", configuration: .init(paths: d.paths, launcher: nil))
+                    #expect(try await third.missedEvents().isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test func pausedWithTheDaemonsResumeDataItGoesOnWithTheSameIdentifier() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                try await Origin.run { origin, base in
+                    let bytes = Origin.bytes(1 << 20, seed: 8)
+                    let held = Origin.Gate()
+                    origin.serve("/a.mp3", .init(data: bytes))
+                    origin.script("/a.mp3", [.holdAfter(256 << 10, held)])
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    let task = session.downloadTask(with: base.appendingPathComponent("a.mp3"))
+                    task.resume()
+                    while try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived < 256 << 10 { try await Task.sleep(for: .milliseconds(20)) }
+                    let blob: Data? = await withCheckedContinuation { continuation in task.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) }
+                    await recorder.end(of: task)
+                    held.open()
+                    let data = try #require(blob)
+                    #expect(recorder.calls(task).last?.error?.code == .cancelled)
+                    #expect(recorder.calls(task).last?.error?.downloadTaskResumeData == data)
+
+                    let resumed = session.downloadTask(withResumeData: data)
+                    #expect(resumed.taskIdentifier == task.taskIdentifier, "the same task, as the daemon keeps it")
+                    resumed.resume()
+                    while !recorder.calls(resumed).contains(where: { $0.name == "didFinishDownloading" }) { try await Task.sleep(for: .milliseconds(20)) }
+                    let offset = try #require(recorder.calls(resumed).first { $0.name == "didResumeAtOffset" }?.numbers.first)
+                    #expect(offset >= 256 << 10)
+                    #expect(recorder.files.withLock { $0[resumed.taskIdentifier] } == bytes)
+                    #expect(origin.requests(for: "/a.mp3").last?.range?.hasPrefix("bytes=") == true)
+
+                    let garbage = session.downloadTask(withResumeData: Data("nope".utf8))
+                    garbage.resume()
+                    await recorder.end(of: garbage)
+                    #expect(recorder.calls(garbage).last?.error?.code == .cannotWriteToFile)
+                }
+            }
+        }
+    }
+}
+
+extension BackgroundSessionTests {
+    @Test func aTaskCancelledFromOutsideTheProgramEndsCancelled() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                try await Origin.run { origin, base in
+                    let held = Origin.Gate()
+                    origin.serve("/b.mp3", .init(data: Origin.bytes(512 << 10)))
+                    origin.script("/b.mp3", [.holdAfter(64 << 10, held)])
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    let task = session.downloadTask(with: base.appendingPathComponent("b.mp3"))
+                    task.resume()
+                    while try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived < 64 << 10 { try await Task.sleep(for: .milliseconds(20)) }
+                    _ = try await d.client.cancel(Int64(task.taskIdentifier))  // `ferry cancel ID`
+                    await recorder.end(of: task)
+                    held.open()
+                    #expect(recorder.calls(task).last?.error?.code == .cancelled)
+                    #expect(task.state == .completed)
+                }
+            }
+        }
+    }
+}
