@@ -6,9 +6,35 @@
 //                                    lines, then the file's path
 //   HalfTunes pause-resume TERM [N]  the same, paused at the first progress and resumed from
 //                                    its resume data
+//   HalfTunes start TERM [N]         starts track N's download in the background session and
+//                                    exits at once: the Ferry daemon goes on with it
+//   HalfTunes events TERM [N] [S]    makes the background session again and waits up to S
+//                                    seconds (default 60) for the delegate to place track N's
+//                                    file, as an app relaunched for its session's events
+//   HalfTunes                        (with FERRY_SESSION set: the daemon started it because the
+//                                    session's tasks ended) makes the session, lets the delegate
+//                                    place what ended, and exits
 import FerryURLSession
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.isEmpty, let session = ProcessInfo.processInfo.environment["FERRY_SESSION"] {
+  let controller = SearchViewController()
+  let documents = controller.localFilePath(for: URL(fileURLWithPath: "/x")).deletingLastPathComponent()
+  let before = Set((try? FileManager.default.contentsOfDirectory(atPath: documents.path)) ?? [])
+  controller.viewDidLoad()
+  let deadline = Date().addingTimeInterval(30)
+  while Date() < deadline {
+    let now = Set((try? FileManager.default.contentsOfDirectory(atPath: documents.path)) ?? [])
+    if !now.subtracting(before).isEmpty {
+      Thread.sleep(forTimeInterval: 1)  // the delegate queue's last calls
+      print("relaunched for \(session): placed \(now.subtracting(before).sorted().joined(separator: ", "))")
+      exit(0)
+    }
+    Thread.sleep(forTimeInterval: 0.1)
+  }
+  print("relaunched for \(session): nothing placed")
+  exit(0)
+}
 guard let command = arguments.first, let term = arguments.dropFirst().first else {
   print("usage: HalfTunes search|download|pause-resume TERM [TRACK]")
   exit(2)
@@ -38,6 +64,23 @@ if command == "search" {
 }
 guard tracks.indices.contains(trackNumber) else { print("error: no track \(trackNumber)"); exit(1) }
 let track = tracks[trackNumber]
+let destination = controller.localFilePath(for: track.previewURL)
+switch command {
+case "start":
+  controller.downloadService.startDownload(track)
+  print("started task \(controller.downloadService.activeDownloads[track.previewURL]?.task?.taskIdentifier ?? -1)")
+  exit(0)
+case "events":
+  // viewDidLoad() made the session; the delegate hears what ended while this program was gone.
+  let seconds = arguments.dropFirst(3).first.flatMap { Double($0) } ?? 60
+  let deadline = Date().addingTimeInterval(seconds)
+  while !FileManager.default.fileExists(atPath: destination.path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+  guard FileManager.default.fileExists(atPath: destination.path) else { print("nothing delivered"); exit(3) }
+  print("delivered \(destination.path)")
+  exit(0)
+default:
+  break
+}
 controller.downloadService.startDownload(track)
 var paused = false
 while !track.downloaded {

@@ -31,6 +31,9 @@ final class BackgroundTransport: TaskTransport {
         /// Tasks this run cancels: their end is this run's to report (with the resume data),
         /// not the daemon's `cancelled` event's.
         var stopping: Set<Int> = []
+        /// When this run made each task object: a `cancelled` event older than that is about the
+        /// task's earlier life (one cancelled with resume data, made again from it).
+        var madeAt: [Int: Date] = [:]
         /// Tasks that could not be made in the daemon: they fail when resumed.
         var failures: [Int: URLError] = [:]
         var delivery: Task<Void, Never>?
@@ -50,7 +53,9 @@ final class BackgroundTransport: TaskTransport {
         let settings = configuration.ferryDaemon
         connection = Task { [settings] in
             var settings = settings
-            if launches { settings.launchOnEvents = .thisProgram(arguments: Array(CommandLine.arguments.dropFirst())) }
+            // Without its arguments: they may say "start a download", which must not run again.
+            // The daemon sets FERRY_SESSION, so the program knows why it runs.
+            if launches { settings.launchOnEvents = .thisProgram(arguments: []) }
             return try await BackgroundSession(identifier: identifier, configuration: settings)
         }
     }
@@ -96,7 +101,11 @@ final class BackgroundTransport: TaskTransport {
             )
         }
         let request = URL(string: blob.url).map { URLRequest(url: $0) }
-        state.withLock { $0.blobs[Int(blob.transferId)] = resumeData }
+        state.withLock { state in
+            state.blobs[Int(blob.transferId)] = resumeData
+            state.stopping.remove(Int(blob.transferId))
+            state.madeAt[Int(blob.transferId)] = Date()
+        }
         return URLSessionDownloadTask(session: session, identifier: Int(blob.transferId), request: request, transport: self)
     }
 
@@ -145,32 +154,32 @@ final class BackgroundTransport: TaskTransport {
             return blob
         }
         let priority = task.priority
-        Task {
-            do {
-                if let blob {
-                    _ = try await daemon { try await $0.createTransfers(CreateTransfersRequest(resumeData: blob.base64EncodedString(), session: self.identifier)) }
-                } else {
-                    if priority != URLSessionTask.defaultPriority {
-                        let rank: TransferPriority = priority >= 0.75 ? .high : priority <= 0.25 ? .low : .normal
-                        _ = try await daemon { try await $0.update(Int64(id), TransferUpdate(priority: rank)) }
-                    }
-                    _ = try await daemon { try await $0.resume(Int64(id)) }
+        // Waited for: a program that resumes a task and exits at once leaves it running.
+        let started = Blocking.run { [self] in
+            if let blob {
+                _ = try await daemon { try await $0.createTransfers(CreateTransfersRequest(resumeData: blob.base64EncodedString(), session: self.identifier)) }
+            } else {
+                if priority != URLSessionTask.defaultPriority {
+                    let rank: TransferPriority = priority >= 0.75 ? .high : priority <= 0.25 ? .low : .normal
+                    _ = try await daemon { try await $0.update(Int64(id), TransferUpdate(priority: rank)) }
                 }
-            } catch {
-                let failure = blob == nil
-                    ? Self.urlError(error, url: task.originalRequest?.url)
-                    : URLErrorMaker.make(.cannotWriteToFile, task.originalRequest?.url, "The daemon cannot go on from this resume data: \(Self.message(error))")
-                end(task, error: failure)
+                _ = try await daemon { try await $0.resume(Int64(id)) }
             }
+        }
+        if case .failure(let error) = started {
+            let failure = blob == nil
+                ? Self.urlError(error, url: task.originalRequest?.url)
+                : URLErrorMaker.make(.cannotWriteToFile, task.originalRequest?.url, "The daemon cannot go on from this resume data: \(Self.message(error))")
+            end(task, error: failure)
         }
     }
 
     func pause(_ task: URLSessionTask) {
-        Task { _ = try? await daemon { try await $0.pause(Int64(task.taskIdentifier)) } }
+        _ = Blocking.run { [self] in try await daemon { try await $0.pause(Int64(task.taskIdentifier)) } }
     }
 
     func unpause(_ task: URLSessionTask) {
-        Task { _ = try? await daemon { try await $0.resume(Int64(task.taskIdentifier)) } }
+        _ = Blocking.run { [self] in try await daemon { try await $0.resume(Int64(task.taskIdentifier)) } }
     }
 
     func stop(_ task: URLSessionTask, started: Bool, producingResumeData: (@Sendable (Data?) -> Void)?) {
@@ -180,16 +189,16 @@ final class BackgroundTransport: TaskTransport {
             state.stopping.insert(task.taskIdentifier)
             return state.failures.removeValue(forKey: task.taskIdentifier) == nil && state.blobs.removeValue(forKey: task.taskIdentifier) == nil
         }
-        Task {
-            var blob: Data?
-            if made {
-                _ = try? await daemon { try await $0.cancel(id, keepResumeData: producingResumeData != nil) }
-                if producingResumeData != nil { blob = try? await daemon { try await $0.resumeData(id) } }
-            }
-            if let producingResumeData { task.session.onDelegateQueue { producingResumeData(blob) } }
-            end(task, error: URLErrorMaker.cancelled(url, resumeData: blob))
-            state.withLock { _ = $0.stopping.remove(task.taskIdentifier) }
+        // The daemon is told before cancel() returns; the delegate hears of it on its queue.
+        let blob = Blocking.run { [self] () -> Data? in
+            guard made else { return nil }
+            _ = try? await daemon { try await $0.cancel(id, keepResumeData: producingResumeData != nil) }
+            guard producingResumeData != nil else { return nil }
+            return try? await daemon { try await $0.resumeData(id) }
         }
+        let data = try? blob.get()
+        if let producingResumeData { task.session.onDelegateQueue { producingResumeData(data) } }
+        end(task, error: URLErrorMaker.cancelled(url, resumeData: data))
     }
 
     // MARK: Events
@@ -215,7 +224,7 @@ final class BackgroundTransport: TaskTransport {
         let id = Int(event.taskIdentifier)
         var task = session.state.withLock { $0.tasks[id] }
         switch event.kind {
-        case .didCancel where state.withLock({ $0.stopping.contains(id) }), .didRemove where state.withLock({ $0.stopping.contains(id) }):
+        case .didCancel where isStale(event), .didRemove where isStale(event):
             await acknowledge(event, session)
             return false
         case .didFinish, .didFail, .didCancel, .didRemove:
@@ -260,6 +269,14 @@ final class BackgroundTransport: TaskTransport {
             break
         }
         return false
+    }
+
+    /// A cancellation this run made itself, or one of the task's earlier life.
+    private func isStale(_ event: DownloadEvent) -> Bool {
+        state.withLock { state in
+            let id = Int(event.taskIdentifier)
+            return state.stopping.contains(id) || state.madeAt[id].map { event.date < $0 } == true
+        }
     }
 
     /// An ended task's last messages and the acknowledgement of its events, in one operation.

@@ -294,7 +294,8 @@ open class URLSession: NSObject, @unchecked Sendable {
     /// it was the last one and invalidation was asked for.
     func forget(_ task: URLSessionTask) {
         let last = state.withLock { state -> Bool in
-            state.tasks[task.taskIdentifier] = nil
+            // A background task made again from resume data has the same identifier: only this one goes.
+            if state.tasks[task.taskIdentifier] === task { state.tasks[task.taskIdentifier] = nil }
             return state.invalidating && state.tasks.isEmpty && !state.invalidated
         }
         if last { invalidate() }
