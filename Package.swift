@@ -175,6 +175,12 @@ let package = Package(
             name: "HalfTunes", dependencies: ["FerryURLSession"], path: "Examples/HalfTunes",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // A download list keyed by taskIdentifier across launches, as the Chinese URLSession
+        // tutorials write their TaskManager.
+        .executableTarget(
+            name: "TaskManager", dependencies: ["FerryURLSession"], path: "Examples/TaskManager",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .target(
             name: "FerryTestSupport",
             dependencies: [

@@ -125,6 +125,25 @@ import Testing
         }
     }
 
+    @Test func aCancelledDownloadClosesItsConnection() async throws {
+        try await Origin.run { origin, base in
+            var file = Origin.File(data: Origin.bytes(8 << 20, seed: 2))
+            file.bytesPerSecond = 2 << 20
+            origin.serve("/big.mp3", file)
+            let recorder = Recorder()
+            let session = URLSession(configuration: .ephemeral, delegate: recorder, delegateQueue: nil)
+            recorder.session = session
+            let task = session.downloadTask(with: base.appendingPathComponent("big.mp3"))
+            task.resume()
+            while task.countOfBytesReceived < 256 << 10 { try await Task.sleep(for: .milliseconds(10)) }
+            task.cancel()
+            await recorder.end(of: task)
+            let sent = origin.bytesSent("/big.mp3")
+            try await Task.sleep(for: .seconds(1))
+            #expect(origin.bytesSent("/big.mp3") - sent < 512 << 10, "the server stopped sending: the connection is closed")
+        }
+    }
+
     @Test func resumeDataThatCannotBeUsedFailsAsApplesDoesAndAChangedFileStartsOver() async throws {
         try await Origin.run { origin, base in
             let recorder = Recorder()
