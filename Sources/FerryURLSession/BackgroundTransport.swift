@@ -93,6 +93,30 @@ final class BackgroundTransport: TaskTransport {
         }
     }
 
+    /// An upload of a file in the daemon: it reads the file as it sends it, and resumes where the
+    /// server speaks tus or the IETF resumable upload protocol.
+    func uploadTask(session: URLSession, fallback: Int, request: URLRequest, file: URL) -> URLSessionUploadTask {
+        guard let url = request.url else {
+            state.withLock { $0.failures[fallback] = URLErrorMaker.make(.badURL, nil, "The request has no URL.") }
+            return URLSessionUploadTask(session: session, identifier: fallback, request: request, transport: self)
+        }
+        let create = CreateUploadRequest(
+            file: file.standardizedFileURL.path, url: url.absoluteString, method: request.httpMethod?.uppercased() == "POST" ? "POST" : "PUT",
+            session: identifier, options: Self.options(request, session.configuration), paused: true
+        )
+        switch Blocking.run({ try await self.daemon { try await $0.upload(create) } }) {
+        case .success(let list) where !list.transfers.isEmpty:
+            return URLSessionUploadTask(session: session, identifier: Int(list.transfers[0].id), request: request, transport: self)
+        case .success:
+            state.withLock { $0.failures[fallback] = URLErrorMaker.make(.badServerResponse, url, "The Ferry daemon made no transfer.") }
+        case .failure(let error):
+            let failure = (error as? FerryError)?.code == .invalidRequest
+                ? URLErrorMaker.make(.fileDoesNotExist, file, Self.message(error)) : Self.urlError(error, url: url)
+            state.withLock { $0.failures[fallback] = failure }
+        }
+        return URLSessionUploadTask(session: session, identifier: fallback, request: request, transport: self)
+    }
+
     func downloadTask(session: URLSession, fallback: Int, resumeData: Data) -> URLSessionDownloadTask {
         guard let blob = try? ResumeData(blob: resumeData), blob.session == identifier else {
             return failing(
@@ -127,10 +151,11 @@ final class BackgroundTransport: TaskTransport {
     private func adopt(_ transfer: Transfer, into session: URLSession) -> URLSessionTask {
         let id = Int(transfer.id)
         if let known = session.state.withLock({ $0.tasks[id] }) { return known }
-        let task = URLSessionDownloadTask(
-            session: session, identifier: id, request: URL(string: transfer.url).map { URLRequest(url: $0) }, transport: self,
-            lifecycle: TaskLifecycle(adopted: transfer.state == .paused ? .suspended : .running)
-        )
+        let request = URL(string: transfer.url).map { URLRequest(url: $0) }
+        let lifecycle = TaskLifecycle(adopted: transfer.state == .paused ? .suspended : .running)
+        let task: URLSessionTask = transfer.kind == .upload
+            ? URLSessionUploadTask(session: session, identifier: id, request: request, transport: self, lifecycle: lifecycle)
+            : URLSessionDownloadTask(session: session, identifier: id, request: request, transport: self, lifecycle: lifecycle)
         task.taskDescription = transfer.taskDescription
         task.fields.withLock {
             $0.received = transfer.bytesReceived
@@ -237,6 +262,18 @@ final class BackgroundTransport: TaskTransport {
             }
             await finish(task, event, session)
             return true
+        case .didWriteData(let total, let expected) where task is URLSessionUploadTask:
+            guard !replayed, let task else { return false }
+            let previous = state.withLock { state -> Int64 in
+                defer { state.reported[id] = total }
+                return state.reported[id] ?? 0
+            }
+            task.sent(total - previous, expected: expected ?? NSURLSessionTransferSizeUnknown)
+            if let delegate = session.delegate(for: task) as? URLSessionTaskDelegate, total > previous {
+                session.onDelegateQueue {
+                    delegate.urlSession(session, task: task, didSendBodyData: total - previous, totalBytesSent: total, totalBytesExpectedToSend: expected ?? NSURLSessionTransferSizeUnknown)
+                }
+            }
         case .didWriteData(let total, let expected):
             guard !replayed, let task = task as? URLSessionDownloadTask else { return false }
             let previous = state.withLock { state -> Int64 in
@@ -283,7 +320,17 @@ final class BackgroundTransport: TaskTransport {
     private func finish(_ task: URLSessionTask, _ event: DownloadEvent, _ session: URLSession) async {
         var error: URLError?
         var location: URL?
+        var answer: Data?
         switch event.kind {
+        case .didFinish where task is URLSessionUploadTask:
+            // The server's answer, as the daemon kept it (its status, headers and body's start).
+            if let transfer = try? await daemon({ try await $0.transfer(event.taskIdentifier) }), let kept = transfer.response,
+                let url = task.originalRequest?.url
+            {
+                let response = HTTPURLResponse(url: url, statusCode: kept.status, httpVersion: "HTTP/1.1", headerFields: kept.headers)
+                task.fields.withLock { $0.response = response }
+                answer = kept.body.map { Data($0.utf8) }
+            }
         case .didFinish(let file, _):
             location = file
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
@@ -310,6 +357,9 @@ final class BackgroundTransport: TaskTransport {
             if let location, let download = task as? URLSessionDownloadTask {
                 (delegate as? URLSessionDownloadDelegate)?.urlSession(session, downloadTask: download, didFinishDownloadingTo: location)
                 try? FileManager.default.removeItem(at: location)
+            }
+            if let answer, !answer.isEmpty, let upload = task as? URLSessionUploadTask {
+                (delegate as? URLSessionDataDelegate)?.urlSession(session, dataTask: upload, didReceive: answer)
             }
             (delegate as? URLSessionTaskDelegate)?.urlSession(session, task: task, didCompleteWithError: error)
             if let seq = event.seq { _ = Blocking.run { try await self.acknowledgeEvents(through: seq) } }

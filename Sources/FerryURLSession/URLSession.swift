@@ -112,7 +112,9 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     // MARK: Upload tasks
 
+    /// In a background session the daemon sends the file, and the task outlives the program.
     open func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
+        if let background { return make { background.uploadTask(session: self, fallback: $0, request: self.prepared(request), file: fileURL) } }
         return upload(request, body: .file(fileURL))
     }
 

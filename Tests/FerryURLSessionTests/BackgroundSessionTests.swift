@@ -150,3 +150,34 @@ extension BackgroundSessionTests {
         }
     }
 }
+
+extension BackgroundSessionTests {
+    @Test func aBackgroundUploadIsSentByTheDaemonWithProgressAndTheServersAnswer() async throws {
+        let data = Origin.bytes(400_000, seed: 12)
+        try await UploadReceiver.run { receiver, base in
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let file = home.appendingPathComponent("clip.m4a")
+                    try data.write(to: file)
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    var request = URLRequest(url: base.appendingPathComponent("tus"))
+                    request.httpMethod = "POST"
+                    let task = session.uploadTask(with: request, fromFile: file)
+                    let transfer = try await d.client.transfer(Int64(task.taskIdentifier))
+                    #expect(transfer.kind == .upload && transfer.state == .paused)
+                    task.resume()
+                    await recorder.end(of: task)
+                    #expect(recorder.calls(task).last?.error == nil)
+                    #expect(receiver.completed.first?.body == data)
+                    #expect((task.response as? HTTPURLResponse)?.statusCode == 204)
+                    #expect(FileManager.default.fileExists(atPath: file.path), "the user's file stays")
+                    let missing = session.uploadTask(with: request, fromFile: home.appendingPathComponent("nope"))
+                    missing.resume()
+                    await recorder.end(of: missing)
+                    #expect(recorder.calls(missing).last?.error?.code == .fileDoesNotExist)
+                }
+            }
+        }
+    }
+}

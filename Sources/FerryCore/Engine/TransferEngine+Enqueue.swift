@@ -142,6 +142,7 @@ extension TransferEngine {
         draft.totalBytes = size
         draft.transferOptions = request.options
         draft.startAfter = try await startAfter(session: session, own: request.options)
+        if request.paused == true { draft.state = .paused }
         let (record, _) = try await journal.createTransfer(draft, reuseExisting: false)
         await schedule([record])
         return model(record)

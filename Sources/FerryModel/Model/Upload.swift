@@ -42,10 +42,14 @@ public struct CreateUploadRequest: Codable, Sendable {
     public var options: TransferOptions?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
+    /// Create the upload paused: it starts when resumed (as a URLSession task is made suspended).
+    public var paused: Bool?
+
     public init(
         file: String, url: String, method: String? = nil, formField: String? = nil, uploadProtocol: UploadProtocol? = nil,
-        session: String? = nil, taskDescription: String? = nil, options: TransferOptions? = nil
+        session: String? = nil, taskDescription: String? = nil, options: TransferOptions? = nil, paused: Bool? = nil
     ) {
+        self.paused = paused
         self.file = file
         self.url = url
         self.method = method
