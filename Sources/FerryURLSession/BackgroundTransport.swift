@@ -51,12 +51,21 @@ final class BackgroundTransport: TaskTransport {
         let identifier = identifier
         let launches = configuration.sessionSendsLaunchEvents
         let settings = configuration.ferryDaemon
+        // The configuration's constraints become the daemon's session's: they hold its tasks
+        // whether or not the program runs.
+        var constraints = TransferOptions()
+        var cleared: [String] = []
+        if configuration.allowsExpensiveNetworkAccess { cleared.append("allowsMeteredNetwork") } else { constraints.allowsMeteredNetwork = false }
+        if configuration.isDiscretionary { constraints.discretionary = true } else { cleared.append("discretionary") }
+        let update = TransferOptionsUpdate(set: constraints, clear: cleared)
         connection = Task { [settings] in
             var settings = settings
             // Without its arguments: they may say "start a download", which must not run again.
             // The daemon sets FERRY_SESSION, so the program knows why it runs.
             if launches { settings.launchOnEvents = .thisProgram(arguments: []) }
-            return try await BackgroundSession(identifier: identifier, configuration: settings)
+            let session = try await BackgroundSession(identifier: identifier, configuration: settings)
+            try await session.updateTransferOptions(update)
+            return session
         }
     }
 

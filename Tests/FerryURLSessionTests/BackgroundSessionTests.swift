@@ -181,3 +181,25 @@ extension BackgroundSessionTests {
         }
     }
 }
+
+extension BackgroundSessionTests {
+    @Test func theConfigurationsConstraintsBecomeTheDaemonSessions() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                let configuration = Self.configuration(d, "constrained")
+                configuration.allowsExpensiveNetworkAccess = false
+                configuration.isDiscretionary = true
+                let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: nil)
+                _ = session.downloadTask(with: URL(string: "http://127.0.0.1:9/never")!)  // waits for the daemon
+                let options = try await d.client.sessionConfiguration("constrained").options
+                #expect(options.allowsMeteredNetwork == false)
+                #expect(options.discretionary == true)
+                // The next run's configuration says otherwise: the session follows it.
+                let relaxed = URLSession(configuration: Self.configuration(d, "constrained"), delegate: nil, delegateQueue: nil)
+                _ = relaxed.downloadTask(with: URL(string: "http://127.0.0.1:9/never")!)
+                let after = try await d.client.sessionConfiguration("constrained").options
+                #expect(after.allowsMeteredNetwork == nil && after.discretionary == nil)
+            }
+        }
+    }
+}

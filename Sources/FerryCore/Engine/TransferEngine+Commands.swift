@@ -17,6 +17,12 @@ extension TransferEngine {
     /// and queued.
     package func updateOptions(session: String?, _ update: TransferOptionsUpdate) async throws -> TransferOptions {
         if let session { try Self.validateSession(session) }
+        if session != nil, update.set?.meteredInterfaces != nil {
+            throw FerryError.invalidRequest("Metered interfaces are the daemon's (`ferry config set --metered-interfaces`), not a session's.")
+        }
+        if session == nil, update.set?.discretionary != nil {
+            throw FerryError.invalidRequest("discretionary is a session's (`ferry session set NAME --discretionary`): the daemon's schedule says when is cheap.")
+        }
         if let directory = update.set?.directory { _ = try LibraryFolder.checkDirectory(directory, create: false) }
         if let program = update.set?.launch?.first, !FileManager.default.isExecutableFile(atPath: program) {
             throw FerryError.invalidRequest("\(program) is not a program this daemon can run.")
@@ -45,6 +51,7 @@ extension TransferEngine {
                 throw FerryError.invalidState("Transfer \(id) is \(record.state.rawValue): its options no longer matter.")
             }
             let before = record.transferOptions ?? TransferOptions()
+            try Self.refuseSessionWide(update.set)
             record.transferOptions = try update.applied(to: before)
             return (before, nil)
         }

@@ -14,6 +14,14 @@ extension TransferEngine {
         }
     }
 
+    /// When a transfer may run by the network and the hours is its session's or the daemon's to say.
+    static func refuseSessionWide(_ options: TransferOptions?) throws(FerryError) {
+        guard let options, options.allowsMeteredNetwork != nil || options.discretionary != nil || options.meteredInterfaces != nil else { return }
+        throw FerryError.invalidRequest(
+            "Metered networks and discretionary hours are set per session or for the daemon (`ferry session set NAME --no-metered`), not per transfer."
+        )
+    }
+
     /// Journals new transfers (or finds the ones already asked for) and schedules them.
     /// - Returns: one transfer per URL, in order.
     package func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
@@ -31,6 +39,7 @@ extension TransferEngine {
     package func enqueueRecords(_ request: DownloadRequest) async throws -> [TransferRecord] {
         try Self.validateSession(request.session)
         try request.options?.validate()
+        try Self.refuseSessionWide(request.options)
         if request.options?.setsHooks == true || request.options?.desktopNotify != nil {
             throw FerryError.invalidRequest("Hooks and notifications are set per session or for the daemon (`ferry session set`), not per transfer.")
         }
@@ -108,6 +117,7 @@ extension TransferEngine {
     package func upload(_ request: CreateUploadRequest, session: String) async throws -> Transfer {
         try Self.validateSession(session)
         try request.options?.validate()
+        try Self.refuseSessionWide(request.options)
         let url = try TransferURL.validate(request.url)
         guard request.file.hasPrefix("/") else {
             throw FerryError.invalidRequest("Give the file's absolute path ('\(request.file.prefix(80))' is relative).")

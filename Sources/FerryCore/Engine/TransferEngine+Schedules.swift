@@ -3,6 +3,12 @@ import Foundation
 
 /// Bandwidth schedules: each session's (and the daemon's) limit and pauses by the clock.
 extension TransferEngine {
+    /// Whether the network is metered now, when any option asks (else the route table is not read).
+    static func metered(_ all: [String: TransferOptions]) -> Bool {
+        guard all.values.contains(where: { $0.allowsMeteredNetwork == false }) else { return false }
+        return NetworkMetering.isMetered(interfaces: all[TransferJournalKeys.daemonOptions]?.meteredInterfaces ?? [])
+    }
+
     /// Applies changed configuration: limits of running transfers, and the queue.
     func configurationChanged(session: String?, options: TransferOptions) async {
         if options.schedule == nil { bandwidth.update(session: session, bytesPerSecond: options.bytesPerSecond) }
@@ -30,7 +36,8 @@ extension TransferEngine {
             bandwidth.update(session: key == TransferJournalKeys.daemonOptions ? nil : key, bytesPerSecond: state.bytesPerSecond, scheduled: true)
             if let until = state.until { next = min(next ?? until, until) }
         }
-        let limits = TransferControl.Limits(options: all, maxConcurrent: configuration.maxConcurrent, now: now)
+        let metered = Self.metered(all)
+        let limits = TransferControl.Limits(options: all, maxConcurrent: configuration.maxConcurrent, now: now, metered: metered)
         if next != nil || !limits.paused.isEmpty {
             logger.debug("schedules applied", metadata: ["paused": "\(limits.paused.sorted())", "next": "\(next.map { "\($0)" } ?? "none")"])
         }

@@ -136,7 +136,8 @@ package actor TransferEngine: Service {
         } else {
             try await joinCluster()
         }
-        let limits = TransferControl.Limits(options: try await journal.allSessionOptions(), maxConcurrent: configuration.maxConcurrent, now: Date())
+        let options = try await journal.allSessionOptions()
+        let limits = TransferControl.Limits(options: options, maxConcurrent: configuration.maxConcurrent, now: Date(), metered: Self.metered(options))
         if let options = try? await journal.daemonOptions() { clients.setDaemonOptions(options) }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.publishProgress() }
@@ -207,6 +208,8 @@ package actor TransferEngine: Service {
             guard (try? await shutdown.race({ await network.wait(after: after) })) != nil else { return }
             seen = network.generation
             await input(.networkBack)
+            // A route through another interface may be metered, or no longer.
+            await applySchedules()
         }
     }
 

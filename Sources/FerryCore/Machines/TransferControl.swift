@@ -34,13 +34,25 @@ package struct TransferControl: Sendable {
 
         /// From the journaled options by session (the daemon's under
         /// ``TransferJournalKeys/daemonOptions``): their `maxConcurrent` (the daemon's default
-        /// when it sets none), and the sessions a schedule holds at `now`.
-        init(options: [String: TransferOptions], maxConcurrent: Int, now: Date) {
-            self.init(
-                daemon: options[TransferJournalKeys.daemonOptions]?.maxConcurrent ?? maxConcurrent,
-                sessions: options.filter { $0.key != TransferJournalKeys.daemonOptions }.compactMapValues(\.maxConcurrent),
+        /// when it sets none), and the sessions held at `now`: by their schedule; while the
+        /// network is `metered`, those that do not allow it (the daemon's `false`: every
+        /// session); discretionary sessions outside the daemon's schedule's windows.
+        init(options: [String: TransferOptions], maxConcurrent: Int, now: Date, metered: Bool = false) {
+            let daemon = options[TransferJournalKeys.daemonOptions]
+            let daemonState = daemon?.schedule?.state(at: now)
+            var held = Set(options.filter { $0.value.schedule?.state(at: now).paused == true }.keys)
+            if metered {
                 // The daemon's key ("*") is the control's for every session.
-                paused: Set(options.filter { $0.value.schedule?.state(at: now).paused == true }.keys)
+                if daemon?.allowsMeteredNetwork == false { held.insert(Self.everySession) }
+                held.formUnion(options.filter { $0.key != TransferJournalKeys.daemonOptions && $0.value.allowsMeteredNetwork == false }.keys)
+            }
+            if let daemonState, !daemonState.inWindow {
+                held.formUnion(options.filter { $0.key != TransferJournalKeys.daemonOptions && $0.value.discretionary == true }.keys)
+            }
+            self.init(
+                daemon: daemon?.maxConcurrent ?? maxConcurrent,
+                sessions: options.filter { $0.key != TransferJournalKeys.daemonOptions }.compactMapValues(\.maxConcurrent),
+                paused: held
             )
         }
     }

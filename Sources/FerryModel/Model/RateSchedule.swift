@@ -49,12 +49,15 @@ public struct RateSchedule: Codable, Sendable, Hashable {
         public var paused: Bool
         /// When this changes next (nil: never).
         public var until: Date?
+        /// Inside one of the windows (the hours the user marked: discretionary sessions run then).
+        public var inWindow: Bool
 
         /// Each parameter sets the property of the same name.
-        public init(bytesPerSecond: Int64?, paused: Bool, until: Date?) {
+        public init(bytesPerSecond: Int64?, paused: Bool, until: Date?, inWindow: Bool = false) {
             self.bytesPerSecond = bytesPerSecond
             self.paused = paused
             self.until = until
+            self.inWindow = inWindow
         }
     }
 
@@ -69,7 +72,7 @@ public struct RateSchedule: Codable, Sendable, Hashable {
             // Several windows at once: the tightest limit holds.
             (bytesPerSecond, paused) = (active.compactMap(\.bytesPerSecond).min(), false)
         }
-        return State(bytesPerSecond: bytesPerSecond, paused: paused, until: nextChange(after: date, calendar: calendar))
+        return State(bytesPerSecond: bytesPerSecond, paused: paused, until: nextChange(after: date, calendar: calendar), inWindow: !active.isEmpty)
     }
 
     /// Whether `window` covers `date`: it started today, or yesterday and runs past midnight.

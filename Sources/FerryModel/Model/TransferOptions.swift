@@ -61,6 +61,18 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// limits take the place of ``bytesPerSecond``, and outside them there is no limit, or
     /// nothing runs (`outside: paused`).
     public var schedule: RateSchedule?
+    /// False: the session's transfers wait while the network is metered (the default route goes
+    /// out through an interface of the daemon's ``meteredInterfaces``, or NetworkManager calls
+    /// the connection metered), as `URLSessionConfiguration.allowsExpensiveNetworkAccess`. Per
+    /// session or for the daemon.
+    public var allowsMeteredNetwork: Bool?
+    /// True: the session's transfers run only inside the windows of the daemon's ``schedule``
+    /// (the hours the user marks as cheap), as `URLSessionConfiguration.isDiscretionary`; with no
+    /// daemon schedule, at any time. Per session.
+    public var discretionary: Bool?
+    /// The daemon's: network interfaces whose routes are metered (`wwan0`, `usb0`), beside what
+    /// NetworkManager says where it runs.
+    public var meteredInterfaces: [String]?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -69,8 +81,12 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         maxConcurrent: Int? = nil, bytesPerSecond: Int64? = nil, startAfter: Date? = nil, maxRetries: Int? = nil,
         resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil, connections: Int? = nil,
         maxConnectionsPerHost: Int? = nil, directory: String? = nil, onComplete: String? = nil, onFail: String? = nil,
-        notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil
+        notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil,
+        allowsMeteredNetwork: Bool? = nil, discretionary: Bool? = nil, meteredInterfaces: [String]? = nil
     ) {
+        self.allowsMeteredNetwork = allowsMeteredNetwork
+        self.discretionary = discretionary
+        self.meteredInterfaces = meteredInterfaces
         self.headers = headers
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -122,6 +138,9 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.desktopNotify = other.desktopNotify ?? desktopNotify
         merged.launch = other.launch ?? launch
         merged.schedule = other.schedule ?? schedule
+        merged.allowsMeteredNetwork = other.allowsMeteredNetwork ?? allowsMeteredNetwork
+        merged.discretionary = other.discretionary ?? discretionary
+        merged.meteredInterfaces = other.meteredInterfaces ?? meteredInterfaces
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -182,7 +201,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
     public static let fieldNames: Set<String> = [
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
         "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
-        "notifyURL", "desktopNotify", "launch", "schedule",
+        "notifyURL", "desktopNotify", "launch", "schedule", "allowsMeteredNetwork", "discretionary", "meteredInterfaces",
     ]
 
     /// `options` with this update applied.
@@ -208,6 +227,9 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "desktopNotify": result.desktopNotify = nil
             case "launch": result.launch = nil
             case "schedule": result.schedule = nil
+            case "allowsMeteredNetwork": result.allowsMeteredNetwork = nil
+            case "discretionary": result.discretionary = nil
+            case "meteredInterfaces": result.meteredInterfaces = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -250,6 +272,11 @@ extension TransferOptions {
         }
         if let value = maxRetries, !(0...1000).contains(value) {
             throw FerryError.invalidRequest("maxRetries must be between 0 and 1000.")
+        }
+        if let names = meteredInterfaces {
+            guard names.count <= 64, names.allSatisfy({ !$0.isEmpty && $0.count <= 15 && !$0.contains("/") && $0.allSatisfy { !$0.isWhitespace } }) else {
+                throw FerryError.invalidRequest("meteredInterfaces are interface names such as wwan0 (up to 15 characters, no spaces or '/').")
+            }
         }
         if let proxy {
             _ = try ProxyURL(parsing: proxy)

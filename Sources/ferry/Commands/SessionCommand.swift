@@ -59,6 +59,10 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.onFail { Terminal.print("  on fail         \(value)") }
         if let value = options.notifyURL { Terminal.print("  notify URL      \(value)") }
         if options.desktopNotify == true { Terminal.print("  desktop notifications on") }
+        if options.allowsMeteredNetwork == false { Terminal.print("  metered network waits (runs only on an unmetered route)") }
+        if options.allowsMeteredNetwork == true { Terminal.print("  metered network allowed") }
+        if options.discretionary == true { Terminal.print("  discretionary   runs only inside the daemon's schedule's windows") }
+        if let names = options.meteredInterfaces { Terminal.print("  metered         \(names.isEmpty ? "(none named)" : names.joined(separator: ", "))") }
         if let schedule = options.schedule {
             for window in schedule.windows { Terminal.print("  during          \(Format.window(window))") }
             Terminal.print("  outside them    \(schedule.outside == .paused ? "paused" : "no limit")")
@@ -79,6 +83,8 @@ struct SessionSetCommand: AsyncParsableCommand {
               ferry session set cli --limit-rate 500k --at +1h
               ferry session set cli --clear bytesPerSecond --remove-header Cookie
               ferry session set work --dir ~/work/incoming
+              ferry session set '*' --metered-interfaces wwan0 && ferry session set big --no-metered
+              ferry session set '*' --during 'Mon-Sun 01:00-06:00' && ferry session set nightly --discretionary
               ferry session set '*' --limit-rate 2M --during 'Mon-Fri 09:00-18:00'
               ferry session set podcasts --during '01:00-07:00' --outside paused
               ferry session set '*' --on-complete 'cp "$FERRY_PATH" /backup/'
@@ -142,6 +148,21 @@ struct SessionSetCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --during: outside the windows, 'unlimited' (the default) or 'paused'.", valueName: "what"))
     var outside: RateSchedule.Outside?
 
+    @Flag(
+        name: .long, inversion: .prefixedNo,
+        help: "Run on a metered network; --no-metered: wait while the default route is metered (URLSession's allowsExpensiveNetworkAccess = false)."
+    )
+    var metered: Bool?
+
+    @Flag(
+        name: .long, inversion: .prefixedNo,
+        help: "Run only inside the windows of the daemon's schedule (ferry session set '*' --during …), the hours marked cheap (URLSession's isDiscretionary)."
+    )
+    var discretionary: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("For '*': interfaces whose routes are metered, comma-separated (wwan0,usb0).", valueName: "names"))
+    var meteredInterfaces: String?
+
     func validate() throws {
         guard outside == nil || !during.isEmpty else { throw ValidationError("--outside goes with --during.") }
         _ = try schedule()
@@ -171,6 +192,9 @@ struct SessionSetCommand: AsyncParsableCommand {
         set.onFail = onFail
         set.notifyURL = notifyURL
         set.desktopNotify = desktopNotify
+        set.allowsMeteredNetwork = metered
+        set.discretionary = discretionary
+        set.meteredInterfaces = meteredInterfaces.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         if let schedule = try schedule() {
             set.schedule = schedule
             set.bytesPerSecond = nil  // The limit holds inside the windows only.
