@@ -188,6 +188,7 @@ final class BackgroundTransport: TaskTransport {
             return blob
         }
         let priority = task.priority
+        let earliest = task.earliestBeginDate
         // Waited for: a program that resumes a task and exits at once leaves it running.
         let started = Blocking.run { [self] in
             if let blob {
@@ -197,7 +198,13 @@ final class BackgroundTransport: TaskTransport {
                     let rank: TransferPriority = priority >= 0.75 ? .high : priority <= 0.25 ? .low : .normal
                     _ = try await daemon { try await $0.update(Int64(id), TransferUpdate(priority: rank)) }
                 }
-                _ = try await daemon { try await $0.resume(Int64(id)) }
+                if let date = earliest, date > Date() {
+                    // The API's dates are whole seconds: rounded up, so never before.
+                    let second = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.up))
+                    _ = try await daemon { try await $0.resume(Int64(id), startAfter: second) }
+                } else {
+                    _ = try await daemon { try await $0.resume(Int64(id)) }
+                }
             }
         }
         if case .failure(let error) = started {

@@ -35,7 +35,7 @@ import Testing
     @Test func whatHoldsAndUntilWhen() throws {
         let schedule = RateSchedule(windows: [try RateSchedule.window(parsing: "Mon-Fri 09:00-18:00", bytesPerSecond: 2_000_000)])
         let inside = schedule.state(at: Self.at("2026-11-25T10:00:00Z"), calendar: Self.utc)
-        #expect(inside == .init(bytesPerSecond: 2_000_000, paused: false, until: Self.at("2026-11-25T18:00:00Z")))
+        #expect(inside == .init(bytesPerSecond: 2_000_000, paused: false, until: Self.at("2026-11-25T18:00:00Z"), inWindow: true))
         let evening = schedule.state(at: Self.at("2026-11-25T18:00:00Z"), calendar: Self.utc)
         #expect(evening == .init(bytesPerSecond: nil, paused: false, until: Self.at("2026-11-26T09:00:00Z")))
         // Friday evening: the next window is Monday's.

@@ -203,3 +203,28 @@ extension BackgroundSessionTests {
         }
     }
 }
+
+extension BackgroundSessionTests {
+    @Test func aBackgroundTaskStartsNoEarlierThanItsEarliestBeginDate() async throws {
+        try await withTemporaryDirectory { home in
+            try await DaemonHarness.run(home: home) { d in
+                try await Origin.run { origin, base in
+                    origin.serve("/later.mp3", .init(data: Origin.bytes(64 << 10)))
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    let task = session.downloadTask(with: base.appendingPathComponent("later.mp3"))
+                    let begin = Date().addingTimeInterval(1.5)
+                    task.earliestBeginDate = begin
+                    task.resume()
+                    let queued = try await d.client.transfer(Int64(task.taskIdentifier))
+                    #expect(queued.state == .queued)
+                    #expect(queued.startAfter == Date(timeIntervalSince1970: begin.timeIntervalSince1970.rounded(.up)), "whole seconds, never before")
+                    await recorder.end(of: task)
+                    #expect(recorder.calls(task).last?.error == nil)
+                    let asked = try #require(origin.requests(for: "/later.mp3").first?.date)
+                    #expect(asked >= begin, "not before its date")
+                }
+            }
+        }
+    }
+}

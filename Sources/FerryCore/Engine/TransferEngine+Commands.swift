@@ -141,6 +141,11 @@ extension TransferEngine {
         try await command(.resume(id), id)
     }
 
+    /// Resumes a transfer to start no earlier than `date` (its place in the queue waits).
+    package func resume(_ id: Int64, startAfter date: Date) async throws -> Transfer {
+        try await command(.resumeAfter(id, date), id)
+    }
+
     /// Stops a transfer for good and deletes its part file, unless `keepingResumeData`, in which
     /// case the part file stays for ``resumeData(for:)`` and ``resume(with:)``.
     package func cancel(_ id: Int64, keepingResumeData: Bool = false) async throws -> Transfer {

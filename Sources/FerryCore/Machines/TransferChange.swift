@@ -22,6 +22,8 @@ package enum TransferChange: Sendable, Hashable {
     package enum Requeue: Sendable, Hashable {
         /// A person resumed it: the count of failures starts again.
         case resumed
+        /// Resumed to start no earlier than the date.
+        case resumedAfter(Date)
         /// A waiting transfer's time, or the network, came.
         case retry
         /// Its worker was lost (the daemon stopped, or a command could not be journaled).
@@ -74,7 +76,8 @@ extension TransferRecord {
             state = .queued
             retryAt = nil
             switch why {
-            case .resumed, .reopened:
+            case .resumed, .reopened, .resumedAfter:
+                if case .resumedAfter(let date) = why { startAfter = date }
                 error = nil
                 failures = 0
                 waitReason = nil

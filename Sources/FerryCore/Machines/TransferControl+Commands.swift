@@ -17,12 +17,13 @@ extension TransferControl {
     }
 
     /// Back into the queue (a waiting one tries now), its failures forgotten.
-    mutating func resume(_ id: Int64, now: Date) throws(FerryError) -> [Action] {
-        try command(.resume, id, now: now, journal: .queued(.resumed)) { entry in
+    mutating func resume(_ id: Int64, startAfter: Date? = nil, now: Date) throws(FerryError) -> [Action] {
+        try command(.resume, id, now: now, journal: .queued(startAfter.map { .resumedAfter($0) } ?? .resumed)) { entry in
             entry.failures = 0
             entry.waitingSince = nil
             entry.waitsForNetwork = false
             entry.retryAt = nil
+            if let startAfter { entry.startAfter = startAfter }
         }
     }
 

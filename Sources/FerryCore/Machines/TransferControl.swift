@@ -119,6 +119,8 @@ package struct TransferControl: Sendable {
         case commandDone(Int64)
         case pause(Int64)
         case resume(Int64)
+        /// Resumed to start no earlier than the date (URLSession's `earliestBeginDate`).
+        case resumeAfter(Int64, Date)
         case cancel(Int64, keepingPartFile: Bool)
         case remove(Int64)
         /// Resume data: the transfer continues from its part file.
@@ -330,6 +332,8 @@ package struct TransferControl: Sendable {
             return try command(.pause, id, now: now, journal: .paused)
         case .resume(let id):
             return try resume(id, now: now)
+        case .resumeAfter(let id, let date):
+            return try resume(id, startAfter: date, now: now)
         case .cancel(let id, let keeping):
             return try cancel(id, keepingPartFile: keeping, now: now)
         case .remove(let id):
@@ -404,7 +408,7 @@ extension TransferControl.Input {
     /// The one transfer the input is about, if it is about one.
     var transferID: Int64? {
         switch self {
-        case .pause(let id), .resume(let id), .cancel(let id, _), .remove(let id), .reopen(let id), .restart(let id), .reorder(let id, _, _),
+        case .pause(let id), .resume(let id), .resumeAfter(let id, _), .cancel(let id, _), .remove(let id), .reopen(let id), .restart(let id), .reorder(let id, _, _),
             .place(let id, _, _),
             .restore(let id, _), .recoveredMove(let id, _, _), .finishing(let id, _), .workerEnded(let id, _, _), .retryDue(let id, _),
             .claimedMoved(let id, _, _, _), .lost(let id), .commandDone(let id):

@@ -158,6 +158,11 @@ public struct DaemonClient: Sendable {
         try await send(.POST, "/v1/transfers/\(id)/resume", body: ResumeRequest(url: url))
     }
 
+    /// Resumes a transfer to start no earlier than `date`.
+    public func resume(_ id: Int64, startAfter date: Date) async throws -> Transfer {
+        try await send(.POST, "/v1/transfers/\(id)/resume", body: ResumeRequest(startAfter: date))
+    }
+
     /// Forgets every completed and cancelled transfer (of `session`, else of all); files stay.
     /// - Returns: the ids forgotten.
     public func removeFinished(session: String? = nil) async throws -> [Int64] {

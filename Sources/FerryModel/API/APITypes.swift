@@ -64,8 +64,14 @@ public struct ResumeRequest: Codable, Sendable {
     /// A new URL of the same file (an expired signed link): the bytes on disk are kept if its
     /// answer has the same validator and length, else the download starts over and says why.
     public var url: String?
+    /// Not before this date: back in the queue, it waits until then (URLSession's
+    /// `earliestBeginDate`).
+    public var startAfter: Date?
     /// Each parameter sets the property of the same name.
-    public init(url: String? = nil) { self.url = url }
+    public init(url: String? = nil, startAfter: Date? = nil) {
+        self.url = url
+        self.startAfter = startAfter
+    }
 }
 
 /// `DELETE /v1/transfers?finished=true`: the transfers forgotten.

@@ -36,13 +36,17 @@ struct TransferRoutes {
         api.post("transfers/:id/pause") { _, context in
             try jsonResponse(try await engine.pause(try await own(context)))
         }
-        // A body `{"url": ...}` continues from a new URL of the same file.
+        // A body `{"url": ...}` continues from a new URL of the same file; `{"startAfter": ...}`
+        // queues it to start no earlier than then.
         api.post("transfers/:id/resume") { request, context in
             let id = try await own(context)
-            guard let text = try await request.decodeJSONIfAny(ResumeRequest.self, context: context)?.url else {
-                return try jsonResponse(try await engine.resume(id))
+            let body = try await request.decodeJSONIfAny(ResumeRequest.self, context: context)
+            if let text = body?.url {
+                guard body?.startAfter == nil else { throw FerryError.invalidRequest("Give a new URL or a start date, not both.") }
+                return try jsonResponse(try await engine.resume(id, url: try TransferURL.validate(text)))
             }
-            return try jsonResponse(try await engine.resume(id, url: try TransferURL.validate(text)))
+            if let date = body?.startAfter { return try jsonResponse(try await engine.resume(id, startAfter: date)) }
+            return try jsonResponse(try await engine.resume(id))
         }
         // The history: every completed and cancelled transfer (`?session=`), files kept.
         api.delete("transfers") { request, _ in
