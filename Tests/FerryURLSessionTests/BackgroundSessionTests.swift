@@ -7,9 +7,10 @@ import Testing
 
 /// A background configuration's download tasks run in a real Ferry daemon: made paused with the
 /// transfer's id as their identifier, started by resume(), ended while the program is gone and
-/// delivered to the next run's delegate, paused with the daemon's resume data. One at a time:
-/// making a background task waits on its thread for the daemon, which here runs in this process
-/// on the same two cooperative threads (a real daemon is another process).
+/// delivered to the next run's delegate, paused with the daemon's resume data. Making, resuming
+/// and cancelling a background task wait on the calling thread for the daemon, which here runs in
+/// this process on Swift's cooperative threads: the tests call them from a Dispatch thread
+/// (``offPool(_:)``), as an app calls them from its main thread, and one at a time.
 @Suite(.serialized) struct BackgroundSessionTests {
     static func configuration(_ d: DaemonHarness, _ identifier: String = "com.xxxx.HalfTunes.bgSession") -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
@@ -32,12 +33,12 @@ import Testing
                     origin.serve("/preview.m4a", .init(data: bytes))
                     let recorder = Recorder()
                     let session = Self.session(d, recorder)
-                    let task = session.downloadTask(with: base.appendingPathComponent("preview.m4a"))
+                    let task = await offPool { session.downloadTask(with: base.appendingPathComponent("preview.m4a")) }
                     let transfer = try await d.client.transfer(Int64(task.taskIdentifier))
                     #expect(transfer.session == "com.xxxx.HalfTunes.bgSession")
                     #expect(transfer.state == .paused, "made suspended")
                     #expect(origin.requests.isEmpty)
-                    task.resume()
+                    await offPool { task.resume() }
                     await recorder.end(of: task)
                     let calls = recorder.calls(task)
                     #expect(calls.map(\.name).filter { $0 != "didWriteData" } == ["didCreateTask", "didFinishDownloading", "didComplete"])
@@ -62,8 +63,8 @@ import Testing
                     origin.script("/episode.mp3", [.holdAfter(128 << 10, held)])
                     let first = Recorder()
                     let run1 = Self.session(d, first)
-                    let task = run1.downloadTask(with: base.appendingPathComponent("episode.mp3"))
-                    task.resume()
+                    let task = await offPool { run1.downloadTask(with: base.appendingPathComponent("episode.mp3")) }
+                    await offPool { task.resume() }
                     let id = Int64(task.taskIdentifier)
                     while try await d.client.transfer(id).bytesReceived < 128 << 10 { try await Task.sleep(for: .milliseconds(20)) }
                     run1.background?.detach()  // the program exits: its tasks go on in the daemon
@@ -98,27 +99,27 @@ import Testing
                     origin.script("/a.mp3", [.holdAfter(256 << 10, held)])
                     let recorder = Recorder()
                     let session = Self.session(d, recorder)
-                    let task = session.downloadTask(with: base.appendingPathComponent("a.mp3"))
-                    task.resume()
+                    let task = await offPool { session.downloadTask(with: base.appendingPathComponent("a.mp3")) }
+                    await offPool { task.resume() }
                     while try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived < 256 << 10 { try await Task.sleep(for: .milliseconds(20)) }
-                    let blob: Data? = await withCheckedContinuation { continuation in task.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) }
+                    let blob: Data? = await withCheckedContinuation { continuation in DispatchQueue.global().async { task.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) } }
                     await recorder.end(of: task)
                     held.open()
                     let data = try #require(blob)
                     #expect(recorder.calls(task).last?.error?.code == .cancelled)
                     #expect(recorder.calls(task).last?.error?.downloadTaskResumeData == data)
 
-                    let resumed = session.downloadTask(withResumeData: data)
+                    let resumed = await offPool { session.downloadTask(withResumeData: data) }
                     #expect(resumed.taskIdentifier == task.taskIdentifier, "the same task, as the daemon keeps it")
-                    resumed.resume()
+                    await offPool { resumed.resume() }
                     while !recorder.calls(resumed).contains(where: { $0.name == "didFinishDownloading" }) { try await Task.sleep(for: .milliseconds(20)) }
                     let offset = try #require(recorder.calls(resumed).first { $0.name == "didResumeAtOffset" }?.numbers.first)
                     #expect(offset >= 256 << 10)
                     #expect(recorder.files.withLock { $0[resumed.taskIdentifier] } == bytes)
                     #expect(origin.requests(for: "/a.mp3").last?.range?.hasPrefix("bytes=") == true)
 
-                    let garbage = session.downloadTask(withResumeData: Data("nope".utf8))
-                    garbage.resume()
+                    let garbage = await offPool { session.downloadTask(withResumeData: Data("nope".utf8)) }
+                    await offPool { garbage.resume() }
                     await recorder.end(of: garbage)
                     #expect(recorder.calls(garbage).last?.error?.code == .cannotWriteToFile)
                 }
@@ -137,8 +138,8 @@ extension BackgroundSessionTests {
                     origin.script("/b.mp3", [.holdAfter(64 << 10, held)])
                     let recorder = Recorder()
                     let session = Self.session(d, recorder)
-                    let task = session.downloadTask(with: base.appendingPathComponent("b.mp3"))
-                    task.resume()
+                    let task = await offPool { session.downloadTask(with: base.appendingPathComponent("b.mp3")) }
+                    await offPool { task.resume() }
                     while try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived < 64 << 10 { try await Task.sleep(for: .milliseconds(20)) }
                     _ = try await d.client.cancel(Int64(task.taskIdentifier))  // `ferry cancel ID`
                     await recorder.end(of: task)
@@ -163,17 +164,17 @@ extension BackgroundSessionTests {
                     let session = Self.session(d, recorder)
                     var request = URLRequest(url: base.appendingPathComponent("tus"))
                     request.httpMethod = "POST"
-                    let task = session.uploadTask(with: request, fromFile: file)
+                    let task = await offPool { session.uploadTask(with: request, fromFile: file) }
                     let transfer = try await d.client.transfer(Int64(task.taskIdentifier))
                     #expect(transfer.kind == .upload && transfer.state == .paused)
-                    task.resume()
+                    await offPool { task.resume() }
                     await recorder.end(of: task)
                     #expect(recorder.calls(task).last?.error == nil)
                     #expect(receiver.completed.first?.body == data)
                     #expect((task.response as? HTTPURLResponse)?.statusCode == 204)
                     #expect(FileManager.default.fileExists(atPath: file.path), "the user's file stays")
-                    let missing = session.uploadTask(with: request, fromFile: home.appendingPathComponent("nope"))
-                    missing.resume()
+                    let missing = await offPool { session.uploadTask(with: request, fromFile: home.appendingPathComponent("nope")) }
+                    await offPool { missing.resume() }
                     await recorder.end(of: missing)
                     #expect(recorder.calls(missing).last?.error?.code == .fileDoesNotExist)
                 }
@@ -196,7 +197,7 @@ extension BackgroundSessionTests {
                 #expect(options.discretionary == true)
                 // The next run's configuration says otherwise: the session follows it.
                 let relaxed = URLSession(configuration: Self.configuration(d, "constrained"), delegate: nil, delegateQueue: nil)
-                _ = relaxed.downloadTask(with: URL(string: "http://127.0.0.1:9/never")!)
+                _ = await offPool { relaxed.downloadTask(with: URL(string: "http://127.0.0.1:9/never")!) }
                 let after = try await d.client.sessionConfiguration("constrained").options
                 #expect(after.allowsMeteredNetwork == nil && after.discretionary == nil)
             }
@@ -212,10 +213,10 @@ extension BackgroundSessionTests {
                     origin.serve("/later.mp3", .init(data: Origin.bytes(64 << 10)))
                     let recorder = Recorder()
                     let session = Self.session(d, recorder)
-                    let task = session.downloadTask(with: base.appendingPathComponent("later.mp3"))
+                    let task = await offPool { session.downloadTask(with: base.appendingPathComponent("later.mp3")) }
                     let begin = Date().addingTimeInterval(1.5)
                     task.earliestBeginDate = begin
-                    task.resume()
+                    await offPool { task.resume() }
                     let queued = try await d.client.transfer(Int64(task.taskIdentifier))
                     #expect(queued.state == .queued)
                     #expect(queued.startAfter == Date(timeIntervalSince1970: begin.timeIntervalSince1970.rounded(.up)), "whole seconds, never before")

@@ -284,13 +284,14 @@ import Testing
             _ = try await URLSession(configuration: .ephemeral).data(from: base.appendingPathComponent("next"))
             #expect(origin.requests(for: "/next").last?.headers["cookie"] == nil, "another ephemeral session has none")
             #expect(URLCache.shared.cachedResponse(for: URLRequest(url: base.appendingPathComponent("login"))) == nil, "nor in the shared cache")
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-                .filter { $0.hasPrefix("FerryURLSession_") }
-            let download = try await URLSession(configuration: .ephemeral).download(from: base.appendingPathComponent("next"))
-            try FileManager.default.removeItem(at: download.0)
-            let after = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-                .filter { $0.hasPrefix("FerryURLSession_") }
-            #expect(Set(after).isSubset(of: Set(leftovers)), "no temporary file left behind")
+            let recorder = Recorder()
+            let quiet = URLSession(configuration: .ephemeral, delegate: recorder, delegateQueue: nil)
+            recorder.session = quiet
+            let task = quiet.downloadTask(with: base.appendingPathComponent("next"))
+            task.resume()
+            await recorder.end(of: task)
+            let location = try #require(recorder.location)
+            #expect(!FileManager.default.fileExists(atPath: location.path), "no temporary file left behind")
         }
     }
 

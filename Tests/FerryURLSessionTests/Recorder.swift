@@ -116,3 +116,22 @@ extension Recorder {
         }
     }
 }
+
+/// Runs `body` on a Dispatch thread: a background session's calls wait there for the daemon, not
+/// on one of the cooperative threads the in-process test daemon and the other tests need.
+func offPool<T>(_ body: @escaping () -> T) async -> T {
+    let box = UncheckedResult<T>()
+    box.body = body
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            box.value = box.body?()
+            continuation.resume()
+        }
+    }
+    return box.value!
+}
+
+final class UncheckedResult<T>: @unchecked Sendable {
+    var body: (() -> T)?
+    var value: T?
+}
