@@ -26,10 +26,15 @@ final class TransferPageCache: Sendable {
         var at: ContinuousClock.Instant
     }
 
-    static let lifetime = Duration.seconds(1)
+    /// How long an answer is kept: a second in the daemon.
+    let lifetime: Duration
     /// Distinct lists kept (each one page).
     static let capacity = 32
     private let entries = Mutex<[Key: Entry]>([:])
+
+    init(lifetime: Duration = .seconds(1)) {
+        self.lifetime = lifetime
+    }
     /// Lists being read now, by the mark they were asked at.
     private let reading = Mutex<[Key: (mark: JournalMark, task: Task<ByteBuffer, any Error>)]>([:])
 
@@ -54,7 +59,7 @@ final class TransferPageCache: Sendable {
     /// The answer kept for `key`, if it was read at `mark` and is fresh.
     func body(for key: Key, at mark: JournalMark, now: ContinuousClock.Instant = .now) -> ByteBuffer? {
         entries.withLock { entries in
-            guard let entry = entries[key], entry.mark == mark, now - entry.at < Self.lifetime else { return nil }
+            guard let entry = entries[key], entry.mark == mark, now - entry.at < lifetime else { return nil }
             return entry.body
         }
     }
