@@ -454,10 +454,6 @@ final class BackgroundTransport: TaskTransport {
             }
         return URLErrorMaker.make(code, url, failure.message, resumeData: resumeData)
     }
-
-    static func urlError(_ failure: FerryError, url: URL?, resumeData: Data?) -> URLError {
-        urlError(failure as Error, url: url, resumeData: resumeData)
-    }
 }
 
 /// Waits on this thread for async work: task creation is synchronous in Apple's API, and a

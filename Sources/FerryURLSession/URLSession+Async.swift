@@ -2,19 +2,7 @@
 /// cancels it when the calling Swift task is cancelled.
 extension URLSession {
     public func data(for request: URLRequest, delegate: URLSessionTaskDelegate? = nil) async throws -> (Data, URLResponse) {
-        let box = TaskBox()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let task = dataTask(with: request) { data, response, error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: (data ?? Data(), response!)) }
-                }
-                task.delegate = delegate
-                box.task = task
-                task.resume()
-            }
-        } onCancel: {
-            box.task?.cancel()
-        }
+        try await loading(delegate) { self.dataTask(with: request, completionHandler: $0) }
     }
 
     public func data(from url: URL, delegate: URLSessionTaskDelegate? = nil) async throws -> (Data, URLResponse) {
@@ -22,11 +10,11 @@ extension URLSession {
     }
 
     public func upload(for request: URLRequest, from bodyData: Data, delegate: URLSessionTaskDelegate? = nil) async throws -> (Data, URLResponse) {
-        try await uploading(delegate) { self.uploadTask(with: request, from: bodyData, completionHandler: $0) }
+        try await loading(delegate) { self.uploadTask(with: request, from: bodyData, completionHandler: $0) }
     }
 
     public func upload(for request: URLRequest, fromFile fileURL: URL, delegate: URLSessionTaskDelegate? = nil) async throws -> (Data, URLResponse) {
-        try await uploading(delegate) { self.uploadTask(with: request, fromFile: fileURL, completionHandler: $0) }
+        try await loading(delegate) { self.uploadTask(with: request, fromFile: fileURL, completionHandler: $0) }
     }
 
     /// Downloads to a temporary file that is yours to move or delete (it is not removed).
@@ -42,8 +30,9 @@ extension URLSession {
         try await downloading(delegate) { self.downloadTask(withResumeData: resumeData, completionHandler: $0) }
     }
 
-    private func uploading(
-        _ delegate: URLSessionTaskDelegate?, _ make: (@escaping @Sendable (Data?, URLResponse?, Error?) -> Void) -> URLSessionUploadTask
+    /// A data or upload task's answer (an upload task is a data task).
+    private func loading(
+        _ delegate: URLSessionTaskDelegate?, _ make: (@escaping @Sendable (Data?, URLResponse?, Error?) -> Void) -> URLSessionDataTask
     ) async throws -> (Data, URLResponse) {
         let box = TaskBox()
         return try await withTaskCancellationHandler {
