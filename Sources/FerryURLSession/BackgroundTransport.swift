@@ -134,12 +134,32 @@ final class BackgroundTransport: TaskTransport {
             )
         }
         let request = URL(string: blob.url).map { URLRequest(url: $0) }
+        remember(resumeData, of: blob)
+        return URLSessionDownloadTask(session: session, identifier: Int(blob.transferId), request: request, transport: self)
+    }
+
+    /// An upload that goes on from the server's offset, made from a background upload's resume
+    /// data: the daemon asks the server where it stands and sends the rest of the file.
+    func uploadTask(session: URLSession, fallback: Int, resumeData: Data) -> URLSessionUploadTask {
+        guard let blob = try? ResumeData(blob: resumeData), blob.session == identifier else {
+            state.withLock {
+                $0.failures[fallback] = URLErrorMaker.make(
+                    .cannotWriteToFile, nil, "The resume data was not made by an upload of the background session '\(identifier)'."
+                )
+            }
+            return URLSessionUploadTask(session: session, identifier: fallback, request: nil, transport: self)
+        }
+        let request = URL(string: blob.url).map { URLRequest(url: $0) }
+        remember(resumeData, of: blob)
+        return URLSessionUploadTask(session: session, identifier: Int(blob.transferId), request: request, transport: self)
+    }
+
+    private func remember(_ resumeData: Data, of blob: ResumeData) {
         state.withLock { state in
             state.blobs[Int(blob.transferId)] = resumeData
             state.stopping.remove(Int(blob.transferId))
             state.madeAt[Int(blob.transferId)] = Date()
         }
-        return URLSessionDownloadTask(session: session, identifier: Int(blob.transferId), request: request, transport: self)
     }
 
     private func failing(_ session: URLSession, _ identifier: Int, _ request: URLRequest?, _ error: URLError) -> URLSessionDownloadTask {
@@ -188,15 +208,16 @@ final class BackgroundTransport: TaskTransport {
             return blob
         }
         let priority = task.priority
+        let label = task.taskDescription
         let earliest = task.earliestBeginDate
         // Waited for: a program that resumes a task and exits at once leaves it running.
         let started = Blocking.run { [self] in
             if let blob {
                 _ = try await daemon { try await $0.createTransfers(CreateTransfersRequest(resumeData: blob.base64EncodedString(), session: self.identifier)) }
             } else {
-                if priority != URLSessionTask.defaultPriority {
-                    let rank: TransferPriority = priority >= 0.75 ? .high : priority <= 0.25 ? .low : .normal
-                    _ = try await daemon { try await $0.update(Int64(id), TransferUpdate(priority: rank)) }
+                if priority != URLSessionTask.defaultPriority || label != nil {
+                    let rank: TransferPriority? = priority == URLSessionTask.defaultPriority ? nil : priority >= 0.75 ? .high : priority <= 0.25 ? .low : .normal
+                    _ = try await daemon { try await $0.update(Int64(id), TransferUpdate(priority: rank, taskDescription: label)) }
                 }
                 if let date = earliest, date > Date() {
                     // The API's dates are whole seconds: rounded up, so never before.
@@ -213,6 +234,14 @@ final class BackgroundTransport: TaskTransport {
                 : URLErrorMaker.make(.cannotWriteToFile, task.originalRequest?.url, "The daemon cannot go on from this resume data: \(Self.message(error))")
             end(task, error: failure)
         }
+    }
+
+    /// Kept by the daemon, so the next run's task has it; waited for, as resume() is, so that
+    /// two labels set one after the other arrive in that order.
+    func relabel(_ task: URLSessionTask) {
+        let id = Int64(task.taskIdentifier)
+        let label = task.taskDescription ?? ""
+        _ = Blocking.run { [self] in try await daemon { try await $0.update(id, TransferUpdate(taskDescription: label)) } }
     }
 
     func pause(_ task: URLSessionTask) {
@@ -390,6 +419,7 @@ final class BackgroundTransport: TaskTransport {
     /// Ends a task this run stopped or could not start (its daemon events, if any, are then
     /// acknowledged as they arrive).
     private func end(_ task: URLSessionTask, error: URLError) {
+        let error = URLErrorMaker.keyed(error, for: task)
         guard task.finish(error: error) else { return }
         let session = task.session
         let delegate = session.delegate(for: task)

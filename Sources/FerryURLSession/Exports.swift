@@ -12,8 +12,15 @@
 /// The key of a cancelled download's resume data in its error's `userInfo`, as Apple names it.
 public let NSURLSessionDownloadTaskResumeData = "NSURLSessionDownloadTaskResumeData"
 
+/// The key of a cancelled upload's resume data in its error's `userInfo`, as Apple names it.
+public let NSURLSessionUploadTaskResumeData = "NSURLSessionUploadTaskResumeData"
+
 extension URLError {
     /// The resume data of a download that failed or was cancelled, when it can go on from the
     /// bytes it has: pass it to ``URLSession/downloadTask(withResumeData:)``.
     public var downloadTaskResumeData: Data? { userInfo[NSURLSessionDownloadTaskResumeData] as? Data }
+
+    /// The resume data of an upload that failed or was cancelled, when the server can go on from
+    /// its offset: pass it to ``URLSession/uploadTask(withResumeData:)``.
+    public var uploadTaskResumeData: Data? { userInfo[NSURLSessionUploadTaskResumeData] as? Data }
 }

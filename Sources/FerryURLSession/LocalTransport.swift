@@ -82,7 +82,10 @@ final class LocalTransport: TaskTransport {
         let resumption = resumptions.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         do {
             if case .invalid = resumption {
-                throw URLErrorMaker.make(.cannotWriteToFile, task.originalRequest?.url, "The resume data was not made by a download of this program's sessions, or cannot be read.")
+                let why = task is URLSessionUploadTask
+                    ? "Only a background session resumes uploads; this session sends each upload in one request."
+                    : "The resume data was not made by a download of this program's sessions, or cannot be read."
+                throw URLErrorMaker.make(.cannotWriteToFile, task.originalRequest?.url, why)
             }
             guard var request = task.currentRequest, request.url != nil else {
                 throw URLErrorMaker.make(.badURL, nil, "The task has no URL.")

@@ -15,6 +15,16 @@ enum URLErrorMaker {
         return URLError(code, userInfo: info)
     }
 
+    /// The error with its resume data under the key of `task`'s kind: Apple names an upload's
+    /// apart from a download's.
+    static func keyed(_ error: URLError, for task: URLSessionTask) -> URLError {
+        guard task is URLSessionUploadTask, let data = error.userInfo[NSURLSessionDownloadTaskResumeData] else { return error }
+        var info = error.userInfo
+        info[NSURLSessionDownloadTaskResumeData] = nil
+        info[NSURLSessionUploadTaskResumeData] = data
+        return URLError(error.code, userInfo: info)
+    }
+
     static func cancelled(_ url: URL?, resumeData: Data? = nil) -> URLError {
         make(.cancelled, url, "cancelled", resumeData: resumeData)
     }

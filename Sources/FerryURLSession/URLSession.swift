@@ -138,6 +138,27 @@ open class URLSession: NSObject, @unchecked Sendable {
         return task
     }
 
+    /// An upload that goes on from where a cancelled or failed one stopped
+    /// (``URLSessionUploadTask/cancel(byProducingResumeData:)``, or the error's
+    /// `uploadTaskResumeData`): the daemon asks the server for its offset and sends the rest.
+    /// Only a background session makes such data; data that cannot be used (not Ferry's, another
+    /// session's, its file gone) makes a task that fails with `URLError.cannotWriteToFile` when
+    /// resumed, as a download's does.
+    open func uploadTask(withResumeData resumeData: Data) -> URLSessionUploadTask {
+        if let background { return make { background.uploadTask(session: self, fallback: $0, resumeData: resumeData) } }
+        return make {
+            let task = URLSessionUploadTask(session: self, identifier: $0, request: nil, transport: self.local)
+            self.local.resumptions.withLock { $0[task.taskIdentifier] = .invalid }
+            return task
+        }
+    }
+
+    open func uploadTask(withResumeData resumeData: Data, completionHandler: @escaping @Sendable (Data?, URLResponse?, Error?) -> Void) -> URLSessionUploadTask {
+        let task = uploadTask(withResumeData: resumeData)
+        local.completions.withLock { $0[task.taskIdentifier] = .data(completionHandler) }
+        return task
+    }
+
     private func upload(_ request: URLRequest, body: LocalTransport.Body) -> URLSessionUploadTask {
         make {
             let task = URLSessionUploadTask(session: self, identifier: $0, request: self.prepared(request), transport: self.local)

@@ -71,7 +71,14 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
     /// A label of your choosing (a background task's is kept by the daemon across runs).
     open var taskDescription: String? {
         get { fields.withLock { $0.taskDescription } }
-        set { fields.withLock { $0.taskDescription = newValue } }
+        set {
+            let running = fields.withLock { fields in
+                fields.taskDescription = newValue
+                return fields.lifecycle.started && fields.lifecycle.state != .completed
+            }
+            // Before resume() the label goes with the start; after it, on its own.
+            if running { transport.relabel(self) }
+        }
     }
     /// 0 to 1; a background task of 0.75 or more is queued ahead of others, 0.25 or less behind.
     open var priority: Float {
@@ -158,7 +165,16 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
 open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {}
 
 /// A task that sends a body (a file or data) and receives the answer as a data task does.
-open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {}
+open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {
+    /// Cancels the upload and hands its resume data to `completionHandler`: in a background
+    /// session, when the server took it as a resumable upload (IETF or tus), so that
+    /// ``URLSession/uploadTask(withResumeData:)`` goes on from the server's offset; nil otherwise
+    /// (a local session sends an upload in one request). Then the delegate hears
+    /// `didCompleteWithError` with `URLError.cancelled` and the same data in its `userInfo`.
+    open func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
+        stop(producingResumeData: completionHandler)
+    }
+}
 
 /// A task whose answer is written to a temporary file, handed to
 /// `urlSession(_:downloadTask:didFinishDownloadingTo:)`.
@@ -178,4 +194,11 @@ protocol TaskTransport: Sendable {
     func pause(_ task: URLSessionTask)
     func unpause(_ task: URLSessionTask)
     func stop(_ task: URLSessionTask, started: Bool, producingResumeData: (@Sendable (Data?) -> Void)?)
+    /// The task's `taskDescription` changed after it started.
+    func relabel(_ task: URLSessionTask)
+}
+
+extension TaskTransport {
+    /// A label kept in this process only needs nothing more.
+    func relabel(_ task: URLSessionTask) {}
 }

@@ -66,10 +66,10 @@ import Testing
                     let task = await offPool { run1.downloadTask(with: base.appendingPathComponent("episode.mp3")) }
                     await offPool { task.resume() }
                     let id = Int64(task.taskIdentifier)
-                    while try await d.client.transfer(id).bytesReceived < 128 << 10 { try await Task.sleep(for: .milliseconds(20)) }
+                    try await eventually("128 KiB at the daemon") { try await d.client.transfer(id).bytesReceived >= 128 << 10 }
                     run1.background?.detach()  // the program exits: its tasks go on in the daemon
                     held.open()
-                    while try await d.client.transfer(id).state != .completed { try await Task.sleep(for: .milliseconds(20)) }
+                    try await eventually("the transfer to complete") { try await d.client.transfer(id).state == .completed }
 
                     let second = Recorder()
                     let run2 = Self.session(d, second)
@@ -100,8 +100,13 @@ import Testing
                     let recorder = Recorder()
                     let session = Self.session(d, recorder)
                     let task = await offPool { session.downloadTask(with: base.appendingPathComponent("a.mp3")) }
+                    task.taskDescription = "a.mp3, first try"
                     await offPool { task.resume() }
-                    while try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived < 256 << 10 { try await Task.sleep(for: .milliseconds(20)) }
+                    try await eventually("256 KiB at the daemon") { try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived >= 256 << 10 }
+                    // The label is the daemon's: set before resume() it went with the start, after it on its own.
+                    #expect(try await d.client.transfer(Int64(task.taskIdentifier)).taskDescription == "a.mp3, first try")
+                    await offPool { task.taskDescription = "a.mp3" }
+                    #expect(try await d.client.transfer(Int64(task.taskIdentifier)).taskDescription == "a.mp3")
                     let blob: Data? = await withCheckedContinuation { continuation in DispatchQueue.global().async { task.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) } }
                     await recorder.end(of: task)
                     held.open()
@@ -112,7 +117,7 @@ import Testing
                     let resumed = await offPool { session.downloadTask(withResumeData: data) }
                     #expect(resumed.taskIdentifier == task.taskIdentifier, "the same task, as the daemon keeps it")
                     await offPool { resumed.resume() }
-                    while !recorder.calls(resumed).contains(where: { $0.name == "didFinishDownloading" }) { try await Task.sleep(for: .milliseconds(20)) }
+                    try await eventually("the resumed download's file") { recorder.calls(resumed).contains { $0.name == "didFinishDownloading" } }
                     let offset = try #require(recorder.calls(resumed).first { $0.name == "didResumeAtOffset" }?.numbers.first)
                     #expect(offset >= 256 << 10)
                     #expect(recorder.files.withLock { $0[resumed.taskIdentifier] } == bytes)
@@ -140,7 +145,7 @@ extension BackgroundSessionTests {
                     let session = Self.session(d, recorder)
                     let task = await offPool { session.downloadTask(with: base.appendingPathComponent("b.mp3")) }
                     await offPool { task.resume() }
-                    while try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived < 64 << 10 { try await Task.sleep(for: .milliseconds(20)) }
+                    try await eventually("64 KiB at the daemon") { try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived >= 64 << 10 }
                     _ = try await d.client.cancel(Int64(task.taskIdentifier))  // `ferry cancel ID`
                     await recorder.end(of: task)
                     held.open()
@@ -184,6 +189,87 @@ extension BackgroundSessionTests {
 }
 
 extension BackgroundSessionTests {
+    /// iOS 17's resumable uploads: the server took the upload as an IETF resumable one, so the
+    /// cancelled task's resume data lets a new task send only what the server lacks.
+    @Test func aCancelledUploadGoesOnFromTheServersOffsetWithItsResumeData() async throws {
+        let data = Origin.bytes(600_000, seed: 13)
+        try await UploadReceiver.run { receiver, base in
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let file = home.appendingPathComponent("episode.m4a")
+                    try data.write(to: file)
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    var request = URLRequest(url: base.appendingPathComponent("ietf"))
+                    request.httpMethod = "POST"
+                    let held = Origin.Gate()
+                    receiver.holdNextBody(after: 200_000, until: held)
+                    let task = await offPool { session.uploadTask(with: request, fromFile: file) }
+                    await offPool { task.resume() }
+                    try await eventually("the server to hold 200,000 bytes") { receiver.bytesReceived >= 200_000 }
+                    let blob: Data? = await offPool { () -> Data? in
+                        let answer = Mutex<Data??>(nil)
+                        let done = DispatchSemaphore(value: 0)
+                        task.cancel(byProducingResumeData: { data in
+                            answer.withLock { $0 = .some(data) }
+                            done.signal()
+                        })
+                        done.wait()
+                        return answer.withLock { $0 } ?? nil
+                    }
+                    await recorder.end(of: task)
+                    held.open()
+                    let resumeData = try #require(blob, "the server took a resumable upload")
+                    let cancelled = try #require(recorder.calls(task).last?.error)
+                    #expect(cancelled.code == .cancelled)
+                    #expect(cancelled.uploadTaskResumeData == resumeData)
+                    #expect(cancelled.downloadTaskResumeData == nil, "an upload's resume data has its own key")
+                    #expect(receiver.completed.isEmpty)
+
+                    let resumed = await offPool { session.uploadTask(withResumeData: resumeData) }
+                    #expect(resumed.taskIdentifier == task.taskIdentifier, "the same transfer goes on")
+                    await offPool { resumed.resume() }
+                    try await eventually("the upload to complete") { receiver.completed.count == 1 }
+                    #expect(receiver.completed.first?.body == data)
+                    #expect(receiver.bytesReceived == data.count, "no byte sent twice: it asked the server's offset")
+                    #expect(receiver.requests.contains { $0.method == "HEAD" })
+                    // The same identifier's second didComplete.
+                    try await eventually("the resumed task's end") { recorder.names(resumed).filter { $0 == "didComplete" }.count == 2 }
+                    #expect(recorder.calls(resumed).last?.error == nil)
+                    #expect((resumed.response as? HTTPURLResponse)?.statusCode == 200, "the IETF append's answer")
+
+                    // A plain upload cannot go on: no resume data, as Apple gives none.
+                    let plain = await offPool { session.uploadTask(with: URLRequest(url: base.appendingPathComponent("plain/p")), fromFile: file) }
+                    let secondHold = Origin.Gate()
+                    receiver.holdNextBody(after: 100_000, until: secondHold)
+                    await offPool { plain.resume() }
+                    try await eventually("the plain upload under way") { receiver.bytesReceived >= data.count + 100_000 }
+                    let none: Data? = await offPool { () -> Data? in
+                        let answer = Mutex<Data??>(nil)
+                        let done = DispatchSemaphore(value: 0)
+                        plain.cancel(byProducingResumeData: { data in
+                            answer.withLock { $0 = .some(data) }
+                            done.signal()
+                        })
+                        done.wait()
+                        return answer.withLock { $0 } ?? nil
+                    }
+                    secondHold.open()
+                    #expect(none == nil)
+
+                    // Data that is not an upload's of this session fails as a download's does.
+                    for garbage in [Data("nope".utf8), resumeData] {
+                        let other = URLSession(configuration: Self.configuration(d, "another"), delegate: recorder, delegateQueue: nil)
+                        let bad = await offPool { (garbage == resumeData ? other : session).uploadTask(withResumeData: garbage) }
+                        await offPool { bad.resume() }
+                        await recorder.end(of: bad)
+                        #expect(recorder.calls(bad).last?.error?.code == .cannotWriteToFile)
+                    }
+                }
+            }
+        }
+    }
+
     @Test func theConfigurationsConstraintsBecomeTheDaemonSessions() async throws {
         try await withTemporaryDirectory { home in
             try await DaemonHarness.run(home: home) { d in

@@ -44,7 +44,7 @@ import Testing
                 }
                 task.resume()
                 Task {
-                    while origin.requests(for: "/slow").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+                    try await eventually("a request for /slow") { !origin.requests(for: "/slow").isEmpty }
                     task.cancel()
                 }
             }
@@ -96,7 +96,7 @@ import Testing
             recorder.session = session
             let task = session.downloadTask(with: base.appendingPathComponent("episode.mp3"))
             task.resume()
-            while task.countOfBytesReceived < 512 << 10 { try await Task.sleep(for: .milliseconds(10)) }
+            try await eventually("512 KiB received") { task.countOfBytesReceived >= 512 << 10 }
             let resumeData: Data? = await withCheckedContinuation { continuation in
                 task.cancel(byProducingResumeData: { continuation.resume(returning: $0) })
             }
@@ -135,7 +135,7 @@ import Testing
             recorder.session = session
             let task = session.downloadTask(with: base.appendingPathComponent("big.mp3"))
             task.resume()
-            while task.countOfBytesReceived < 256 << 10 { try await Task.sleep(for: .milliseconds(10)) }
+            try await eventually("256 KiB received") { task.countOfBytesReceived >= 256 << 10 }
             task.cancel()
             await recorder.end(of: task)
             let sent = origin.bytesSent("/big.mp3")
@@ -163,7 +163,7 @@ import Testing
             origin.script("/a.mp3", [.holdAfter(256 << 10, held)])
             let first = session.downloadTask(with: base.appendingPathComponent("a.mp3"))
             first.resume()
-            while first.countOfBytesReceived < 256 << 10 { try await Task.sleep(for: .milliseconds(10)) }
+            try await eventually("256 KiB of the first") { first.countOfBytesReceived >= 256 << 10 }
             let blob: Data? = await withCheckedContinuation { continuation in first.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) }
             held.open()
             let data = try #require(blob)

@@ -39,7 +39,15 @@ extension TransferEngine {
 
     /// A new priority, or a place at the head or tail of the queue.
     package func update(_ id: Int64, _ update: TransferUpdate) async throws -> Transfer {
-        try await command(.reorder(id, priority: update.priority?.rank, position: update.position), id)
+        if let label = update.taskDescription {
+            guard label.utf8.count <= 1000 else { throw FerryError.invalidRequest("A task description has at most 1,000 bytes.") }
+            let (record, _) = try await journal.update(id: id) { (record: inout TransferRecord) -> TransferEvent? in
+                record.taskDescription = label.isEmpty ? nil : label
+                return nil
+            }
+            if update.priority == nil, update.position == nil { return model(record) }
+        }
+        return try await command(.reorder(id, priority: update.priority?.rank, position: update.position), id)
     }
 
     /// Changes a transfer's own options (not once it has ended). One running takes a new rate
@@ -198,6 +206,10 @@ extension TransferEngine {
         guard record.state != .completed else {
             throw FerryError.invalidState("Transfer \(id) is completed; there is nothing to resume.")
         }
+        // An upload goes on only at a resource the server made for it (tus or IETF).
+        if record.kind == .upload, record.uploadURL == nil {
+            throw FerryError.invalidState("The server of upload \(id) took no resumable upload; it can only start over.")
+        }
         return ResumeData(
             transferId: id, session: record.session, url: record.url, durableBytes: record.durableBytes,
             totalBytes: record.totalBytes, validator: record.validator
@@ -216,6 +228,15 @@ extension TransferEngine {
             throw FerryError(.resumeDataInvalid, "This resume data belongs to another session or URL.")
         }
         if record.state == .completed || record.state.isActive { return model(record) }
+        if record.kind == .upload {
+            // The bytes that count are the server's (asked again on resume) and the file here.
+            guard !(record.state == .cancelled && !record.keepsPartFile), let source = record.sourcePath,
+                FileManager.default.fileExists(atPath: source)
+            else {
+                throw FerryError(.resumeDataStale, "The file of upload \(id) is gone, or the upload was cancelled for good; start it again.")
+            }
+            return try await command(.reopen(id), id)
+        }
         let partExists = FileManager.default.fileExists(atPath: library.partURL(for: record).path)
         let stale = (record.state == .cancelled && !record.keepsPartFile) || (!partExists && record.durableBytes > 0)
         guard !stale else {

@@ -26,14 +26,17 @@ public struct TransferUpdate: Codable, Sendable, Hashable {
     /// `first`: ahead of every queued transfer (raised to their highest priority if lower);
     /// `last`: behind them all (lowered to their lowest).
     public var position: Position?
+    /// Its label from now on (a URLSession task's `taskDescription`); empty removes it.
+    public var taskDescription: String?
 
     public enum Position: String, Codable, Sendable, Hashable, CaseIterable {
         case first, last
     }
 
     /// Each parameter sets the property of the same name.
-    public init(priority: TransferPriority? = nil, position: Position? = nil) {
+    public init(priority: TransferPriority? = nil, position: Position? = nil, taskDescription: String? = nil) {
         self.priority = priority
         self.position = position
+        self.taskDescription = taskDescription
     }
 }

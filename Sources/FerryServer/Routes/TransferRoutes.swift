@@ -19,8 +19,8 @@ struct TransferRoutes {
         api.patch("transfers/:id") { request, context in
             let id = try await own(context)
             let update = try await request.decodeJSON(TransferUpdate.self, context: context)
-            guard update.priority != nil || update.position != nil else {
-                throw FerryError.invalidRequest("Give 'priority' (high, normal, low) or 'position' (first, last).")
+            guard update.priority != nil || update.position != nil || update.taskDescription != nil else {
+                throw FerryError.invalidRequest("Give 'priority' (high, normal, low), 'position' (first, last) or 'taskDescription'.")
             }
             return try jsonResponse(try await engine.update(id, update))
         }
