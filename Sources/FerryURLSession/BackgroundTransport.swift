@@ -454,8 +454,9 @@ final class BackgroundTransport: TaskTransport {
         options.idleTimeoutSeconds = configuration.timeoutIntervalForRequest
         options.resourceTimeoutSeconds = configuration.timeoutIntervalForResource
         options.maxConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
-        if let proxy = ProxySettings.proxy(for: configuration, environment: [:]), configuration.connectionProxyDictionary != nil {
-            options.proxy = "\(proxy)"
+        // The environment's proxy is the daemon's own business; the dictionary is the program's.
+        if configuration.connectionProxyDictionary != nil {
+            options.proxy = ProxySettings.url(for: configuration, environment: [:])?.absoluteString
         }
         return options
     }

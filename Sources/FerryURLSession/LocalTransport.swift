@@ -33,6 +33,11 @@ final class LocalTransport: TaskTransport {
         /// Bytes written and not yet reported by `didWriteData` (coalesced while the delegate
         /// queue is busy).
         let unreported = Mutex<(bytes: Int64, total: Int64, expected: Int64)?>(nil)
+        /// Ends the work when the resource timeout passes; `expired` then says why it ended.
+        let timer = Mutex<Task<Void, Never>?>(nil)
+        let expired = Mutex(false)
+        /// Set by `cancel()`: the bytes so far are nobody's, so they go.
+        let discarded = Mutex(false)
     }
 
     let configuration: URLSessionConfiguration
@@ -54,6 +59,17 @@ final class LocalTransport: TaskTransport {
         runs.withLock { $0[task.taskIdentifier] = run }
         let work = Task { await self.perform(task, run) }
         run.work.withLock { $0 = work }
+        let limit = configuration.timeoutIntervalForResource
+        guard limit.isFinite, limit > 0 else { return }
+        // The whole task, connecting and every byte, within the resource timeout (Apple's meaning).
+        run.timer.withLock {
+            $0 = Task {
+                guard (try? await Task.sleep(for: .seconds(limit))) != nil else { return }
+                run.expired.withLock { $0 = true }
+                run.work.withLock { $0 }?.cancel()
+                run.gate.open()
+            }
+        }
     }
 
     func pause(_ task: URLSessionTask) {
@@ -72,6 +88,7 @@ final class LocalTransport: TaskTransport {
             return
         }
         run.wantsResumeData.withLock { $0 = producingResumeData }
+        run.discarded.withLock { $0 = producingResumeData == nil }
         run.work.withLock { $0 }?.cancel()
         run.gate.open()
     }
@@ -226,7 +243,8 @@ final class LocalTransport: TaskTransport {
             }
             try handle.synchronize()
         } catch {
-            let blob = resumable(request, response, written: written, file: file)
+            // A failure keeps its bytes for the error's resume data (Apple's too); cancel() does not.
+            let blob = run.discarded.withLock { $0 } ? nil : resumable(request, response, written: written, file: file)
             if blob == nil { try? FileManager.default.removeItem(at: file) }
             if let wanted = run.wantsResumeData.withLock({ $0 }) {
                 run.wantsResumeData.withLock { $0 = nil }
@@ -368,16 +386,13 @@ final class LocalTransport: TaskTransport {
                 }
                 switch body {
                 case .data(let data):
-                    outgoing.body = .bytes(ByteBuffer(data: data))
-                    task.sent(Int64(data.count), expected: Int64(data.count))
-                    notifySent(task, Int64(data.count), total: Int64(data.count), expected: Int64(data.count))
+                    outgoing.body = reported(BodyPieces(data), size: Int64(data.count), task)
                 case .file(let file):
                     outgoing.body = try uploadBody(file, task)
                 case nil:
                     if let data = request.httpBody { outgoing.body = .bytes(ByteBuffer(data: data)) }
                 }
-                let remaining = deadline - .now
-                return try await client.execute(outgoing, timeout: .nanoseconds(Int64(max(remaining, .zero).components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000))
+                return try await client.execute(outgoing, timeout: TimeAmount(max(deadline - .now, .zero)))
             } catch {
                 let failure = URLErrorMaker.from(error, url: url)
                 guard configuration.waitsForConnectivity, URLErrorMaker.waitable(failure), !Task.isCancelled else { throw failure }
@@ -396,26 +411,24 @@ final class LocalTransport: TaskTransport {
 
     /// A file's bytes as an upload body, read as they are sent, each piece reported.
     private func uploadBody(_ file: URL, _ task: URLSessionTask) throws -> HTTPClientRequest.Body {
-        let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
-        guard let handle = FileHandle(forReadingAtPath: file.path) else {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value,
+            FileManager.default.isReadableFile(atPath: file.path)
+        else {
             throw URLErrorMaker.make(.fileDoesNotExist, file, "The upload's file cannot be read: \(file.path).")
         }
-        let pieces = AsyncThrowingStream<ByteBuffer, Error> { continuation in
-            var sent: Int64 = 0
-            while let data = try? handle.read(upToCount: 64 << 10), !data.isEmpty {
-                sent += Int64(data.count)
-                continuation.yield(ByteBuffer(data: data))
-            }
-            try? handle.close()
-            continuation.finish()
-        }
-        let reported = pieces.map { [self] buffer -> ByteBuffer in
+        return reported(BodyPieces(file: file, size: size), size: size, task)
+    }
+
+    /// The pieces as a body whose every piece is told to the delegate as AsyncHTTPClient takes it
+    /// to send (Apple's didSendBodyData: after the bytes leave, not before).
+    private func reported(_ pieces: BodyPieces, size: Int64, _ task: URLSessionTask) -> HTTPClientRequest.Body {
+        let counted = pieces.map { [self] buffer -> ByteBuffer in
             let count = Int64(buffer.readableBytes)
             task.sent(count, expected: size)
             notifySent(task, count, total: task.countOfBytesSent, expected: size)
             return buffer
         }
-        return .stream(reported, length: .known(size))
+        return .stream(counted, length: .known(size))
     }
 
     private func notifySent(_ task: URLSessionTask, _ bytes: Int64, total: Int64, expected: Int64) {
@@ -439,8 +452,17 @@ final class LocalTransport: TaskTransport {
 
     /// Ends `task`: its completion handler, or its delegate's last messages, on the delegate queue.
     func complete(_ task: URLSessionTask, error: Error?, data: Data? = nil, location: URL? = nil) {
-        guard task.finish(error: error) else { return }
         let id = task.taskIdentifier
+        let run = runs.withLock { $0[id] }
+        var error = error
+        if let run, run.expired.withLock({ $0 }), let cancelled = error as? URLError, cancelled.code == .cancelled {
+            // Cancelled by the resource timer, not by the program: a timeout, resume data kept.
+            var info = cancelled.userInfo
+            info[NSLocalizedDescriptionKey] = "The task did not end within the resource timeout (\(configuration.timeoutIntervalForResource) s)."
+            error = URLError(.timedOut, userInfo: info)
+        }
+        guard task.finish(error: error) else { return }
+        run?.timer.withLock { $0 }?.cancel()
         let completion = completions.withLock { $0.removeValue(forKey: id) }
         _ = bodies.withLock { $0.removeValue(forKey: id) }
         _ = resumptions.withLock { $0.removeValue(forKey: id) }
@@ -524,7 +546,7 @@ enum Clients {
         init(_ configuration: URLSessionConfiguration) {
             requestTimeout = configuration.timeoutIntervalForRequest
             connectionsPerHost = max(1, configuration.httpMaximumConnectionsPerHost)
-            proxy = ProxySettings.proxy(for: configuration).map { "\($0)" }
+            proxy = ProxySettings.url(for: configuration)?.absoluteString
         }
     }
 
@@ -536,7 +558,8 @@ enum Clients {
             var http = HTTPClient.Configuration()
             http.redirectConfiguration = .disallow  // each redirect is put to the delegate
             http.decompression = .disabled  // a download's bytes on disk are the server's, so Range goes on from them
-            http.timeout = .init(connect: .seconds(Int64(min(key.requestTimeout, 60))), read: .milliseconds(Int64(key.requestTimeout * 1000)))
+            // Milliseconds: a timeout under a second must not become none at all.
+            http.timeout = .init(connect: .milliseconds(Int64(min(key.requestTimeout, 60) * 1000)), read: .milliseconds(Int64(key.requestTimeout * 1000)))
             http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = key.connectionsPerHost
             http.connectionPool.retryConnectionEstablishment = false  // a refused connection fails at once, as Apple's does; waitsForConnectivity waits
             http.proxy = configuration.flatMap { ProxySettings.proxy(for: $0) }
@@ -548,3 +571,45 @@ enum Clients {
     }
 }
 
+/// An upload's body in 64 KiB pieces, each read when the request asks for it: a file is never
+/// held in memory whole. Each send (a retry too) reads from the start.
+struct BodyPieces: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    fileprivate enum Source: Sendable {
+        case data(Data)
+        case file(URL, size: Int64)
+    }
+    private let source: Source
+
+    init(_ data: Data) { source = .data(data) }
+    init(file: URL, size: Int64) { source = .file(file, size: size) }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let source: Source
+        fileprivate var offset = 0
+        fileprivate var handle: FileHandle?
+
+        mutating func next() async throws -> ByteBuffer? {
+            switch source {
+            case .data(let data):
+                guard offset < data.count else { return nil }
+                let end = Swift.min(offset + (64 << 10), data.count)
+                defer { offset = end }
+                return ByteBuffer(data: data[data.startIndex + offset..<data.startIndex + end])
+            case .file(let url, let size):
+                guard offset < size else {
+                    try? handle?.close()
+                    return nil
+                }
+                if handle == nil { handle = try FileHandle(forReadingFrom: url) }
+                guard let data = try handle?.read(upToCount: 64 << 10), !data.isEmpty else {
+                    throw URLErrorMaker.make(.cannotOpenFile, url, "The upload's file got shorter while it was sent: \(url.path).")
+                }
+                offset += data.count
+                return ByteBuffer(data: data)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source) }
+}

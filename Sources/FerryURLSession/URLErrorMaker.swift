@@ -47,6 +47,10 @@ enum URLErrorMaker {
             case .readTimeout, .deadlineExceeded: return make(.timedOut, url, "The request timed out.", resumeData: resumeData)
             case .remoteConnectionClosed: return make(.networkConnectionLost, url, "The network connection was lost.", resumeData: resumeData)
             case .invalidURL, .emptyHost, .emptyScheme: return make(.unsupportedURL, url, "unsupported URL", resumeData: resumeData)
+            case .proxyAuthenticationRequired:
+                return make(.userAuthenticationRequired, url, "The proxy refused the login (407): check connectionProxyDictionary's user and password.", resumeData: resumeData)
+            case .invalidProxyResponse:
+                return make(.cannotConnectToHost, url, "The proxy refused to connect to \(host): a wrong login, or a port it does not allow.", resumeData: resumeData)
             default: break
             }
         }

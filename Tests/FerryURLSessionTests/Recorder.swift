@@ -86,6 +86,10 @@ final class Recorder: NSObject, URLSessionDataDelegate, URLSessionDownloadDelega
         completionHandler(disposition, credential)
     }
 
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        record("didSendBodyData", task, [bytesSent, totalBytesSent, totalBytesExpectedToSend])
+    }
+
     func urlSession(_ session: URLSession, didCreateTask task: URLSessionTask) {
         record("didCreateTask", task)
     }
