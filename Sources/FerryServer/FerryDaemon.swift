@@ -48,6 +48,7 @@ package struct DaemonConfiguration: Sendable {
 
     package init(paths: FerryPaths) {
         self.paths = paths
+        engine.networkManagerMetered = NetworkManagerMetered.read
     }
 }
 

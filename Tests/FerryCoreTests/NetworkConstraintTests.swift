@@ -52,6 +52,9 @@ import Testing
         #expect(NetworkMetering.defaultRouteInterfaces(table) == ["wwan0"])
         #expect(NetworkMetering.networkManagerSaysMetered(1) && NetworkMetering.networkManagerSaysMetered(3))
         #expect(!NetworkMetering.networkManagerSaysMetered(2) && !NetworkMetering.networkManagerSaysMetered(nil))
+        #expect(NetworkMetering.parseBusctlUInt32("u 1\n") == 1)
+        #expect(NetworkMetering.parseBusctlUInt32("s \"yes\"") == nil)
+        #expect(NetworkMetering.parseBusctlUInt32("") == nil)
     }
 
     @Test func theyAreASessionsOrTheDaemonsNotATransfers() throws {

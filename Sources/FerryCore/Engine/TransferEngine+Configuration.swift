@@ -21,6 +21,13 @@ extension TransferEngine {
         package var progressInterval: Duration = .milliseconds(250)
         /// How often idle event streams get a keep-alive.
         package var heartbeatInterval: Duration = .seconds(15)
+        /// NetworkManager's `Metered` (NMMetered), asked when some session holds its transfers
+        /// off metered networks; nil where NetworkManager does not run. The daemon asks over
+        /// D-Bus; the engine cannot start programs.
+        package var networkManagerMetered: @Sendable () async -> UInt32? = { nil }
+        /// How often that is asked again while some session cares: NetworkManager can change it
+        /// without any route changing (the user marks a connection metered).
+        package var meteredRecheckInterval: Duration = .seconds(15)
         package var userAgent = "Ferry/\(FerryVersion.current)"
         /// The machine's boot id: while it matches the last daemon's, part files are trusted
         /// beyond their last checkpoint (``PartFileTail``). Nil trusts only checkpoints.

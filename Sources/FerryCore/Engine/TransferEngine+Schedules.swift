@@ -3,10 +3,22 @@ import Foundation
 
 /// Bandwidth schedules: each session's (and the daemon's) limit and pauses by the clock.
 extension TransferEngine {
-    /// Whether the network is metered now, when any option asks (else the route table is not read).
-    static func metered(_ all: [String: TransferOptions]) -> Bool {
+    /// Whether the network is metered now, when any option asks (else neither the route table
+    /// nor NetworkManager is read).
+    nonisolated func metered(_ all: [String: TransferOptions]) async -> Bool {
         guard all.values.contains(where: { $0.allowsMeteredNetwork == false }) else { return false }
-        return NetworkMetering.isMetered(interfaces: all[TransferJournalKeys.daemonOptions]?.meteredInterfaces ?? [])
+        return NetworkMetering.isMetered(
+            interfaces: all[TransferJournalKeys.daemonOptions]?.meteredInterfaces ?? [], networkManager: await configuration.networkManagerMetered()
+        )
+    }
+
+    /// Asks again every ``Configuration/meteredRecheckInterval`` while some session cares, and
+    /// applies the limits when the answer changed.
+    nonisolated func recheckMetered() async {
+        while await shutdown.sleep(for: configuration.meteredRecheckInterval, clock: ContinuousClock()) {
+            guard let all = try? await journal.allSessionOptions(), all.values.contains(where: { $0.allowsMeteredNetwork == false }) else { continue }
+            if await metered(all) != meteredNow { await applySchedules() }
+        }
     }
 
     /// Applies changed configuration: limits of running transfers, and the queue.
@@ -36,7 +48,8 @@ extension TransferEngine {
             bandwidth.update(session: key == TransferJournalKeys.daemonOptions ? nil : key, bytesPerSecond: state.bytesPerSecond, scheduled: true)
             if let until = state.until { next = min(next ?? until, until) }
         }
-        let metered = Self.metered(all)
+        let metered = await metered(all)
+        meteredNow = metered
         let limits = TransferControl.Limits(options: all, maxConcurrent: configuration.maxConcurrent, now: now, metered: metered)
         if next != nil || !limits.paused.isEmpty {
             logger.debug("schedules applied", metadata: ["paused": "\(limits.paused.sorted())", "next": "\(next.map { "\($0)" } ?? "none")"])

@@ -45,6 +45,8 @@ package actor TransferEngine: Service {
     var wake: Task<Void, Never>?
     /// Wakes at the next edge of a bandwidth schedule's window.
     var scheduleWake: Task<Void, Never>?
+    /// What ``applySchedules(now:)`` last found the network to be.
+    var meteredNow = false
     /// Commands waiting for their turn (``TransferControl/Action/runCommand(token:)``), by token.
     var commandTurns: [Int: StopSignal] = [:]
     var nextCommand = 0
@@ -137,11 +139,12 @@ package actor TransferEngine: Service {
             try await joinCluster()
         }
         let options = try await journal.allSessionOptions()
-        let limits = TransferControl.Limits(options: options, maxConcurrent: configuration.maxConcurrent, now: Date(), metered: Self.metered(options))
+        let limits = TransferControl.Limits(options: options, maxConcurrent: configuration.maxConcurrent, now: Date(), metered: await metered(options))
         if let options = try? await journal.daemonOptions() { clients.setDaemonOptions(options) }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.publishProgress() }
             group.addTask { await self.followNetwork() }
+            group.addTask { await self.recheckMetered() }
             await withGracefulShutdownHandler {
                 // What the last run left goes back into the queue (or gets its timer), and what
                 // is due starts; in a cluster, claims begin once the limits are known.

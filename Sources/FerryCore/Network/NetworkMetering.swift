@@ -2,8 +2,8 @@ import Foundation
 
 /// Whether the machine's network is metered now: its default route goes out through an
 /// interface the user named as metered (the daemon's `meteredInterfaces`), or NetworkManager
-/// says the primary connection is metered (`Metered`: yes or guessed yes; not read yet: the
-/// engine has no D-Bus client, so only the named interfaces count).
+/// says the primary connection is metered (`Metered`: yes or guessed yes), which the daemon
+/// asks over D-Bus where NetworkManager runs.
 /// Sessions with `allowsMeteredNetwork: false` wait meanwhile (``TransferControl/Limits``).
 package enum NetworkMetering {
     /// The interfaces of the default routes in `/proc/net/route`'s text (IPv4).
@@ -21,14 +21,21 @@ package enum NetworkMetering {
         value == 1 || value == 3
     }
 
-    /// Reads the route table; `networkManager` answers NetworkManager's `Metered` where it runs
-    /// (the daemon asks it over D-Bus; nil: not running).
-    package static func isMetered(interfaces: [String], networkManager: () -> UInt32? = { nil }) -> Bool {
+    /// Reads the route table; `networkManager` is NetworkManager's `Metered` (nil where it does
+    /// not run).
+    package static func isMetered(interfaces: [String], networkManager: UInt32?) -> Bool {
         if !interfaces.isEmpty, let table = try? String(contentsOfFile: "/proc/net/route", encoding: .utf8),
             defaultRouteInterfaces(table).contains(where: interfaces.contains)
         {
             return true
         }
-        return networkManagerSaysMetered(networkManager())
+        return networkManagerSaysMetered(networkManager)
+    }
+
+    /// `busctl get-property`'s answer for a `u` property ("u 1") as its number.
+    package static func parseBusctlUInt32(_ text: String) -> UInt32? {
+        let parts = text.split(whereSeparator: \.isWhitespace)
+        guard parts.count == 2, parts[0] == "u" else { return nil }
+        return UInt32(parts[1])
     }
 }

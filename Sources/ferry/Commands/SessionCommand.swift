@@ -150,7 +150,7 @@ struct SessionSetCommand: AsyncParsableCommand {
 
     @Flag(
         name: .long, inversion: .prefixedNo,
-        help: "Run on a metered network; --no-metered: wait while the default route is metered (URLSession's allowsExpensiveNetworkAccess = false)."
+        help: "Run on a metered network; --no-metered: wait while the default route is metered: NetworkManager says so, or it goes out through one of --metered-interfaces (URLSession's allowsExpensiveNetworkAccess = false)."
     )
     var metered: Bool?
 
