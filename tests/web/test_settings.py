@@ -159,3 +159,38 @@ def test_the_settings_page_at_phone_width(daemon, pages):
             label = tabs.nth(n).locator("[data-i18n]")
             assert label.evaluate("(el) => el.scrollWidth <= el.clientWidth"), f"{code}: {label.inner_text()!r} is cut off"
         screenshot(page, f"settings-{code}-phone")
+
+
+def test_an_admin_holds_downloads_on_metered_networks_and_names_the_interfaces(daemon, pages):
+    page = pages.new(daemon, path="#/settings", viewport=PHONE)
+    form = page.locator("section", has=page.get_by_role("heading", name="Downloads", exact=True))
+    group = form.get_by_role("group", name="Metered networks")
+    expect(group).to_contain_text("NetworkManager")
+    expect(form).to_contain_text("--discretionary")
+    group.get_by_label("Hold every download while the network is metered").check()
+    group.get_by_label("Metered interfaces", exact=True).fill("wwan0, usb0")
+    # At phone width the group fits: nothing wider than the screen.
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width
+    screenshot(page, "settings-metered-phone")
+    form.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Settings saved: they apply now.")).to_be_visible()
+    config = daemon.api("GET", "/v1/config")
+    assert config["allowsMeteredNetwork"] is False and config["meteredInterfaces"] == ["wwan0", "usb0"], config
+
+    # A name the daemon refuses: its sentence next to the field, nothing changed.
+    group.get_by_label("Metered interfaces", exact=True).fill("wwan0, bad/name")
+    form.get_by_role("button", name="Save").click()
+    expect(group.get_by_label("Metered interfaces", exact=True)).to_have_attribute("aria-invalid", "true")
+    assert daemon.api("GET", "/v1/config")["meteredInterfaces"] == ["wwan0", "usb0"]
+
+    # Unchecked and emptied: both gone.
+    page.reload()
+    group = page.get_by_role("group", name="Metered networks")
+    expect(group.get_by_label("Hold every download while the network is metered")).to_be_checked()
+    group.get_by_label("Hold every download while the network is metered").uncheck()
+    group.get_by_label("Metered interfaces", exact=True).fill("")
+    page.get_by_role("button", name="Save").first.click()
+    expect(page.get_by_text("Settings saved: they apply now.")).to_be_visible()
+    config = daemon.api("GET", "/v1/config")
+    assert "allowsMeteredNetwork" not in config and "meteredInterfaces" not in config, config

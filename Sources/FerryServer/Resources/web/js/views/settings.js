@@ -49,6 +49,14 @@ function renderTransfers(section, original) {
   const directory = field(t("settings.directory"), h("input", { type: "text", id: "settings-directory", value: original.directory ?? "", placeholder: "/srv/media/Downloads", spellcheck: "false", autocapitalize: "none" }), { hint: t("settings.directoryHint"), wide: true });
   const proxy = field(t("settings.proxy"), h("input", { type: "text", id: "settings-proxy", value: original.proxy ?? "", placeholder: "http://proxy.lan:3128", spellcheck: "false", autocapitalize: "none" }), { hint: t("settings.proxyHint"), wide: true });
   const direct = check(t("settings.noProxy"), { checked: Boolean(original.noProxy), id: "settings-no-proxy" });
+  // Metered networks (URLSession's allowsExpensiveNetworkAccess): the daemon's own switch holds
+  // every session; NetworkManager's word counts beside the interfaces named here.
+  const holdMetered = check(t("settings.holdMetered"), { checked: original.allowsMeteredNetwork === false, id: "settings-hold-metered" });
+  const meteredInterfaces = field(
+    t("settings.meteredInterfaces"),
+    h("input", { type: "text", id: "settings-metered-interfaces", value: (original.meteredInterfaces ?? []).join(", "), placeholder: "wwan0, usb0", spellcheck: "false", autocapitalize: "none" }),
+    { hint: t("settings.meteredInterfacesHint"), wide: true },
+  );
   const schedule = scheduleEditor(original.schedule);
   const top = h("div", { hidden: true });
   const save = button(t("action.save"), { type: "submit", kind: "primary", icon: "check" });
@@ -59,12 +67,21 @@ function renderTransfers(section, original) {
     [/connections/i, connections],
     [/directory|folder/i, directory],
     [/proxy/i, proxy],
+    [/meteredInterfaces|interface/i, meteredInterfaces],
   ];
 
   const form = h(
     "form",
     { novalidate: true },
     h("div", { class: "fields" }, rateField.el, concurrent.el, connections.el, perHost.el, directory.el, proxy.el, h("div", { class: "field field-wide" }, direct.el)),
+    h(
+      "fieldset",
+      { class: "field field-wide metered" },
+      h("legend", { class: "field-label", text: t("settings.metered") }),
+      h("p", { class: "field-hint", id: "settings-metered-hint", text: t("settings.meteredHint") }),
+      holdMetered.el,
+      meteredInterfaces.el,
+    ),
     schedule.el,
     top,
     h("div", { class: "form-actions" }, save),
@@ -99,6 +116,10 @@ function renderTransfers(section, original) {
     if (proxyText !== (original.proxy ?? "")) change("proxy", proxyText);
     if (direct.input.checked) set.noProxy = true;
     else if (original.noProxy) clear.push("noProxy");
+    if (holdMetered.input.checked) set.allowsMeteredNetwork = false;
+    else if (original.allowsMeteredNetwork !== undefined && original.allowsMeteredNetwork !== null) clear.push("allowsMeteredNetwork");
+    const interfaces = meteredInterfaces.input.value.split(/[\s,]+/).filter(Boolean);
+    change("meteredInterfaces", interfaces.length ? interfaces : null);
     const windows = schedule.get();
     if (windows.error) return;
     change("schedule", windows.value);
@@ -184,6 +205,7 @@ function scheduleEditor(schedule) {
     { class: "field field-wide schedule" },
     h("h3", { class: "field-label", text: t("settings.schedule") }),
     h("p", { class: "field-hint", text: t("settings.scheduleHint") }),
+    h("p", { class: "field-hint", text: t("settings.discretionaryHint") }),
     list,
     error,
     h("div", { class: "form-actions" }, add),
