@@ -6,6 +6,8 @@
 //                                    lines, then the file's path
 //   HalfTunes pause-resume TERM [N]  the same, paused at the first progress and resumed from
 //                                    its resume data
+//   HalfTunes cancel TERM [N]        the same, cancelled at the first progress (the tutorial's
+//                                    cancelDownload): nothing is placed
 //   HalfTunes start TERM [N]         starts track N's download in the background session and
 //                                    exits at once: the Ferry daemon goes on with it
 //   HalfTunes events TERM [N] [S]    makes the background session again and waits up to S
@@ -36,7 +38,7 @@ if arguments.isEmpty, let session = ProcessInfo.processInfo.environment["FERRY_S
   exit(0)
 }
 guard let command = arguments.first, let term = arguments.dropFirst().first else {
-  print("usage: HalfTunes search|download|pause-resume TERM [TRACK]")
+  print("usage: HalfTunes search|download|pause-resume|cancel|start|events TERM [TRACK]")
   exit(2)
 }
 let trackNumber = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 0
@@ -70,6 +72,17 @@ case "start":
   controller.downloadService.startDownload(track)
   print("started task \(controller.downloadService.activeDownloads[track.previewURL]?.task?.taskIdentifier ?? -1)")
   exit(0)
+case "cancel":
+  controller.downloadService.startDownload(track)
+  while (controller.downloadService.activeDownloads[track.previewURL]?.progress ?? 0) == 0, !track.downloaded {
+    Thread.sleep(forTimeInterval: 0.01)
+  }
+  let task = controller.downloadService.activeDownloads[track.previewURL]?.task
+  controller.downloadService.cancelDownload(track)
+  Thread.sleep(forTimeInterval: 2)  // a late delegate call would place the file meanwhile
+  let placed = FileManager.default.fileExists(atPath: destination.path)
+  print(placed ? "placed anyway" : "cancelled task \(task?.taskIdentifier ?? -1) (\(task?.state == .completed ? "completed" : "not completed")), nothing placed")
+  exit(placed ? 1 : 0)
 case "events":
   // viewDidLoad() made the session; the delegate hears what ended while this program was gone.
   let seconds = arguments.dropFirst(3).first.flatMap { Double($0) } ?? 60

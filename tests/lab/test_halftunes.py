@@ -105,6 +105,15 @@ def test_the_tutorials_search_download_and_pause_with_resume_data(itunes, tmp_pa
         # The tutorial's download session is a background one: the daemon did the downloading.
         downloads = [t for t in ferry.transfers() if t["session"] == "com.xxxx.HalfTunes.bgSession"]
         assert downloads and downloads[-1]["state"] == "completed"
+
+        # cancelDownload: the task ends, the daemon's transfer with it, and nothing is placed.
+        placed.unlink()
+        cancelled = run_halftunes(lab, home, documents, "cancel", "jazz", "0")
+        assert cancelled.returncode == 0, cancelled.stdout + cancelled.stderr
+        assert "nothing placed" in cancelled.stdout and "(completed)" in cancelled.stdout, cancelled.stdout
+        task = int(cancelled.stdout.split("cancelled task ")[1].split()[0])
+        assert ferry.transfer(task)["state"] == "cancelled"
+        assert not placed.exists()
     finally:
         ferry.stop()
 
