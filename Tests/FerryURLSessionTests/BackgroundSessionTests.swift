@@ -134,6 +134,60 @@ import Testing
 }
 
 extension BackgroundSessionTests {
+    /// Resume data of one daemon given to another (a program moved to another machine, or a
+    /// FERRY_HOME changed): the other daemon's transfer with that number is another download, so
+    /// the task fails as iOS fails unusable resume data, and the first daemon can still go on.
+    @Test func resumeDataFromAnotherDaemonFailsAndTheFirstStillGoesOn() async throws {
+        try await withTemporaryDirectory { home in
+            try await Origin.run { origin, base in
+                let bytes = Origin.bytes(1 << 20, seed: 14)
+                let held = Origin.Gate()
+                origin.serve("/a.mp3", .init(data: bytes))
+                origin.serve("/b.mp3", .init(data: Origin.bytes(64 << 10, seed: 15)))
+                origin.script("/a.mp3", [.holdAfter(256 << 10, held)])
+                let made: Data = try await DaemonHarness.run(home: home.appendingPathComponent("first")) { d in
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    let task = await offPool { session.downloadTask(with: base.appendingPathComponent("a.mp3")) }
+                    await offPool { task.resume() }
+                    try await eventually("256 KiB at the first daemon") { try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived >= 256 << 10 }
+                    let blob: Data? = await withCheckedContinuation { continuation in
+                        DispatchQueue.global().async { task.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) }
+                    }
+                    await recorder.end(of: task)
+                    return try #require(blob)
+                }
+                held.open()
+                try await DaemonHarness.run(home: home.appendingPathComponent("second")) { d in
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    // The second daemon's first transfer, in the same session: another file.
+                    let own = await offPool { session.downloadTask(with: base.appendingPathComponent("b.mp3")) }
+                    await offPool { own.resume() }
+                    await recorder.end(of: own)
+                    let foreign = await offPool { session.downloadTask(withResumeData: made) }
+                    await offPool { foreign.resume() }
+                    try await eventually("the foreign task's end") { recorder.names(foreign).filter { $0 == "didComplete" }.count == (foreign.taskIdentifier == own.taskIdentifier ? 2 : 1) }
+                    #expect(recorder.calls(foreign).last?.error?.code == .cannotWriteToFile)
+                    // Same number, another transfer: only the second daemon's own file was handed over.
+                    let shared = foreign.taskIdentifier == own.taskIdentifier
+                    #expect(recorder.names(foreign).filter { $0 == "didFinishDownloading" }.count == (shared ? 1 : 0))
+                    #expect(origin.requests(for: "/a.mp3").count == 1, "the second daemon asked nothing of the first's file")
+                }
+                // Nothing lost: the first daemon goes on from its bytes.
+                try await DaemonHarness.run(home: home.appendingPathComponent("first")) { d in
+                    let recorder = Recorder()
+                    let session = Self.session(d, recorder)
+                    let resumed = await offPool { session.downloadTask(withResumeData: made) }
+                    await offPool { resumed.resume() }
+                    try await eventually("the resumed download's file") { recorder.calls(resumed).contains { $0.name == "didFinishDownloading" } }
+                    #expect(recorder.files.withLock { $0[resumed.taskIdentifier] } == bytes)
+                    #expect(origin.requests(for: "/a.mp3").last?.range?.hasPrefix("bytes=") == true)
+                }
+            }
+        }
+    }
+
     @Test func aTaskCancelledFromOutsideTheProgramEndsCancelled() async throws {
         try await withTemporaryDirectory { home in
             try await DaemonHarness.run(home: home) { d in
