@@ -366,15 +366,24 @@ final class BackgroundTransport: TaskTransport {
         var error: URLError?
         var location: URL?
         var answer: Data?
+        /// The last of an upload's body not yet told (a quick upload ends between two progress
+        /// events): Apple's last didSendBodyData says all of it.
+        var unsent: (bytes: Int64, total: Int64)?
         switch event.kind {
         case .didFinish where task is URLSessionUploadTask:
             // The server's answer, as the daemon kept it (its status, headers and body's start).
-            if let transfer = try? await daemon({ try await $0.transfer(event.taskIdentifier) }), let kept = transfer.response,
-                let url = task.originalRequest?.url
-            {
+            let transfer = try? await daemon({ try await $0.transfer(event.taskIdentifier) })
+            if let transfer, let kept = transfer.response, let url = task.originalRequest?.url {
                 let response = HTTPURLResponse(url: url, statusCode: kept.status, httpVersion: "HTTP/1.1", headerFields: kept.headers)
                 task.fields.withLock { $0.response = response }
                 answer = kept.body.map { Data($0.utf8) }
+            }
+            if let size = transfer?.totalBytes {
+                let told = state.withLock { $0.reported[task.taskIdentifier] ?? 0 }
+                if size > told {
+                    task.sent(size - told, expected: size)
+                    unsent = (size - told, size)
+                }
             }
         case .didFinish(let file, _):
             location = file
@@ -399,6 +408,9 @@ final class BackgroundTransport: TaskTransport {
         }
         let delegate = session.delegate(for: task)
         await session.onDelegateQueueAndWait {
+            if let unsent {
+                (delegate as? URLSessionTaskDelegate)?.urlSession(session, task: task, didSendBodyData: unsent.bytes, totalBytesSent: unsent.total, totalBytesExpectedToSend: unsent.total)
+            }
             if let location, let download = task as? URLSessionDownloadTask {
                 (delegate as? URLSessionDownloadDelegate)?.urlSession(session, downloadTask: download, didFinishDownloadingTo: location)
                 try? FileManager.default.removeItem(at: location)

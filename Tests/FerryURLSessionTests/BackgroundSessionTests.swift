@@ -231,6 +231,14 @@ extension BackgroundSessionTests {
                     #expect(recorder.calls(task).last?.error == nil)
                     #expect(receiver.completed.first?.body == data)
                     #expect((task.response as? HTTPURLResponse)?.statusCode == 204)
+                    // The daemon's progress as didSendBodyData: totals that grow to the file's size.
+                    let sends = recorder.calls(task).filter { $0.name == "didSendBodyData" }
+                    #expect(!sends.isEmpty)
+                    #expect(sends.map { $0.numbers[1] } == sends.map { $0.numbers[1] }.sorted())
+                    #expect(sends.map { $0.numbers[0] }.reduce(0, +) == sends.last?.numbers[1])
+                    #expect(sends.last?.numbers[1] == Int64(data.count), "the last says all of it")
+                    #expect(task.countOfBytesSent == Int64(data.count))
+                    #expect(sends.allSatisfy { $0.onDelegateQueue })
                     #expect(FileManager.default.fileExists(atPath: file.path), "the user's file stays")
                     let missing = await offPool { session.uploadTask(with: request, fromFile: home.appendingPathComponent("nope")) }
                     await offPool { missing.resume() }
