@@ -8,6 +8,10 @@
 //                                    its resume data
 //   HalfTunes cancel TERM [N]        the same, cancelled at the first progress (the tutorial's
 //                                    cancelDownload): nothing is placed
+//   HalfTunes pause-save TERM N FILE the same, paused at the first progress; its resume data
+//                                    written to FILE, and the program ends
+//   HalfTunes resume-from TERM N FILE a later run: the tutorial's resumeDownload with FILE's
+//                                    resume data, to the file's path
 //   HalfTunes start TERM [N]         starts track N's download in the background session and
 //                                    exits at once: the Ferry daemon goes on with it
 //   HalfTunes events TERM [N] [S]    makes the background session again and waits up to S
@@ -38,7 +42,7 @@ if arguments.isEmpty, let session = ProcessInfo.processInfo.environment["FERRY_S
   exit(0)
 }
 guard let command = arguments.first, let term = arguments.dropFirst().first else {
-  print("usage: HalfTunes search|download|pause-resume|cancel|start|events TERM [TRACK]")
+  print("usage: HalfTunes search|download|pause-resume|pause-save|resume-from|cancel|start|events TERM [TRACK] [FILE]")
   exit(2)
 }
 let trackNumber = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 0
@@ -71,6 +75,35 @@ switch command {
 case "start":
   controller.downloadService.startDownload(track)
   print("started task \(controller.downloadService.activeDownloads[track.previewURL]?.task?.taskIdentifier ?? -1)")
+  exit(0)
+case "pause-save":
+  guard let saveTo = arguments.dropFirst(3).first else { print("usage: HalfTunes pause-save TERM N FILE"); exit(2) }
+  controller.downloadService.startDownload(track)
+  while (controller.downloadService.activeDownloads[track.previewURL]?.progress ?? 0) == 0, !track.downloaded {
+    Thread.sleep(forTimeInterval: 0.01)
+  }
+  guard let download = controller.downloadService.activeDownloads[track.previewURL] else { print("error: it ended first"); exit(1) }
+  controller.downloadService.pauseDownload(track)
+  let deadline = Date().addingTimeInterval(30)
+  while download.resumeData == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+  guard let data = download.resumeData else { print("error: no resume data"); exit(1) }
+  try data.write(to: URL(fileURLWithPath: saveTo))
+  print("paused at \(download.progress), resume data \(data.count) bytes in \(saveTo)")
+  exit(0)
+case "resume-from":
+  guard let savedAt = arguments.dropFirst(3).first, let data = FileManager.default.contents(atPath: savedAt) else {
+    print("usage: HalfTunes resume-from TERM N FILE (a file pause-save wrote)")
+    exit(2)
+  }
+  let download = Download(track: track)
+  download.resumeData = data
+  controller.downloadService.activeDownloads[track.previewURL] = download
+  controller.downloadService.resumeDownload(track)
+  let deadline = Date().addingTimeInterval(60)
+  while !track.downloaded, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+  Thread.sleep(forTimeInterval: 0.5)  // the delegate queue's last calls
+  guard FileManager.default.fileExists(atPath: destination.path) else { print("error: nothing placed"); exit(1) }
+  print("downloaded \(destination.path)")
   exit(0)
 case "cancel":
   controller.downloadService.startDownload(track)

@@ -106,6 +106,19 @@ def test_the_tutorials_search_download_and_pause_with_resume_data(itunes, tmp_pa
         downloads = [t for t in ferry.transfers() if t["session"] == "com.xxxx.HalfTunes.bgSession"]
         assert downloads and downloads[-1]["state"] == "completed"
 
+        # Resume data made by one run, used by the next (as an app keeps it across launches).
+        placed.unlink()
+        saved = tmp_path / "resume.data"
+        before = len(lab.nginx_requests("/" + PREVIEW))
+        first = run_halftunes(lab, home, documents, "pause-save", "jazz", "0", str(saved))
+        assert first.returncode == 0 and saved.stat().st_size > 0, first.stdout + first.stderr
+        assert not placed.exists()
+        second = run_halftunes(lab, home, documents, "resume-from", "jazz", "0", str(saved))
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert sha256(placed) == sha256(preview)
+        later = lab.nginx_requests("/" + PREVIEW)[before:]
+        assert any(r["status"] == 206 and r["range"] != "bytes=0-" for r in later), later
+
         # cancelDownload: the task ends, the daemon's transfer with it, and nothing is placed.
         placed.unlink()
         cancelled = run_halftunes(lab, home, documents, "cancel", "jazz", "0")
