@@ -50,7 +50,7 @@ struct GetCommand: AsyncParsableCommand {
     @Option(name: [.customShort("i"), .customLong("input-file")], help: ArgumentHelp("Read URLs from this file (- for standard input), one download a line, aria2c's way: mirrors after a tab on the same line, indented out=, dir= and checksum= lines below it.", valueName: "file"))
     var inputFile: String?
 
-    @Option(name: .long, help: "The session the transfers belong to.")
+    @Option(name: .long, help: "The session the transfers belong to; its settings apply (ferry session set NAME --no-metered: wait off metered networks; --discretionary: only in the cheap hours).")
     var session = "cli"
 
     @Flag(name: .long, help: "Queue the downloads and return at once.")
