@@ -279,6 +279,9 @@ package final class PostgresJournal: TransferJournal {
             let rows = try await connection.query(PostgresQuery(unsafeSQL: sql + " ORDER BY id FOR UPDATE", binds: binds), logger: self.logger)
             var removed: [(Int64, String)] = []
             for try await row in rows.decode((Int64, String).self) { removed.append(row) }
+            // Their earlier events go: the `removed` event written after tells every session.
+            let ids = removed.map(\.0)
+            try await connection.query(#"DELETE FROM event WHERE "transferId" = ANY(\#(ids))"#, logger: self.logger)
             for (id, session) in removed {
                 try await connection.query("DELETE FROM transfer WHERE id = \(id)", logger: self.logger)
                 _ = try await self.insert(TransferEvent(kind: .removed, transferId: id, session: session), connection)
@@ -290,6 +293,7 @@ package final class PostgresJournal: TransferJournal {
     package func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await write { connection in
             guard let record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }
+            try await connection.query(#"DELETE FROM event WHERE "transferId" = \#(id)"#, logger: self.logger)
             try await connection.query("DELETE FROM transfer WHERE id = \(id)", logger: self.logger)
             return try await self.insert(TransferEvent(kind: .removed, transferId: id, session: record.session), connection)
         }

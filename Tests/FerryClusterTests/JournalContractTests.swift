@@ -234,6 +234,10 @@ import Testing
             #expect(try await journal.transfers().map(\.transferId) == [3, 5])
             await #expect(throws: FerryError.self) { try await journal.removeTransfer(id: 6) }
             #expect(try await journal.events(session: "a", after: 0).filter { $0.kind == .removed }.map(\.transferId) == [1, 2])
+            // A removed transfer's history went with it; only its `removed` event is left.
+            let left = try await journal.events(session: nil, after: 0)
+            for id: Int64 in [1, 2, 4, 6] { #expect(left.filter { $0.transferId == id }.map(\.kind) == [.removed]) }
+            #expect(left.contains { $0.transferId == 3 && $0.kind != .removed }, "a transfer still listed keeps its events")
         }
     }
 

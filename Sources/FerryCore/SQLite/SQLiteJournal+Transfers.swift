@@ -75,7 +75,8 @@ extension SQLiteJournal {
     }
 
     /// Forgets every completed and cancelled transfer of `session`, or of all, with a `removed`
-    /// event each, in one transaction. Their files stay.
+    /// event each, in one transaction; their earlier events go (the `removed` one tells every
+    /// session what it needs). Their files stay.
     /// - Returns: the ids removed.
     package func removeFinished(session: String?) async throws -> [Int64] {
         try await writer.write { db in
@@ -83,6 +84,7 @@ extension SQLiteJournal {
                 .filter(Column("hidden") == false)
             if let session { request = request.filter(Column("session") == session) }
             let rows = try Row.fetchAll(db, request.select(Column("id"), Column("session"), Column("state")).order(Column("id")))
+            try forgetEvents(of: rows.map { $0[0] }, db)
             for row in rows {
                 let id: Int64 = row[0]
                 try forget(id, completed: row[2] == TransferState.completed.rawValue, db)
@@ -92,12 +94,23 @@ extension SQLiteJournal {
         }
     }
 
-    /// Takes a transfer off the list and journals `removed`.
+    /// Takes a transfer off the list and journals `removed`; its earlier events go.
     package func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await writer.write { db in
             guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
+            try forgetEvents(of: [id], db)
             try forget(id, completed: record.state == .completed, db)
             return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
+        }
+    }
+
+    /// Deletes the events of these transfers: a removed transfer's history is nobody's (a session
+    /// that had not read it learns of the removal from the `removed` event written after).
+    /// In groups, within SQLite's limit on bound values.
+    private func forgetEvents(of ids: [Int64], _ db: Database) throws {
+        for group in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+            let marks = Array(repeating: "?", count: group.count).joined(separator: ",")
+            try db.execute(sql: "DELETE FROM event WHERE transferId IN (\(marks))", arguments: StatementArguments(group))
         }
     }
 
