@@ -60,6 +60,49 @@ extension PostgresJournal {
         }
     }
 
+    package func pruneEvents(_ retention: EventRetention, now: Date) async throws -> Int {
+        try await write { connection in
+            var sessions: [(String, Bool)] = []
+            let rows = try await connection.query(
+                #"""
+                SELECT e."session", COALESCE(s."acknowledgedSeq", 0) > 0
+                FROM (SELECT DISTINCT "session" FROM event) e LEFT JOIN session s ON s.name = e."session"
+                """#,
+                logger: self.logger
+            )
+            for try await row in rows.decode((String, Bool).self) { sessions.append(row) }
+            var deleted = 0
+            for (name, acknowledges) in sessions {
+                let cut = retention.cut(acknowledges: acknowledges, now: now)
+                var beyond: Int64 = 0
+                let keep = cut.keepNewest
+                for try await seq in try await connection.query(
+                    #"SELECT seq FROM event WHERE "session" = \#(name) ORDER BY seq DESC LIMIT 1 OFFSET \#(keep)"#, logger: self.logger
+                ).decode(Int64.self) { beyond = seq }
+                let before = cut.before
+                for try await count in try await connection.query(
+                    #"""
+                    WITH gone AS (DELETE FROM event WHERE "session" = \#(name) AND (seq <= \#(beyond) OR "createdAt" < \#(before)) RETURNING 1)
+                    SELECT count(*) FROM gone
+                    """#,
+                    logger: self.logger
+                ).decode(Int64.self) { deleted += Int(count) }
+            }
+            return deleted
+        }
+    }
+
+    package func forgetSession(_ session: String) async throws -> Int {
+        try await write { connection in
+            var deleted = 0
+            for try await count in try await connection.query(
+                #"WITH gone AS (DELETE FROM event WHERE "session" = \#(session) RETURNING 1) SELECT count(*) FROM gone"#, logger: self.logger
+            ).decode(Int64.self) { deleted = Int(count) }
+            try await connection.query("DELETE FROM session WHERE name = \(session)", logger: self.logger)
+            return deleted
+        }
+    }
+
     /// Journals `events` in the caller's transaction → them with their `seq`, in order. One
     /// statement takes the events lock (held to the commit: sequence numbers commit in order),
     /// queues the NOTIFY (sent at the commit) and inserts: the lock is taken as late as it can

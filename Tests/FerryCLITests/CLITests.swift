@@ -99,6 +99,28 @@ import Testing
         }
     }
 
+    /// `ferry session forget`: what went, in words and as JSON; the daemon itself refused.
+    @Test func sessionForgetSaysWhatWentAndRefusesTheDaemon() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(1000)))
+            try await withHome { home in
+                let got = try await CommandRunner.ferry(["get", "--session", "gone", base.appendingPathComponent("f").absoluteString], home: home)
+                #expect(got.status == 0, "\(got)")
+                let forgot = try await CommandRunner.ferry(["session", "forget", "gone"], home: home)
+                #expect(forgot.status == 0, "\(forgot)")
+                #expect(forgot.stdout.contains("Forgot session gone: ") && forgot.stdout.contains("events deleted, no unfinished transfers."), "\(forgot)")
+                #expect(!forgot.stdout.contains(": 0 events"), "its download's events went: \(forgot.stdout)")
+                let again = try await CommandRunner.ferry(["session", "forget", "gone", "--json"], home: home)
+                let json = try FerryJSON.decoder().decode(ForgottenSession.self, from: Data(again.stdout.utf8))
+                #expect(json.name == "gone" && json.eventsDeleted == 0 && json.cancelled.isEmpty)
+                let daemon = try await CommandRunner.ferry(["session", "forget", "*"], home: home)
+                #expect(daemon.status != 0 && daemon.stderr.contains("the daemon itself"), "\(daemon)")
+                let list = try await CommandRunner.ferry(["ls", "--all", "--json"], home: home)
+                #expect(try transfers(list).first?.state == .completed, "its finished download stays")
+            }
+        }
+    }
+
     /// `ferry get -o RELATIVE --checksum`: the path is the caller's, the file lands there under
     /// its name with the checksum recorded; a wrong checksum fails with both digests and leaves
     /// no file; a missing folder is refused before anything is queued, and --mkdir makes it.

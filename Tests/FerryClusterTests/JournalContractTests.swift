@@ -182,6 +182,52 @@ import Testing
         }
     }
 
+    /// Retention: a session that never acknowledges keeps a window (by count and by age); one
+    /// that acknowledges keeps its unacknowledged events to a longer limit; forgetting a session
+    /// takes its events, acknowledgement and options, and leaves the others alone.
+    @Test(arguments: Kind.available) func eventsBeyondTheirSessionsRetentionGoAndAForgottenSessionLeavesNothing(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let day: TimeInterval = 86_400
+            let cli = try await journal.createTransfer(draft("http://127.0.0.1/cli", session: "cli"), reuseExisting: false).record
+            let app = try await journal.createTransfer(draft("http://127.0.0.1/app", session: "app"), reuseExisting: false).record
+            // Ten days of events, one a day, for each; the app acknowledged its first.
+            for age in stride(from: 10.0, through: 1, by: -1) {
+                for record in [cli, app] {
+                    _ = try await journal.append(TransferEvent(kind: .progress, transferId: record.transferId, session: record.session, date: now - age * day))
+                }
+            }
+            try await journal.acknowledge(session: "app", through: 2)
+            try await journal.updateSessionOptions("app") { _ in TransferOptions(maxConcurrent: 2) }
+            let before = try await journal.events(session: "app", after: 0).count
+
+            // A week for the CLI: the 7 youngest of its progress events stay; the app keeps all it has not acknowledged.
+            let retention = EventRetention(window: .init(days: 7.5, count: 100), unacknowledged: .init(days: 90, count: 100))
+            let gone = try await journal.pruneEvents(retention, now: now)
+            let cliLeft = try await journal.events(session: "cli", after: 0)
+            #expect(cliLeft.count == 7 && cliLeft.allSatisfy { $0.date >= now - 7.5 * day }, "\(cliLeft.map(\.date))")
+            #expect(try await journal.events(session: "app", after: 0).count == before)
+            #expect(gone == 11 - 7, "the CLI's created event and its three oldest")
+
+            // By count: the newest three.
+            _ = try await journal.pruneEvents(EventRetention(window: .init(days: 365, count: 3), unacknowledged: .init(days: 90, count: 100)), now: now)
+            #expect(try await journal.events(session: "cli", after: 0).map(\.seq) == cliLeft.suffix(3).map(\.seq))
+            // The acknowledging session's own limit, by count too.
+            _ = try await journal.pruneEvents(EventRetention(window: .init(days: 365, count: 3), unacknowledged: .init(days: 90, count: 2)), now: now)
+            #expect(try await journal.events(session: "app", after: 0).count == 2)
+            // Sequence numbers stay: the next event's is past every one given.
+            let last = try await journal.lastEventSeq()
+            #expect(try await journal.append(TransferEvent(kind: .paused, transferId: cli.transferId, session: "cli")).seq == last + 1)
+
+            #expect(try await journal.forgetSession("app") == 2)
+            #expect(try await journal.events(session: "app", after: 0).isEmpty)
+            #expect(try await journal.acknowledgedSeq(session: "app") == 0)
+            #expect(try await journal.sessionOptions("app") == TransferOptions())
+            #expect(try await journal.events(session: "cli", after: 0).count == 4, "other sessions keep theirs")
+            #expect(try await journal.transfer(id: app.transferId) != nil, "its transfers stay")
+        }
+    }
+
     /// Every column comes back as written (dates to the millisecond, as SQLite keeps them).
     @Test(arguments: Kind.available) func everyColumnRoundTrips(_ kind: Kind) async throws {
         try await Self.withJournal(kind) { journal in

@@ -197,6 +197,16 @@ extension TransferEngine {
         return try await resume(id)
     }
 
+    /// Ends a session for good (a FerryKit program uninstalled): its unfinished transfers are
+    /// cancelled, then its events, acknowledgement and options go. Finished transfers stay.
+    package func forgetSession(_ session: String) async throws -> ForgottenSession {
+        try Self.validateSession(session)
+        let unfinished = try await journal.transfers(session: session, states: [.queued, .running, .waiting, .paused, .failed])
+        for record in unfinished { _ = try? await cancel(record.transferId) }
+        let deleted = try await journal.forgetSession(session)
+        return ForgottenSession(name: session, eventsDeleted: deleted, cancelled: unfinished.map(\.transferId))
+    }
+
     /// The resume data of a transfer that has bytes on disk.
     package func resumeData(for id: Int64) async throws -> ResumeData {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }

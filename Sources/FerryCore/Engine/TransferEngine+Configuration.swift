@@ -21,6 +21,10 @@ extension TransferEngine {
         package var progressInterval: Duration = .milliseconds(250)
         /// How often idle event streams get a keep-alive.
         package var heartbeatInterval: Duration = .seconds(15)
+        /// How long events are kept (``EventRetention``); applied at start and every
+        /// ``eventPruneInterval``.
+        package var eventRetention = EventRetention()
+        package var eventPruneInterval: Duration = .seconds(3600)
         /// NetworkManager's `Metered` (NMMetered), asked when some session holds its transfers
         /// off metered networks; nil where NetworkManager does not run. The daemon asks over
         /// D-Bus; the engine cannot start programs.

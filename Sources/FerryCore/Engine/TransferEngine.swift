@@ -145,6 +145,7 @@ package actor TransferEngine: Service {
             group.addTask { await self.publishProgress() }
             group.addTask { await self.followNetwork() }
             group.addTask { await self.recheckMetered() }
+            group.addTask { await self.pruneEvents() }
             await withGracefulShutdownHandler {
                 // What the last run left goes back into the queue (or gets its timer), and what
                 // is due starts; in a cluster, claims begin once the limits are known.
@@ -214,6 +215,18 @@ package actor TransferEngine: Service {
             // A route through another interface may be metered, or no longer.
             await applySchedules()
         }
+    }
+
+    /// Events beyond their session's retention go: now, then every ``Configuration/eventPruneInterval``.
+    private nonisolated func pruneEvents() async {
+        repeat {
+            do {
+                let gone = try await journal.pruneEvents(configuration.eventRetention, now: Date())
+                if gone > 0 { logger.info("pruned events beyond their sessions' retention", metadata: ["events": "\(gone)"]) }
+            } catch {
+                logger.warning("cannot prune events", metadata: ["error": "\(error)"])
+            }
+        } while await shutdown.sleep(for: configuration.eventPruneInterval, clock: ContinuousClock())
     }
 
     private nonisolated func publishProgress() async {

@@ -51,6 +51,16 @@ package protocol TransferJournal: Sendable {
     /// The session has handled every event up to `seq`: they are pruned. Never goes backwards.
     func acknowledge(session: String, through seq: Int64) async throws
 
+    /// Deletes each session's events beyond what `retention` keeps (``EventRetention``).
+    /// - Returns: how many went.
+    @discardableResult
+    func pruneEvents(_ retention: EventRetention, now: Date) async throws -> Int
+
+    /// Ends a session for good: its events, its acknowledgement and its options go; its
+    /// transfers stay. - Returns: how many events went.
+    @discardableResult
+    func forgetSession(_ session: String) async throws -> Int
+
     /// A session's options (empty when never set); ``TransferJournalKeys/daemonOptions`` names
     /// the daemon's.
     func sessionOptions(_ session: String) async throws -> TransferOptions

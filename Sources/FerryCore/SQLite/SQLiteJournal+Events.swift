@@ -57,6 +57,42 @@ extension SQLiteJournal {
         }
     }
 
+    package func pruneEvents(_ retention: EventRetention, now: Date) async throws -> Int {
+        try await writer.write { db in
+            let sessions = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.session, COALESCE(s.acknowledgedSeq, 0) > 0
+                    FROM (SELECT DISTINCT session FROM event) e LEFT JOIN session s ON s.name = e.session
+                    """
+            )
+            var deleted = 0
+            for row in sessions {
+                let name: String = row[0]
+                let cut = retention.cut(acknowledges: row[1], now: now)
+                // The newest seq beyond the count (none: nothing goes by count).
+                let beyond = try Int64.fetchOne(
+                    db, sql: "SELECT seq FROM event WHERE session = ? ORDER BY seq DESC LIMIT 1 OFFSET ?", arguments: [name, cut.keepNewest]
+                ) ?? 0
+                try db.execute(
+                    sql: "DELETE FROM event WHERE session = ? AND (seq <= ? OR createdAt < ?)",
+                    arguments: [name, beyond, JournalDate(cut.before)]
+                )
+                deleted += db.changesCount
+            }
+            return deleted
+        }
+    }
+
+    package func forgetSession(_ session: String) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM event WHERE session = ?", arguments: [session])
+            let deleted = db.changesCount
+            try db.execute(sql: "DELETE FROM session WHERE name = ?", arguments: [session])
+            return deleted
+        }
+    }
+
     static let encoder = FerryJSON.encoder()
     static let decoder = FerryJSON.decoder()
 

@@ -213,6 +213,12 @@ public struct DaemonClient: Sendable {
     /// - Parameters:
     ///   - session: the session's identifier.
     ///   - seq: the ``TransferEvent/seq`` of the newest event handled.
+    /// Ends a session for good (`DELETE /v1/sessions/{session}`): its unfinished transfers are
+    /// cancelled, its events, acknowledgement and options deleted.
+    public func forgetSession(_ session: String) async throws -> ForgottenSession {
+        try await send(.DELETE, "/v1/sessions/\(Self.escape(session))")
+    }
+
     public func acknowledge(session: String, through seq: Int64) async throws {
         let _: Empty = try await send(.POST, "/v1/sessions/\(Self.escape(session))/ack", body: AcknowledgeRequest(through: seq))
     }

@@ -134,6 +134,23 @@ public struct AcknowledgeRequest: Codable, Sendable {
     public init(through: Int64) { self.through = through }
 }
 
+/// `DELETE /v1/sessions/{session}`: what forgetting a session did.
+public struct ForgottenSession: Codable, Sendable {
+    /// The session's identifier.
+    public var name: String
+    /// How many of its events were deleted.
+    public var eventsDeleted: Int
+    /// Its unfinished transfers, cancelled (they stay listed; their part files go).
+    public var cancelled: [Int64]
+
+    /// Each parameter sets the property of the same name.
+    public init(name: String, eventsDeleted: Int, cancelled: [Int64]) {
+        self.name = name
+        self.eventsDeleted = eventsDeleted
+        self.cancelled = cancelled
+    }
+}
+
 /// `GET /v1/sessions/{session}`.
 public struct SessionInfo: Codable, Sendable {
     /// The session's identifier.

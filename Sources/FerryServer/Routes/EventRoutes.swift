@@ -23,6 +23,10 @@ struct EventRoutes {
             )
             return try jsonResponse(info)
         }
+        // Ends a session for good: its unfinished transfers cancelled, its events gone.
+        api.delete("sessions/:session") { _, context in
+            try jsonResponse(try await engine.forgetSession(try sessionName(context)))
+        }
         api.post("sessions/:session/ack") { request, context in
             let session = try sessionName(context)
             let body = try await request.decodeJSON(AcknowledgeRequest.self, context: context)

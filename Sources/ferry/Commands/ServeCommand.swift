@@ -113,6 +113,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long a member's claim on a transfer lasts unless renewed: a dead member's transfers go to the others after it.", valueName: "seconds"))
     var leaseSeconds = 10
 
+    @Option(name: .long, help: ArgumentHelp("Events kept for sessions that never acknowledge them (the CLI, the web app, aria2's RPC): this many days at most.", valueName: "days"))
+    var eventDays: Double = 7
+
+    @Option(name: .long, help: ArgumentHelp("…and at most this many events a session (the newest).", valueName: "n"))
+    var eventCount = 10_000
+
     /// The port the user named (flag, then FERRY_PORT); nil for the default.
     var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
 
@@ -128,6 +134,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let aria2Port, !(0...65535).contains(aria2Port) { throw ValidationError("--aria2-port must be between 0 and 65535.") }
         if aria2Port != nil, !aria2Rpc { throw ValidationError("--aria2-port needs --aria2-rpc.") }
         guard (2...600).contains(leaseSeconds) else { throw ValidationError("--lease-seconds must be between 2 and 600.") }
+        guard eventDays > 0, eventDays <= 3650 else { throw ValidationError("--event-days must be more than 0 and at most 3650.") }
+        guard eventCount >= 100 else { throw ValidationError("--event-count must be at least 100.") }
         if let member, member.isEmpty || member.count > 64 || member.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--member must be 1 to 64 characters, without spaces.")
         }
@@ -211,6 +219,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = socket.host ?? host
         configuration.port = socket.port ?? 0
         configuration.engine.maxConcurrent = maxConcurrent
+        configuration.engine.eventRetention.window = EventRetention.Limit(days: eventDays, count: eventCount)
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks

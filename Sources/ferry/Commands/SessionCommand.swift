@@ -11,8 +11,38 @@ struct SessionCommand: AsyncParsableCommand {
             one transfer. The session named '*' is the daemon itself: its limits cover all \
             transfers together (`ferry session set '*' --limit-rate 5M`).
             """,
-        subcommands: [SessionShowCommand.self, SessionSetCommand.self]
+        subcommands: [SessionShowCommand.self, SessionSetCommand.self, SessionForgetCommand.self]
     )
+}
+
+struct SessionForgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget", abstract: "End a session for good: its unfinished transfers cancelled, its events and options deleted.",
+        discussion: """
+            For a program that will not come back (uninstalled): the daemon keeps a FerryKit \
+            session's unacknowledged events for 90 days, waiting for it; this ends the wait now. \
+            Its unfinished transfers are cancelled (their partial files deleted); finished ones \
+            stay listed with their files.
+              ferry session forget com.example.Downloader
+            """
+    )
+
+    @Argument(help: "The session to forget.")
+    var name: String
+
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard name != "*" else { throw ValidationError("'*' is the daemon itself; name a session.") }
+    }
+
+    func run() async throws {
+        let client = try await CLIConnection.connect()
+        let forgotten = try await client.forgetSession(name)
+        if output.json { return try FerryJSON.encoder(pretty: true).printing(forgotten) }
+        let cancelled = forgotten.cancelled.isEmpty ? "no unfinished transfers" : "cancelled \(forgotten.cancelled.count) unfinished (\(forgotten.cancelled.map(String.init).joined(separator: ", ")))"
+        Terminal.print("Forgot session \(forgotten.name): \(forgotten.eventsDeleted) events deleted, \(cancelled).")
+    }
 }
 
 struct SessionShowCommand: AsyncParsableCommand {
