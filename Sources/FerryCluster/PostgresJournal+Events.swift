@@ -80,15 +80,34 @@ extension PostgresJournal {
                     #"SELECT seq FROM event WHERE "session" = \#(name) ORDER BY seq DESC LIMIT 1 OFFSET \#(keep)"#, logger: self.logger
                 ).decode(Int64.self) { beyond = seq }
                 let before = cut.before
-                for try await count in try await connection.query(
+                for try await (count, newest) in try await connection.query(
                     #"""
-                    WITH gone AS (DELETE FROM event WHERE "session" = \#(name) AND (seq <= \#(beyond) OR "createdAt" < \#(before)) RETURNING 1)
-                    SELECT count(*) FROM gone
+                    WITH gone AS (DELETE FROM event WHERE "session" = \#(name) AND (seq <= \#(beyond) OR "createdAt" < \#(before)) RETURNING seq)
+                    SELECT count(*), COALESCE(MAX(seq), 0) FROM gone
                     """#,
                     logger: self.logger
-                ).decode(Int64.self) { deleted += Int(count) }
+                ).decode((Int64, Int64).self) where count > 0 {
+                    deleted += Int(count)
+                    try await connection.query(
+                        #"""
+                        INSERT INTO session (name, "prunedSeq") VALUES (\#(name), \#(newest))
+                        ON CONFLICT (name) DO UPDATE SET "prunedSeq" = GREATEST(session."prunedSeq", excluded."prunedSeq")
+                        """#,
+                        logger: self.logger
+                    )
+                }
             }
             return deleted
+        }
+    }
+
+    package func prunedSeq(session: String?) async throws -> Int64 {
+        try await read { connection in
+            let rows = try await connection.query(
+                #"SELECT COALESCE(MAX("prunedSeq"), 0) FROM session WHERE \#(session)::text IS NULL OR name = \#(session)"#, logger: self.logger
+            )
+            for try await seq in rows.decode(Int64.self) { return seq }
+            return 0
         }
     }
 

@@ -256,6 +256,10 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        Migration(
+            version: 7, name: "where retention pruned each session's events",
+            statements: [#"ALTER TABLE session ADD COLUMN "prunedSeq" BIGINT NOT NULL DEFAULT 0"#]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

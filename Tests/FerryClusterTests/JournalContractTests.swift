@@ -203,7 +203,11 @@ import Testing
 
             // A week for the CLI: the 7 youngest of its progress events stay; the app keeps all it has not acknowledged.
             let retention = EventRetention(window: .init(days: 7.5, count: 100), unacknowledged: .init(days: 90, count: 100))
+            #expect(try await journal.prunedSeq(session: nil) == 0)
+            let oldest = try await journal.events(session: "cli", after: 0).prefix(4).compactMap(\.seq)
             let gone = try await journal.pruneEvents(retention, now: now)
+            #expect(try await journal.prunedSeq(session: "cli") == oldest.last, "where the CLI's stream must resync from")
+            #expect(try await journal.prunedSeq(session: "app") == 0)
             let cliLeft = try await journal.events(session: "cli", after: 0)
             #expect(cliLeft.count == 7 && cliLeft.allSatisfy { $0.date >= now - 7.5 * day }, "\(cliLeft.map(\.date))")
             #expect(try await journal.events(session: "app", after: 0).count == before)
@@ -219,6 +223,7 @@ import Testing
             let last = try await journal.lastEventSeq()
             #expect(try await journal.append(TransferEvent(kind: .paused, transferId: cli.transferId, session: "cli")).seq == last + 1)
 
+            #expect(try await journal.prunedSeq(session: nil) >= oldest.last!)
             #expect(try await journal.forgetSession("app") == 2)
             #expect(try await journal.events(session: "app", after: 0).isEmpty)
             #expect(try await journal.acknowledgedSeq(session: "app") == 0)

@@ -9,6 +9,7 @@ import Testing
     /// (keep-alive), CRLF line ends, an event this version does not know, a broken one.
     static let stream = [
         ": keep-alive\n\n",
+        "event: resync\ndata: {\"prunedThrough\":5}\n\n",
         "id: 7\nevent: created\ndata: {\"date\":\"2026-11-24T10:00:00Z\",\"kind\":\"created\",\"seq\":7,\"session\":\"s\",\"transferId\":3}\n\n",
         "id: 9\r\nevent: completed\r\ndata: {\"date\":\"2026-11-24T10:00:01Z\",\"kind\":\"completed\",\"seq\":9,\"session\":\"s\",\"transferId\":3,\r\ndata: \"sha256\":\"ab\"}\r\n\r\n",
         "event: replayed\ndata: {\"through\":9}\n\n",
@@ -23,6 +24,7 @@ import Testing
             switch item {
             case .event(let event, let id): "\(event.kind.rawValue) seq \(event.seq.map(String.init) ?? "-") id \(id ?? "-")"
             case .replayed(let end): "replayed through \(end.through)"
+            case .resync(let resync): "resync after \(resync.prunedThrough)"
             case .unknown(let message): "unknown \(message.event)"
             }
         }
@@ -31,7 +33,7 @@ import Testing
     @Test func decodesEveryKindOfMessageHoweverTheBytesAreCut() {
         let bytes = Array(Self.stream.utf8)
         let expected = [
-            "created seq 7 id 7", "completed seq 9 id 9", "replayed through 9",
+            "resync after 5", "created seq 7 id 7", "completed seq 9 id 9", "replayed through 9",
             // The id carries over to later messages, as the SSE standard says.
             "progress seq - id 9", "unknown teleported", "unknown failed",
         ]

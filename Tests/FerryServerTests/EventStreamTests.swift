@@ -105,6 +105,7 @@ import Testing
                 switch item {
                 case .event(_, let id): ids.append(id ?? "none")
                 case .replayed(let end): return (ids, end)
+                case .resync(let resync): ids.append("resync \(resync.prunedThrough)")
                 case .unknown(let message): throw TestFailure("an undecodable \(message.event) message: \(message.data)")
                 }
             }

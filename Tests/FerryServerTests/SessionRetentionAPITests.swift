@@ -27,6 +27,13 @@ import Testing
                     try await eventually("the CLI's events pruned to three") { try await journal.events(session: "cli", after: 0).count == 3 }
                     let kept = try await journal.events(session: "cli", after: 0)
                     #expect(kept.allSatisfy { $0.kind == .completed || $0.kind == .started }, "the newest three: \(kept.map(\.kind))")
+                    // A stream from before the pruned events starts with a resync; one after it does not.
+                    let pruned = try await journal.prunedSeq(session: "cli")
+                    #expect(pruned > 0 && pruned < kept[0].seq!)
+                    #expect(try await Self.firstItems(d, session: "cli", after: 0).first == "resync \(pruned)")
+                    #expect(try await Self.firstItems(d, session: nil, after: 0).first == "resync \(try await journal.prunedSeq(session: nil))")
+                    let fresh = try await Self.firstItems(d, session: "cli", after: pruned)
+                    #expect(!fresh.contains { $0.hasPrefix("resync") } && fresh.last == "replayed", "\(fresh)")
                     // The acknowledging session keeps every event it has not acknowledged.
                     let appEvents = try await journal.events(session: "app", after: 0)
                     #expect(appEvents.filter { $0.kind == .completed }.count == 2)
@@ -34,6 +41,24 @@ import Testing
                 }
             }
         }
+    }
+
+    /// A stream's messages up to the end of its replay, in short: "resync N", "event SEQ", "replayed".
+    static func firstItems(_ d: DaemonHarness, session: String?, after: Int64) async throws -> [String] {
+        let response = try await d.client.openEventStream(session: session, after: after)
+        var decoder = EventStreamDecoder()
+        var items: [String] = []
+        for try await chunk in response.body {
+            for item in decoder.feed(chunk) {
+                switch item {
+                case .resync(let resync): items.append("resync \(resync.prunedThrough)")
+                case .event(let event, _): items.append("event \(event.seq ?? -1)")
+                case .replayed: return items + ["replayed"]
+                case .unknown(let message): throw TestFailure("an undecodable \(message.event) message")
+                }
+            }
+        }
+        throw TestFailure("the stream ended before its replay did")
     }
 
     @Test func forgettingASessionCancelsWhatItLeftRunningAndDeletesItsEvents() async throws {

@@ -51,7 +51,12 @@ package protocol TransferJournal: Sendable {
     /// The session has handled every event up to `seq`: they are pruned. Never goes backwards.
     func acknowledge(session: String, through seq: Int64) async throws
 
-    /// Deletes each session's events beyond what `retention` keeps (``EventRetention``).
+    /// The newest event sequence number retention deleted of `session` (of any session when
+    /// nil); 0 when none. A stream starting before it missed events.
+    func prunedSeq(session: String?) async throws -> Int64
+
+    /// Deletes each session's events beyond what `retention` keeps (``EventRetention``),
+    /// remembering where each session's stop (``prunedSeq(session:)``).
     /// - Returns: how many went.
     @discardableResult
     func pruneEvents(_ retention: EventRetention, now: Date) async throws -> Int

@@ -74,13 +74,26 @@ extension SQLiteJournal {
                 let beyond = try Int64.fetchOne(
                     db, sql: "SELECT seq FROM event WHERE session = ? ORDER BY seq DESC LIMIT 1 OFFSET ?", arguments: [name, cut.keepNewest]
                 ) ?? 0
-                try db.execute(
-                    sql: "DELETE FROM event WHERE session = ? AND (seq <= ? OR createdAt < ?)",
-                    arguments: [name, beyond, JournalDate(cut.before)]
-                )
+                let condition = "session = ? AND (seq <= ? OR createdAt < ?)"
+                let arguments: StatementArguments = [name, beyond, JournalDate(cut.before)]
+                guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event WHERE \(condition)", arguments: arguments) else { continue }
+                try db.execute(sql: "DELETE FROM event WHERE \(condition)", arguments: arguments)
                 deleted += db.changesCount
+                try db.execute(
+                    sql: """
+                        INSERT INTO session (name, prunedSeq) VALUES (?, ?)
+                        ON CONFLICT(name) DO UPDATE SET prunedSeq = MAX(prunedSeq, excluded.prunedSeq)
+                        """,
+                    arguments: [name, newest]
+                )
             }
             return deleted
+        }
+    }
+
+    package func prunedSeq(session: String?) async throws -> Int64 {
+        try await writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(prunedSeq) FROM session WHERE ? IS NULL OR name = ?", arguments: [session, session]) ?? 0
         }
     }
 

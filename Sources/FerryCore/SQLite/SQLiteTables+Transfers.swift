@@ -118,6 +118,9 @@ extension SQLiteTables {
             Migration(18, "v18: the account that asked for a transfer") { db in
                 try db.alter(table: "transfer") { t in t.add(column: "requestedBy", .text) }
             },
+            Migration(20, "v20: where retention pruned each session's events") { db in
+                try db.alter(table: "session") { t in t.add(column: "prunedSeq", .integer).notNull().defaults(to: 0) }
+            },
         ]
     )
 }

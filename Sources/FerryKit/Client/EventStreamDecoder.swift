@@ -11,6 +11,9 @@ public struct EventStreamDecoder: Sendable {
         case event(TransferEvent, id: String?)
         /// The end of the replay of the journal: every event after it is new.
         case replayed(ReplayEnd)
+        /// Events after the stream's starting point were pruned: re-read the state
+        /// (`transfers(session:)`) rather than count on the replay.
+        case resync(Resync)
         /// A message this version cannot decode (a newer daemon's, or a broken one).
         case unknown(ServerSentEventParser.Message)
     }
@@ -27,6 +30,9 @@ public struct EventStreamDecoder: Sendable {
             let data = Data(message.data.utf8)
             if message.event == ReplayEnd.eventName {
                 return (try? decoder.decode(ReplayEnd.self, from: data)).map(Item.replayed) ?? .unknown(message)
+            }
+            if message.event == Resync.eventName {
+                return (try? decoder.decode(Resync.self, from: data)).map(Item.resync) ?? .unknown(message)
             }
             return (try? decoder.decode(TransferEvent.self, from: data)).map { .event($0, id: message.id) } ?? .unknown(message)
         }

@@ -159,7 +159,9 @@ extension BackgroundSession {
                         switch item {
                         case .replayed: return events
                         case .event(let event, _): if event.seq != nil, let event = DownloadEvent(event) { events.append(event) }
-                        case .unknown: continue
+                        // Events older than the daemon keeps (90 days unacknowledged) are gone, as
+                        // iOS drops them; the transfers' list holds their state.
+                        case .resync, .unknown: continue
                         }
                     }
                 }

@@ -178,6 +178,19 @@ public struct ReplayEnd: Codable, Sendable, Equatable {
     public init(through: Int64) { self.through = through }
 }
 
+/// The first message of an event stream whose starting point (`Last-Event-ID`, `after`, or the
+/// session's acknowledgement) is older than what the daemon still keeps: events after it were
+/// pruned (``EventRetention``), so the client re-reads the state (`GET /v1/transfers`) instead
+/// of counting on the replay.
+public struct Resync: Codable, Sendable, Equatable {
+    /// The SSE event name.
+    public static let eventName = "resync"
+    /// The newest sequence number pruned for this stream's session (all sessions' for `/v1/events`).
+    public var prunedThrough: Int64
+    /// Makes one from its field.
+    public init(prunedThrough: Int64) { self.prunedThrough = prunedThrough }
+}
+
 /// `GET /v1/status`.
 public struct DaemonStatus: Codable, Sendable {
     /// The daemon's Ferry version.

@@ -8,7 +8,8 @@ import ServiceLifecycle
 ///
 /// The stream first replays the journal after the client's `Last-Event-ID` (or `?after=`, or
 /// else the session's last acknowledged event), marks the end of that replay with a `replayed`
-/// event, then sends live events. Journaled events carry their sequence number as the SSE `id`;
+/// event, then sends live events. When retention pruned events after that starting point, a
+/// `resync` event comes first: the client re-reads the state. Journaled events carry their sequence number as the SSE `id`;
 /// live progress has no id, so a reconnect never replays it.
 struct EventRoutes {
     let engine: TransferEngine
@@ -71,6 +72,9 @@ struct EventRoutes {
         let body = ResponseBody { writer in
             var last = after
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+            // Events after the starting point were pruned: say so before replaying what is left.
+            let pruned = try await journal.prunedSeq(session: session)
+            if after < pruned { try await writer.write(ServerSentEvent.encode(Resync(prunedThrough: pruned))) }
             last = try await replay(journal, session: session, after: last, to: &writer)
             try await writer.write(ServerSentEvent.encode(ReplayEnd(through: last)))
             for await message in subscription.cancelOnGracefulShutdown() {
@@ -124,6 +128,10 @@ enum ServerSentEvent {
 
     static func encode(_ end: ReplayEnd) -> ByteBuffer {
         message(id: nil, name: ReplayEnd.eventName, data: end)
+    }
+
+    static func encode(_ resync: Resync) -> ByteBuffer {
+        message(id: nil, name: Resync.eventName, data: resync)
     }
 
     private static func message(id: Int64?, name: String, data: some Encodable) -> ByteBuffer {

@@ -317,6 +317,7 @@ async function start() {
         if (error.status !== 401) toast(t("error.withPrefix", { prefix: t("error.readDownloads"), message: error.message }), { kind: "error" });
       });
     },
+    onResync: () => store.resync().catch(() => {}),
     onStatus: connectionChanged,
     probe: () => api.status(),
   });

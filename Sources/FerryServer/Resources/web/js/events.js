@@ -13,12 +13,14 @@ export class EventStream {
    * @param {object} handlers
    *   onEvent(event): a parsed TransferEvent;
    *   onOpen(): the stream is (re)connected;
+   *   onResync(): events after the last one seen were pruned: re-read the state;
    *   onStatus(status): "connecting" | "open" | "reconnecting" | "stopped";
    *   probe(): resolves if the daemon answers and the session is valid (used before reopening).
    */
-  constructor({ onEvent, onOpen, onStatus, probe, url = "/v1/events" }) {
+  constructor({ onEvent, onOpen, onResync, onStatus, probe, url = "/v1/events" }) {
     this.onEvent = onEvent;
     this.onOpen = onOpen;
+    this.onResync = onResync;
     this.onStatus = onStatus;
     this.probe = probe;
     this.url = url;
@@ -60,6 +62,11 @@ export class EventStream {
     const source = new EventSource(url, { withCredentials: true });
     this.source = source;
     for (const kind of EVENT_KINDS) source.addEventListener(kind, this.handleEvent);
+    // The daemon pruned events after our last one (a page away longer than its window): what
+    // the replay lacks, the lists have.
+    source.addEventListener("resync", () => {
+      if (source === this.source) this.onResync?.();
+    });
     source.addEventListener("open", () => {
       if (source !== this.source) return;
       this.retryDelay = 1000;
