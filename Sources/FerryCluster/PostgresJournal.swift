@@ -290,6 +290,34 @@ package final class PostgresJournal: TransferJournal {
         }
     }
 
+    package func removeHistory(before: Date, keepingNewest: Int, batch: Int) async throws -> [TransferRecord] {
+        try await write { connection in
+            let finished = "state IN ('completed', 'cancelled') AND NOT hidden"
+            var newestGone: Int64 = 0
+            for try await id in try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT id FROM transfer WHERE \(finished) ORDER BY id DESC LIMIT 1 OFFSET \(keepingNewest)"), logger: self.logger
+            ).decode(Int64.self) { newestGone = id }
+            var binds = PostgresBindings()
+            binds.append(newestGone)
+            binds.append(before)
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: TransferRecord.postgresSelect + #" WHERE \#(finished) AND (id <= $1 OR "updatedAt" < $2) ORDER BY id LIMIT \#(batch) FOR UPDATE"#,
+                    binds: binds
+                ),
+                logger: self.logger
+            )
+            var records: [TransferRecord] = []
+            for try await row in rows { records.append(try TransferRecord(postgres: row)) }
+            guard !records.isEmpty else { return [] }
+            let ids = records.map(\.transferId)
+            try await connection.query(#"DELETE FROM event WHERE "transferId" = ANY(\#(ids))"#, logger: self.logger)
+            try await connection.query("DELETE FROM transfer WHERE id = ANY(\(ids))", logger: self.logger)
+            _ = try await self.insert(records.map { TransferEvent(kind: .removed, transferId: $0.transferId, session: $0.session) }, connection)
+            return records
+        }
+    }
+
     package func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await write { connection in
             guard let record = try await self.record(id, connection, lock: true) else { throw FerryError.notFound(transfer: id) }

@@ -233,6 +233,33 @@ import Testing
         }
     }
 
+    /// The history's retention: the oldest finished transfers go (by count, then by age), in
+    /// batches, with a `removed` event each; unfinished ones stay whatever their age.
+    @Test(arguments: Kind.available) func historyBeyondItsRetentionIsRemovedOldestFirst(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            for n in 1...8 { _ = try await journal.createTransfer(draft("http://127.0.0.1/h\(n)", session: "h"), reuseExisting: false) }
+            for (id, state) in [(Int64(1), TransferState.completed), (2, .cancelled), (3, .completed), (4, .queued), (5, .completed), (6, .completed), (7, .failed)] {
+                try await journal.update(id: id) { record in
+                    record.state = state
+                    return nil
+                }
+            }
+            // (The journal dates each change itself: a cutoff in the future stands for a year later.)
+            let long = Date(timeIntervalSince1970: 1_000_000)
+            // Keep the newest four finished (1, 2, 3, 5, 6 are finished: 1 goes by count), in batches of one.
+            let first = try await journal.removeHistory(before: long, keepingNewest: 4, batch: 1)
+            #expect(first.map(\.transferId) == [1])
+            #expect(try await journal.removeHistory(before: long, keepingNewest: 4, batch: 1).isEmpty)
+            // By age: every finished one changed before the cutoff goes; queued and failed ones stay.
+            let aged = try await journal.removeHistory(before: Date().addingTimeInterval(60), keepingNewest: 100, batch: 10)
+            #expect(aged.map(\.transferId) == [2, 3, 5, 6])
+            #expect(aged.first?.state == .cancelled, "the records as they were")
+            #expect(try await journal.transfers().map(\.transferId) == [4, 7, 8])
+            let removed = try await journal.events(session: "h", after: 0).filter { $0.kind == .removed }.map(\.transferId)
+            #expect(removed == [1, 2, 3, 5, 6])
+        }
+    }
+
     /// Every column comes back as written (dates to the millisecond, as SQLite keeps them).
     @Test(arguments: Kind.available) func everyColumnRoundTrips(_ kind: Kind) async throws {
         try await Self.withJournal(kind) { journal in

@@ -43,6 +43,34 @@ import Testing
         }
     }
 
+    @Test func finishedTransfersBeyondTheHistorysRetentionLeaveTheListAndKeepTheirFiles() async throws {
+        var engine = TransferEngine.Configuration.fast
+        engine.historyRetention = RetentionLimit(days: 365, count: 2)
+        engine.eventPruneInterval = .milliseconds(100)
+        try await Origin.run { origin, base in
+            for n in 1...3 { origin.serve("/h\(n)", .init(data: Origin.bytes(1000, seed: UInt64(10 + n)))) }
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home, engine: engine) { d in
+                    var done: [Transfer] = []
+                    for n in 1...3 {
+                        let id = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("h\(n)").absoluteString])).transfers[0].id
+                        try await eventually("h\(n) to complete") { try await d.client.transfer(id).state == .completed }
+                        done.append(try await d.client.transfer(id))
+                    }
+                    let held = Origin.Gate()
+                    origin.serve("/slow", .init(data: Origin.bytes(256 << 10)))
+                    origin.script("/slow", [.holdAfter(1024, held)])
+                    let running = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("slow").absoluteString])).transfers[0].id
+                    try await eventually("the oldest finished one to leave the list") {
+                        try await d.client.transfers().transfers.map(\.id) == [done[1].id, done[2].id, running]
+                    }
+                    held.open()
+                    #expect(FileManager.default.fileExists(atPath: try #require(done[0].path)), "its file stays")
+                }
+            }
+        }
+    }
+
     /// A stream's messages up to the end of its replay, in short: "resync N", "event SEQ", "replayed".
     static func firstItems(_ d: DaemonHarness, session: String?, after: Int64) async throws -> [String] {
         let response = try await d.client.openEventStream(session: session, after: after)

@@ -24,6 +24,9 @@ extension TransferEngine {
         /// How long events are kept (``EventRetention``); applied at start and every
         /// ``eventPruneInterval``.
         package var eventRetention = EventRetention()
+        /// Finished transfers (completed, cancelled) kept in the list as history: a year, at
+        /// most 10,000; older ones are removed as `ferry rm --finished` would (files stay).
+        package var historyRetention = RetentionLimit(days: 365, count: 10_000)
         package var eventPruneInterval: Duration = .seconds(3600)
         /// NetworkManager's `Metered` (NMMetered), asked when some session holds its transfers
         /// off metered networks; nil where NetworkManager does not run. The daemon asks over

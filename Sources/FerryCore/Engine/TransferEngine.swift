@@ -217,10 +217,23 @@ package actor TransferEngine: Service {
         }
     }
 
-    /// Events beyond their session's retention go: now, then every ``Configuration/eventPruneInterval``.
+    /// Finished transfers beyond the history's retention, then events beyond their session's,
+    /// go: now, then every ``Configuration/eventPruneInterval``.
     private nonisolated func pruneEvents() async {
         repeat {
             do {
+                let history = configuration.historyRetention
+                var removed = 0
+                while !shutdown.isFired {
+                    let batch = try await journal.removeHistory(before: Date().addingTimeInterval(-history.age), keepingNewest: history.count, batch: 1000)
+                    // A cancelled transfer's part file kept for its resume data goes with it.
+                    for record in batch where record.state == .cancelled && record.keepsPartFile {
+                        try? FileManager.default.removeItem(at: library.partURL(for: record))
+                    }
+                    removed += batch.count
+                    if batch.count < 1000 { break }
+                }
+                if removed > 0 { logger.info("removed finished transfers beyond the history's retention", metadata: ["transfers": "\(removed)"]) }
                 let gone = try await journal.pruneEvents(configuration.eventRetention, now: Date())
                 if gone > 0 { logger.info("pruned events beyond their sessions' retention", metadata: ["events": "\(gone)"]) }
             } catch {

@@ -1,5 +1,18 @@
 import Foundation
 
+/// What a kind of history keeps: nothing older than `age`, and no more than the newest `count`.
+package struct RetentionLimit: Sendable, Equatable {
+    /// Older than this goes.
+    package var age: TimeInterval
+    /// Beyond this many, the oldest go.
+    package var count: Int
+
+    package init(days: Double, count: Int) {
+        age = days * 86_400
+        self.count = count
+    }
+}
+
 /// How long the journal keeps events, with iOS's meaning kept: an event stays until every client
 /// that will ask for it has it.
 ///
@@ -9,17 +22,7 @@ import Foundation
 /// A session that never acknowledges (the CLI, the web app, aria2's RPC, the browser extension,
 /// podcasts) reads events live or re-reads the lists, so it keeps a window: ``window``.
 package struct EventRetention: Sendable, Equatable {
-    package struct Limit: Sendable, Equatable {
-        /// Events older than this go.
-        package var age: TimeInterval
-        /// Beyond this many, the session's oldest go.
-        package var count: Int
-
-        package init(days: Double, count: Int) {
-            age = days * 86_400
-            self.count = count
-        }
-    }
+    package typealias Limit = RetentionLimit
 
     /// Sessions that never acknowledge: a week, at most 10,000 events each.
     package var window = Limit(days: 7, count: 10_000)

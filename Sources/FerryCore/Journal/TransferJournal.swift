@@ -34,6 +34,11 @@ package protocol TransferJournal: Sendable {
     /// `removed` event each. - Returns: their ids.
     func removeFinished(session: String?) async throws -> [Int64]
 
+    /// Forgets the oldest finished transfers (completed, cancelled) beyond the newest
+    /// `keepingNewest` or last changed before `before`, at most `batch` in one transaction, as
+    /// ``removeFinished(session:)`` does. - Returns: their records as they were.
+    func removeHistory(before: Date, keepingNewest: Int, batch: Int) async throws -> [TransferRecord]
+
     /// Forgets one transfer, with its `removed` event.
     func removeTransfer(id: Int64) async throws -> TransferEvent
 

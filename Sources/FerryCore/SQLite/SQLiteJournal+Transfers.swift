@@ -94,6 +94,22 @@ extension SQLiteJournal {
         }
     }
 
+    package func removeHistory(before: Date, keepingNewest: Int, batch: Int) async throws -> [TransferRecord] {
+        try await writer.write { db in
+            let finished = TransferRecord.filter([TransferState.completed, .cancelled].map(\.rawValue).contains(Column("state")))
+                .filter(Column("hidden") == false)
+            let newestGone = try Int64.fetchOne(db, finished.select(Column("id")).order(Column("id").desc).limit(1, offset: keepingNewest)) ?? 0
+            let records = try finished.filter(Column("id") <= newestGone || Column("updatedAt") < JournalDate(before))
+                .order(Column("id")).limit(batch).fetchAll(db)
+            try forgetEvents(of: records.map(\.transferId), db)
+            for record in records {
+                try forget(record.transferId, completed: record.state == .completed, db)
+                _ = try insert(TransferEvent(kind: .removed, transferId: record.transferId, session: record.session), db)
+            }
+            return records
+        }
+    }
+
     /// Takes a transfer off the list and journals `removed`; its earlier events go.
     package func removeTransfer(id: Int64) async throws -> TransferEvent {
         try await writer.write { db in

@@ -119,6 +119,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("…and at most this many events a session (the newest).", valueName: "n"))
     var eventCount = 10_000
 
+    @Option(name: .long, help: ArgumentHelp("Finished transfers kept in the list as history: this many days at most (their files stay).", valueName: "days"))
+    var historyDays: Double = 365
+
+    @Option(name: .long, help: ArgumentHelp("…and at most this many (the newest).", valueName: "n"))
+    var historyCount = 10_000
+
     /// The port the user named (flag, then FERRY_PORT); nil for the default.
     var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
 
@@ -136,6 +142,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard (2...600).contains(leaseSeconds) else { throw ValidationError("--lease-seconds must be between 2 and 600.") }
         guard eventDays > 0, eventDays <= 3650 else { throw ValidationError("--event-days must be more than 0 and at most 3650.") }
         guard eventCount >= 100 else { throw ValidationError("--event-count must be at least 100.") }
+        guard historyDays > 0, historyDays <= 36500 else { throw ValidationError("--history-days must be more than 0 and at most 36500.") }
+        guard historyCount >= 1 else { throw ValidationError("--history-count must be at least 1.") }
         if let member, member.isEmpty || member.count > 64 || member.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--member must be 1 to 64 characters, without spaces.")
         }
@@ -219,7 +227,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = socket.host ?? host
         configuration.port = socket.port ?? 0
         configuration.engine.maxConcurrent = maxConcurrent
-        configuration.engine.eventRetention.window = EventRetention.Limit(days: eventDays, count: eventCount)
+        configuration.engine.eventRetention.window = RetentionLimit(days: eventDays, count: eventCount)
+        configuration.engine.historyRetention = RetentionLimit(days: historyDays, count: historyCount)
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks

@@ -147,7 +147,9 @@ struct RemoveCommand: AsyncParsableCommand {
         abstract: "Forget transfers (cancelling them if they run). The downloaded file stays unless --delete-file.",
         discussion: """
             --finished forgets the history: every completed and cancelled transfer (of one \
-            --session), keeping their files.
+            --session), keeping their files. The daemon forgets by itself those finished more \
+            than a year ago or beyond the newest 10,000 (ferry serve --history-days, \
+            --history-count).
               ferry rm 3 --delete-file
               ferry rm --finished
               ferry rm --finished --session podcasts
