@@ -111,6 +111,13 @@ extension PostgresJournal {
         }
     }
 
+    package func compact() async throws {
+        try await write { connection in
+            try await connection.query("ANALYZE transfer", logger: self.logger)
+            try await connection.query("ANALYZE event", logger: self.logger)
+        }
+    }
+
     package func forgetSession(_ session: String) async throws -> Int {
         try await write { connection in
             var deleted = 0

@@ -236,6 +236,7 @@ package actor TransferEngine: Service {
                 if removed > 0 { logger.info("removed finished transfers beyond the history's retention", metadata: ["transfers": "\(removed)"]) }
                 let gone = try await journal.pruneEvents(configuration.eventRetention, now: Date())
                 if gone > 0 { logger.info("pruned events beyond their sessions' retention", metadata: ["events": "\(gone)"]) }
+                try await journal.compact()
             } catch {
                 logger.warning("cannot prune events", metadata: ["error": "\(error)"])
             }

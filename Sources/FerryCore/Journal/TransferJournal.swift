@@ -66,6 +66,11 @@ package protocol TransferJournal: Sendable {
     @discardableResult
     func pruneEvents(_ retention: EventRetention, now: Date) async throws -> Int
 
+    /// Keeps the store small and its statistics current after pruning (SQLite: incremental
+    /// vacuum, `PRAGMA optimize`, a WAL checkpoint; PostgreSQL: `ANALYZE`, its autovacuum does
+    /// the rest).
+    func compact() async throws
+
     /// Ends a session for good: its events, its acknowledgement and its options go; its
     /// transfers stay. - Returns: how many events went.
     @discardableResult

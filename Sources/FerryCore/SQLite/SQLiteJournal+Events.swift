@@ -97,6 +97,17 @@ extension SQLiteJournal {
         }
     }
 
+    /// Gives the pages pruning freed back to the file system, brings the query planner's
+    /// statistics up to date, and checkpoints the WAL (cut back to ``walSizeLimit``).
+    package func compact() async throws {
+        try await writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+            try db.execute(sql: "PRAGMA optimize")
+            // Passive: readers of the WAL are not waited for; the next checkpoint gets the rest.
+            _ = try? db.checkpoint(.passive)
+        }
+    }
+
     package func forgetSession(_ session: String) async throws -> Int {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM event WHERE session = ?", arguments: [session])

@@ -28,8 +28,26 @@ package struct SQLiteJournal: TransferJournal {
             // transactions may be lost, which the resume protocol tolerates (durable byte counts
             // only go backwards, and recovery repairs an interrupted move into the library).
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // The WAL file is cut back to this after each checkpoint, not left at its largest.
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         }
-        return try SQLiteJournal(DatabasePool(path: url.path, configuration: configuration), tables: tables)
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try Self.useIncrementalVacuum(pool)
+        return try SQLiteJournal(pool, tables: tables)
+    }
+
+    static let walSizeLimit = 64 << 20
+
+    /// Pages freed by pruning go back to the file system (``compact()``) only in incremental
+    /// auto-vacuum mode: a journal is converted once, by a VACUUM (instant for a new one; an
+    /// old one needs its size again, free, for a moment).
+    static func useIncrementalVacuum(_ pool: DatabasePool) throws {
+        try pool.writeWithoutTransaction { db in
+            guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            // The mode is written by a VACUUM once the file exists (WAL mode made it already).
+            try db.execute(sql: "VACUUM")
+        }
     }
 
     /// Calls `handler` with every event journaled from now on, once its transaction commits.
