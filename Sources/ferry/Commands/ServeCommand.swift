@@ -253,7 +253,7 @@ struct ServeCommand: AsyncParsableCommand {
             listeningOn: socket,
             whenListening: { notifier.ready(status: "Serving on \(daemon.address.url ?? "its socket")") },
             whenStopping: { restart.load(ordering: .relaxed) ? notifier.reloading() : notifier.stopping() }
-        )
+        ) + [LogRotationService(path: paths.daemonLog.path)]
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
