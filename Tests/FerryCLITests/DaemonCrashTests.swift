@@ -52,6 +52,9 @@ import Testing
                 #expect(revived.pid != victim.pid)
                 let wait = try await CommandRunner.ferry(["wait", "--json"] + ids.map(String.init), home: home)
                 #expect(wait.status == 0, "\(wait)")
+                // Killed, the daemon left its mark: the next one checked the journal.
+                let log = try String(contentsOf: home.appendingPathComponent("state/daemon.log"), encoding: .utf8)
+                #expect(log.contains("the last stop was unclean: the journal was checked and is intact"), "\(log.suffix(3000))")
 
                 let final = try FerryJSON.decoder().decode(
                     [Transfer].self, from: Data(try await CommandRunner.ferry(["ls", "--all", "--json"], home: home).stdout.utf8)
@@ -110,6 +113,9 @@ import Testing
                 #expect(try FerryJSON.decoder().decode([Transfer].self, from: Data(wait.stdout.utf8))[0].sha256 == file.sha256)
                 // It continued exactly from the checkpointed part file.
                 #expect(origin.requests.dropFirst(requestsBefore).first?.range == "bytes=\(partSize)-")
+                // A clean stop: the next start skipped the journal's check.
+                let log = try String(contentsOf: home.appendingPathComponent("state/daemon.log"), encoding: .utf8)
+                #expect(!log.contains("the last stop was unclean"), "\(log.suffix(3000))")
             }
         }
     }

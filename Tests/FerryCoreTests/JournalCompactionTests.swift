@@ -43,6 +43,32 @@ import Testing
         }
     }
 
+    /// The engine checks the journal at start only when the last one did not stop cleanly.
+    @Test func theJournalIsCheckedAfterAnUncleanStopOnly() async throws {
+        try await withTemporaryDirectory { home in
+            try await EngineHarness.run(home: home) { h in
+                try await eventually("the start") { await h.engine.journalCheck != nil }
+                #expect(await h.engine.journalCheck == .skipped, "a new journal")
+            }
+            try await EngineHarness.run(home: home) { h in
+                try await eventually("the start") { await h.engine.journalCheck != nil }
+                #expect(await h.engine.journalCheck == .skipped, "the last stop was clean")
+            }
+            // Left as a killed daemon leaves it: marked running, never cleared.
+            _ = try await SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"), tables: [.listening, .aria2]).markRunning()
+            let checked = try await EngineHarness.run(home: home) { h in
+                try await eventually("the start") { await h.engine.journalCheck != nil }
+                return await h.engine.journalCheck
+            }
+            #expect(checked == .intact)
+            let after = try await EngineHarness.run(home: home) { h in
+                try await eventually("the start") { await h.engine.journalCheck != nil }
+                return await h.engine.journalCheck
+            }
+            #expect(after == .skipped, "the checked run stopped cleanly")
+        }
+    }
+
     @Test func aJournalMadeWithoutAutoVacuumIsConvertedWhenOpenedAndKeepsItsRows() async throws {
         try await withTemporaryDirectory { folder in
             let url = folder.appendingPathComponent("journal.sqlite")

@@ -23,6 +23,7 @@ extension TransferEngine {
     /// the queue and waiting ones get their timers when the engine runs.
     func recover() async throws {
         try FileManager.default.createDirectory(at: library.partials, withIntermediateDirectories: true)
+        try await checkJournalAfterAnUncleanStop()
         var moved: [TransferControl.Input] = []
         // A page at a time: a queue of half a million is never in memory as whole records.
         var page: [(id: Int64, entry: TransferControl.Entry)] = []
@@ -45,6 +46,23 @@ extension TransferEngine {
         for completed in moved { await input(completed) }
         try await deleteOrphanPartFiles()
         try await settlePartFileTails()
+    }
+
+    /// After a daemon that did not stop cleanly (killed, or the machine lost power), SQLite's
+    /// integrity check; after a clean stop, nothing (a large journal takes seconds to check).
+    private func checkJournalAfterAnUncleanStop() async throws {
+        guard try await local.markRunning() else {
+            journalCheck = .skipped
+            return
+        }
+        let started = ContinuousClock.now
+        let problems = try await local.integrityProblems()
+        journalCheck = problems.isEmpty ? .intact : .damaged(problems)
+        if problems.isEmpty {
+            logger.notice("the last stop was unclean: the journal was checked and is intact", metadata: ["duration": "\(ContinuousClock.now - started)"])
+        } else {
+            logger.error("the journal is damaged; run `ferry doctor` (stop the daemon first)", metadata: ["problems": "\(problems.prefix(5))"])
+        }
     }
 
     /// Journals as durable what each part file can be trusted with (``PartFileTail``): all of it

@@ -45,6 +45,8 @@ package actor TransferEngine: Service {
     var wake: Task<Void, Never>?
     /// Wakes at the next edge of a bandwidth schedule's window.
     var scheduleWake: Task<Void, Never>?
+    /// What the start found of the journal (``JournalCheck``); nil before the start, or in a cluster.
+    package var journalCheck: JournalCheck?
     /// What ``applySchedules(now:)`` last found the network to be.
     var meteredNow = false
     /// Commands waiting for their turn (``TransferControl/Action/runCommand(token:)``), by token.
@@ -163,6 +165,7 @@ package actor TransferEngine: Service {
             }
         }
         await leases?.releaseAll()
+        if leases == nil { try? await local.markStopped() }
         hub.close()
         await clients.shutdownProxied()
         logger.info("transfer engine stopped")
@@ -255,4 +258,11 @@ package actor TransferEngine: Service {
         }
     }
 
+}
+
+/// The journal's check at start: skipped after a clean stop, else SQLite's integrity check's verdict.
+package enum JournalCheck: Sendable, Equatable {
+    case skipped
+    case intact
+    case damaged([String])
 }
