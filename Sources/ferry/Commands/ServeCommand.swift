@@ -114,13 +114,13 @@ struct ServeCommand: AsyncParsableCommand {
     var leaseSeconds = 10
 
     @Option(name: .long, help: ArgumentHelp("Events kept for sessions that never acknowledge them (the CLI, the web app, aria2's RPC): this many days at most.", valueName: "days"))
-    var eventDays: Double = 7
+    var eventDays = 7
 
     @Option(name: .long, help: ArgumentHelp("…and at most this many events a session (the newest).", valueName: "n"))
     var eventCount = 10_000
 
     @Option(name: .long, help: ArgumentHelp("Finished transfers kept in the list as history: this many days at most (their files stay).", valueName: "days"))
-    var historyDays: Double = 365
+    var historyDays = 365
 
     @Option(name: .long, help: ArgumentHelp("…and at most this many (the newest).", valueName: "n"))
     var historyCount = 10_000
@@ -140,9 +140,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let aria2Port, !(0...65535).contains(aria2Port) { throw ValidationError("--aria2-port must be between 0 and 65535.") }
         if aria2Port != nil, !aria2Rpc { throw ValidationError("--aria2-port needs --aria2-rpc.") }
         guard (2...600).contains(leaseSeconds) else { throw ValidationError("--lease-seconds must be between 2 and 600.") }
-        guard eventDays > 0, eventDays <= 3650 else { throw ValidationError("--event-days must be more than 0 and at most 3650.") }
+        guard (1...3650).contains(eventDays) else { throw ValidationError("--event-days must be between 1 and 3650.") }
         guard eventCount >= 100 else { throw ValidationError("--event-count must be at least 100.") }
-        guard historyDays > 0, historyDays <= 36500 else { throw ValidationError("--history-days must be more than 0 and at most 36500.") }
+        guard (1...36500).contains(historyDays) else { throw ValidationError("--history-days must be between 1 and 36500.") }
         guard historyCount >= 1 else { throw ValidationError("--history-count must be at least 1.") }
         if let member, member.isEmpty || member.count > 64 || member.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--member must be 1 to 64 characters, without spaces.")
@@ -227,8 +227,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = socket.host ?? host
         configuration.port = socket.port ?? 0
         configuration.engine.maxConcurrent = maxConcurrent
-        configuration.engine.eventRetention.window = RetentionLimit(days: eventDays, count: eventCount)
-        configuration.engine.historyRetention = RetentionLimit(days: historyDays, count: historyCount)
+        configuration.engine.eventRetention.window = RetentionLimit(days: Double(eventDays), count: eventCount)
+        configuration.engine.historyRetention = RetentionLimit(days: Double(historyDays), count: historyCount)
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks
