@@ -26,7 +26,8 @@ import Testing
     @Test(arguments: [1, 3])
     func noMoreConnectionsToAHostThanTheConfigurationAllows(limit: Int) async throws {
         try await Origin.run { origin, base in
-            origin.serve("/slow", .init(data: Origin.bytes(256 << 10), bytesPerSecond: 1 << 20))
+            // A second each: every connection allowed is open long before the first ends, however loaded the machine.
+            origin.serve("/slow", .init(data: Origin.bytes(512 << 10), bytesPerSecond: 512 << 10))
             let configuration = URLSessionConfiguration.ephemeral
             configuration.httpMaximumConnectionsPerHost = limit
             let recorder = Recorder()
@@ -66,8 +67,8 @@ import Testing
             let slow = other.downloadTask(with: base.appendingPathComponent("slow"))
             slow.resume()
             await slowRecorder.end(of: slow)
+            // (Before, the limit bounded connecting only: this download ran its eight seconds to the end.)
             #expect(slowRecorder.calls(slow).last?.error?.code == .timedOut, "eight seconds of bytes, one allowed")
-            #expect(slowRecorder.calls(slow).contains { $0.name == "didWriteData" }, "it had begun")
         }
     }
 

@@ -147,7 +147,7 @@ package actor TransferEngine: Service {
             group.addTask { await self.publishProgress() }
             group.addTask { await self.followNetwork() }
             group.addTask { await self.recheckMetered() }
-            group.addTask { await self.pruneEvents() }
+            group.addTask { await self.pruneJournal() }
             await withGracefulShutdownHandler {
                 // What the last run left goes back into the queue (or gets its timer), and what
                 // is due starts; in a cluster, claims begin once the limits are known.
@@ -221,8 +221,8 @@ package actor TransferEngine: Service {
     }
 
     /// Finished transfers beyond the history's retention, then events beyond their session's,
-    /// go: now, then every ``Configuration/eventPruneInterval``.
-    private nonisolated func pruneEvents() async {
+    /// go, and the journal gives the space back: now, then every ``Configuration/eventPruneInterval``.
+    private nonisolated func pruneJournal() async {
         repeat {
             do {
                 let history = configuration.historyRetention
@@ -241,7 +241,7 @@ package actor TransferEngine: Service {
                 if gone > 0 { logger.info("pruned events beyond their sessions' retention", metadata: ["events": "\(gone)"]) }
                 try await journal.compact()
             } catch {
-                logger.warning("cannot prune events", metadata: ["error": "\(error)"])
+                logger.warning("cannot prune the journal", metadata: ["error": "\(error)"])
             }
         } while await shutdown.sleep(for: configuration.eventPruneInterval, clock: ContinuousClock())
     }
