@@ -145,6 +145,34 @@ import Testing
         }
     }
 
+    /// An attempt whose last bytes reached the server but whose answer was lost: the next one
+    /// asks the offset, finds the upload whole, and is done without another (empty) append.
+    @Test(arguments: ["tus", "ietf"])
+    func anUploadTheServerAlreadyHasWholeIsNotCompletedTwice(path: String) async throws {
+        try await UploadReceiver.run { receiver, base in
+            try await withTemporaryDirectory { home in
+                let id = try await EngineHarness.run(home: home) { h in
+                    let t = try await Self.upload(h, try Self.file(in: home), to: base.appendingPathComponent(path))
+                    _ = try await h.wait(t.id, for: .completed)
+                    return t.id
+                }
+                #expect(receiver.completed.count == 1)
+                // As if the answer had been lost: the journal says it is still to be sent.
+                let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"), tables: [.listening, .aria2])
+                try await journal.update(id: id) { record in
+                    record.state = .paused
+                    return nil
+                }
+                try await EngineHarness.run(home: home) { h in
+                    _ = try await h.engine.resume(id)
+                    _ = try await h.wait(id, for: .completed)
+                }
+                #expect(receiver.completed.count == 1, "completed once at the server")
+                #expect(receiver.requests.last?.method == "HEAD", "it asked, and sent nothing more")
+            }
+        }
+    }
+
     @Test(arguments: [true, false])
     func aFileThatChangesOrVanishesBeforeItIsSentFailsClearly(vanishes: Bool) async throws {
         try await UploadReceiver.run { receiver, base in

@@ -87,6 +87,12 @@ struct UploadAttempt: Sendable {
             let head = try await send(.HEAD, known, headers: tus ? UploadRequests.tusOffset() : UploadRequests.ietfOffset())
             if let serverOffset = UploadRequests.offset(head.headers), (200...299).contains(head.status) {
                 offset = serverOffset
+                // The server has all of it (an earlier attempt's last bytes arrived, its answer
+                // did not): the upload is done; another, empty append would complete it twice.
+                if offset == size, tus || head.value("upload-complete") == "?1" {
+                    try await started(id, offset: offset, size: size)
+                    return try accept(head, url: known)
+                }
             } else if [404, 410].contains(head.status) {
                 uploadURL = nil  // The server forgot it: create it again.
             } else {
