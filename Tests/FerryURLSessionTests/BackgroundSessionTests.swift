@@ -107,7 +107,7 @@ import Testing
                     #expect(try await d.client.transfer(Int64(task.taskIdentifier)).taskDescription == "a.mp3, first try")
                     await offPool { task.taskDescription = "a.mp3" }
                     #expect(try await d.client.transfer(Int64(task.taskIdentifier)).taskDescription == "a.mp3")
-                    let blob: Data? = await withCheckedContinuation { continuation in DispatchQueue.global().async { task.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) } }
+                    let blob = await cancelledForResumeData { task.cancel(byProducingResumeData: $0) }
                     await recorder.end(of: task)
                     held.open()
                     let data = try #require(blob)
@@ -151,9 +151,7 @@ extension BackgroundSessionTests {
                     let task = await offPool { session.downloadTask(with: base.appendingPathComponent("a.mp3")) }
                     await offPool { task.resume() }
                     try await eventually("256 KiB at the first daemon") { try await d.client.transfer(Int64(task.taskIdentifier)).bytesReceived >= 256 << 10 }
-                    let blob: Data? = await withCheckedContinuation { continuation in
-                        DispatchQueue.global().async { task.cancel(byProducingResumeData: { continuation.resume(returning: $0) }) }
-                    }
+                    let blob = await cancelledForResumeData { task.cancel(byProducingResumeData: $0) }
                     await recorder.end(of: task)
                     return try #require(blob)
                 }
@@ -269,16 +267,7 @@ extension BackgroundSessionTests {
                     let task = await offPool { session.uploadTask(with: request, fromFile: file) }
                     await offPool { task.resume() }
                     try await eventually("the server to hold 200,000 bytes") { receiver.bytesReceived >= 200_000 }
-                    let blob: Data? = await offPool { () -> Data? in
-                        let answer = Mutex<Data??>(nil)
-                        let done = DispatchSemaphore(value: 0)
-                        task.cancel(byProducingResumeData: { data in
-                            answer.withLock { $0 = .some(data) }
-                            done.signal()
-                        })
-                        done.wait()
-                        return answer.withLock { $0 } ?? nil
-                    }
+                    let blob = await cancelledForResumeData { task.cancel(byProducingResumeData: $0) }
                     await recorder.end(of: task)
                     held.open()
                     let resumeData = try #require(blob, "the server took a resumable upload")
@@ -306,16 +295,7 @@ extension BackgroundSessionTests {
                     receiver.holdNextBody(after: 100_000, until: secondHold)
                     await offPool { plain.resume() }
                     try await eventually("the plain upload under way") { receiver.bytesReceived >= data.count + 100_000 }
-                    let none: Data? = await offPool { () -> Data? in
-                        let answer = Mutex<Data??>(nil)
-                        let done = DispatchSemaphore(value: 0)
-                        plain.cancel(byProducingResumeData: { data in
-                            answer.withLock { $0 = .some(data) }
-                            done.signal()
-                        })
-                        done.wait()
-                        return answer.withLock { $0 } ?? nil
-                    }
+                    let none = await cancelledForResumeData { plain.cancel(byProducingResumeData: $0) }
                     secondHold.open()
                     #expect(none == nil)
 

@@ -52,10 +52,11 @@ final class Recorder: NSObject, URLSessionDataDelegate, URLSessionDownloadDelega
     }
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        record("didFinishDownloading", downloadTask)
+        // The file first: a test that sees the call recorded reads it next.
         let data = try? Data(contentsOf: location)
         files.withLock { $0[downloadTask.taskIdentifier] = data }
         self.location = location
+        record("didFinishDownloading", downloadTask)
     }
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
@@ -138,4 +139,12 @@ func offPool<T>(_ body: @escaping () -> T) async -> T {
 final class UncheckedResult<T>: @unchecked Sendable {
     var body: (() -> T)?
     var value: T?
+}
+
+/// A cancel-with-resume-data call made from a Dispatch thread (a background task's waits for the
+/// daemon), and the data it hands over.
+func cancelledForResumeData(_ cancel: @escaping @Sendable (@escaping @Sendable (Data?) -> Void) -> Void) async -> Data? {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { cancel { continuation.resume(returning: $0) } }
+    }
 }
