@@ -238,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["ferry", "FerryCore", "FerryListening", "FerryTestSupport"]
+            dependencies: ["ferry", "FerryCore", "FerryListening", "FerryServer", "FerryTestSupport"]
         ),
     ]
 )

@@ -52,6 +52,9 @@ package struct DaemonConfiguration: Sendable {
     }
 }
 
+/// The modules' tables in the daemon's SQLite journal: every opening of it names them all.
+package let journalTables: [SQLiteTables] = [.listening, .aria2]
+
 /// The built daemon: run ``application`` (a ServiceLifecycle service) to serve.
 package struct FerryDaemon: Sendable {
     package let application: Application<RouterResponder<FerryRequestContext>>
@@ -83,7 +86,15 @@ package func buildDaemon(
     logger: Logger, requestShutdown: @escaping @Sendable (DaemonStop) -> Void
 ) throws -> FerryDaemon {
     let paths = configuration.paths
-    let journal = try SQLiteJournal.open(at: paths.journal, tables: [.listening, .aria2])
+    let journal: SQLiteJournal
+    do {
+        journal = try SQLiteJournal.open(at: paths.journal, tables: journalTables)
+    } catch {
+        throw FerryError(
+            .daemonStartFailed,
+            "The journal \(paths.journal.path) cannot be opened (\(error)). If it is damaged, `ferry doctor --fix` copies it aside and recovers what can be read."
+        )
+    }
     let engine = TransferEngine(
         configuration: configuration.engine, journal: configuration.cluster?.journal ?? journal, local: journal,
         leases: configuration.cluster?.leases, library: LibraryFolder(root: paths.library),
@@ -193,6 +204,10 @@ private struct DaemonParts {
         SyncUserRoutes(sync: sync, auth: syncAuth, address: syncAddress).register(on: api)
         ListenerSettingsRoutes(files: ListenerSettingFiles(paths: configuration.paths), remote: self.remote, aria2Address: aria2Address, syncAddress: syncAddress)
             .register(on: api)
+        DoctorRoutes(
+            engine: engine, podcasts: podcasts, paths: configuration.paths, address: address, syncAddress: syncAddress,
+            aria2Address: aria2Address, remote: self.remote
+        ).register(on: api)
         DaemonRoutes(
             engine: engine, paths: configuration.paths, startedAt: startedAt, address: address, syncAddress: syncAddress,
             aria2Address: aria2Address, requestShutdown: requestShutdown

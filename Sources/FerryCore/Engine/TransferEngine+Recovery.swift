@@ -61,7 +61,7 @@ extension TransferEngine {
         if problems.isEmpty {
             logger.notice("the last stop was unclean: the journal was checked and is intact", metadata: ["duration": "\(ContinuousClock.now - started)"])
         } else {
-            logger.error("the journal is damaged; run `ferry doctor` (stop the daemon first)", metadata: ["problems": "\(problems.prefix(5))"])
+            logger.error("the journal is damaged; stop the daemon and run `ferry doctor --fix`", metadata: ["problems": "\(problems.prefix(5))"])
         }
     }
 

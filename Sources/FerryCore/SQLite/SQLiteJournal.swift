@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FerryModel
 import Foundation
 import GRDB
@@ -31,6 +34,10 @@ package struct SQLiteJournal: TransferJournal {
             // The WAL file is cut back to this after each checkpoint, not left at its largest.
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         }
+        // It holds accounts and feeds' credentials: made 0600 here (SQLite would make it 0644, and
+        // its WAL and shared-memory files take the journal's mode).
+        let fd = Glibc.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 { Glibc.close(fd) }
         let pool = try DatabasePool(path: url.path, configuration: configuration)
         try Self.useIncrementalVacuum(pool)
         return try SQLiteJournal(pool, tables: tables)

@@ -230,6 +230,12 @@ public struct DaemonClient: Sendable {
         try await send(.GET, "/v1/status", timeout: timeout)
     }
 
+    /// What is wrong with this Ferry (`GET /v1/doctor`), or with `fix` what was mended
+    /// (`POST /v1/doctor`): an admin's.
+    public func doctor(fix: Bool) async throws -> DoctorReport {
+        try await send(fix ? .POST : .GET, "/v1/doctor", timeout: .seconds(600))
+    }
+
     /// The cluster this daemon is a member of (`invalid_state` when it runs on its own).
     public func cluster() async throws -> ClusterStatus {
         try await send(.GET, "/v1/cluster")

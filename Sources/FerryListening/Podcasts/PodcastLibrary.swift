@@ -364,7 +364,7 @@ package struct PodcastLibrary: Sendable {
     }
 
     /// Marks episodes whose file is already in the podcast's folder as downloaded.
-    func adoptFilesOnDisk(_ id: Int64) async throws {
+    package func adoptFilesOnDisk(_ id: Int64) async throws {
         guard let podcast = try await store.podcast(id: id) else { return }
         let folder = library.absolute(podcast.folder)
         let names = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])

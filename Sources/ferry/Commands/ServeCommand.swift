@@ -243,10 +243,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let httpClient = TransferEngine.makeHTTPClient()
         let restart = Atomic<Bool>(false)
-        let daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) { stop in
-            if stop == .restart { restart.store(true, ordering: .relaxed) }
-            // The same path as a signal: the service group shuts down gracefully.
-            kill(getpid(), SIGTERM)
+        let daemon: FerryDaemon
+        do {
+            daemon = try buildDaemon(configuration, httpClient: httpClient, logger: logger) { stop in
+                if stop == .restart { restart.store(true, ordering: .relaxed) }
+                // The same path as a signal: the service group shuts down gracefully.
+                kill(getpid(), SIGTERM)
+            }
+        } catch {
+            // A client dropped unshut crashes the process, and the reason with it.
+            try? await httpClient.shutdown()
+            throw error
         }
         let notifier = SystemdNotifier()
         let services = daemon.services(
