@@ -194,3 +194,30 @@ def test_an_admin_holds_downloads_on_metered_networks_and_names_the_interfaces(d
     expect(page.get_by_text("Settings saved: they apply now.")).to_be_visible()
     config = daemon.api("GET", "/v1/config")
     assert "allowsMeteredNetwork" not in config and "meteredInterfaces" not in config, config
+
+
+def test_the_health_section_reports_and_mends_at_phone_width(daemon, pages):
+    """The doctor's report for an admin: an orphan part file and a secret readable by others are
+    named, the button mends both, and the report then says what it did."""
+    orphan = daemon.library / ".partial" / "4242.part"
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    orphan.write_bytes(b"\0" * 2048)
+    (daemon.state / "token").chmod(0o644)
+    page = pages.new(daemon, path="#/settings", viewport=PHONE)
+    health = page.locator("section", has=page.get_by_role("heading", name="Health", exact=True))
+    parts = health.locator(".health-check[data-status='problem']", has_text="Part files")
+    expect(parts).to_contain_text("4242.part: no transfer 4242")
+    expect(health.locator(".health-check[data-status='problem']", has_text="Permissions")).to_contain_text("token has mode 644")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    parts.scroll_into_view_if_needed()
+    screenshot(page, "settings-health-phone")
+    health.get_by_role("button", name="Mend what is safe").click()
+    expect(health.locator(".health-check", has_text="Part files")).to_contain_text("Mended: deleted 1 part file no transfer owned")
+    expect(health.locator(".health-check[data-status='problem']")).to_have_count(0)
+    expect(health.get_by_role("button", name="Mend what is safe")).to_have_count(0)
+    assert not orphan.exists()
+    assert (daemon.state / "token").stat().st_mode & 0o777 == 0o600
+    # In Russian the same page names its checks in Russian.
+    ru = pages.new(daemon, path="#/settings", viewport=PHONE, locale="ru-RU")
+    expect(ru.get_by_role("heading", name="Состояние", exact=True)).to_be_visible()
+    expect(ru.locator(".health-check", has_text="Части загрузок")).to_have_count(1)

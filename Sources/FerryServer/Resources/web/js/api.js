@@ -173,6 +173,9 @@ export const api = {
     save: (settings) => request("/listener-settings", { method: "PUT", json: settings }),
   },
 
+  /** What is wrong with this Ferry ({checks: [{name, status, summary, details, advice?, mended}], fixed}); `fix` mends what is safe (an admin's). */
+  doctor: (fix = false) => request("/doctor", { method: fix ? "POST" : "GET" }),
+
   /** Stops the daemon and starts it again at once, with its settings read anew (an admin's). */
   restart: () => request("/restart", { method: "POST" }),
 

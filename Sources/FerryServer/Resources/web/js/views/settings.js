@@ -1,7 +1,8 @@
 // Settings (an admin's): the daemon-wide transfer options of /v1/config (speed limit and its
 // schedule, concurrency, connections, folder, proxy), applied at once; and the listeners of
 // /v1/listener-settings (beyond loopback, aria2's RPC, the sync API), which the daemon opens at
-// its next start, with where they answer now and the certificate's fingerprint.
+// its next start, with where they answer now and the certificate's fingerprint; and the
+// doctor's report (/v1/doctor), with a button that mends what is safe to mend.
 
 import { h, button, replace } from "../dom.js";
 import { api } from "../api.js";
@@ -12,14 +13,17 @@ import { errorBox, spinner, toast, withBusy } from "../ui.js";
 export function mountSettings(root) {
   const transfers = h("section", { class: "form-section", aria: { labelledby: "settings-transfers" } });
   const listeners = h("section", { class: "form-section", aria: { labelledby: "settings-listeners" } });
+  const health = h("section", { class: "form-section", aria: { labelledby: "settings-health" } });
   replace(
     root,
     h("header", { class: "view-header" }, h("div", null, h("h1", { text: t("nav.settings") }), h("p", { class: "view-subtitle", text: t("settings.subtitle") }))),
     transfers,
     listeners,
+    health,
   );
   replace(transfers, spinner());
   replace(listeners, spinner());
+  replace(health, spinner());
   let live = true;
   const load = () => {
     api.config.get().then((options) => live && renderTransfers(transfers, options), (error) => live && replace(transfers, errorBox(error.message, { retry: load })));
@@ -27,6 +31,9 @@ export function mountSettings(root) {
       ([settings, remote]) => live && renderListeners(listeners, settings, remote),
       (error) => live && replace(listeners, errorBox(error.message, { retry: load })),
     );
+    const examine = (fix) =>
+      api.doctor(fix).then((report) => live && renderHealth(health, report, examine), (error) => live && replace(health, errorBox(error.message, { retry: () => examine(false) })));
+    examine(false);
   };
   load();
   return {
@@ -233,6 +240,39 @@ function scheduleEditor(schedule) {
       return { value: { windows, outside: outside.value } };
     },
   };
+}
+
+// MARK: Health (/v1/doctor)
+
+function renderHealth(section, report, examine) {
+  const again = button(t("settings.health.check"), { type: "button", kind: "secondary", icon: "refresh" });
+  again.addEventListener("click", () => withBusy(again, () => examine(false)));
+  const fixable = report.checks.some((check) => check.status !== "ok");
+  const fix = button(t("settings.health.fix"), { type: "button", kind: "primary", icon: "check" });
+  fix.addEventListener("click", () => withBusy(fix, () => examine(true)));
+  const rows = report.checks.map((check) =>
+    h(
+      "li",
+      { class: "health-check", data: { status: check.status } },
+      h(
+        "div",
+        { class: "health-line" },
+        h("span", { class: "health-status", text: t(`settings.health.${check.status}`) }),
+        h("strong", { text: t(`settings.health.name.${check.name}`) }),
+        h("span", { class: "health-summary", text: check.summary }),
+      ),
+      check.details.length ? h("ul", { class: "health-details" }, check.details.map((line) => h("li", { text: line }))) : null,
+      check.mended.length ? h("ul", { class: "health-mended" }, check.mended.map((line) => h("li", { text: `${t("settings.health.mended")}: ${line}` }))) : null,
+      check.advice ? h("p", { class: "section-hint", text: check.advice }) : null,
+    ),
+  );
+  replace(
+    section,
+    h("h2", { id: "settings-health", text: t("settings.health") }),
+    h("p", { class: "section-hint", text: t("settings.healthHint") }),
+    h("ul", { class: "health-checks", aria: { live: "polite" } }, rows),
+    h("div", { class: "form-actions" }, fixable && !report.fixed ? fix : null, again),
+  );
 }
 
 // MARK: Listeners (/v1/listener-settings)
