@@ -148,6 +148,7 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -238,7 +239,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["ferry", "FerryCore", "FerryListening", "FerryServer", "FerryTestSupport"]
+            dependencies: ["ferry", "FerryCore", "FerryListening", "FerryServer", "FerryTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ]
 )

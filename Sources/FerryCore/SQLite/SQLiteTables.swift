@@ -31,6 +31,13 @@ package struct SQLiteTables: Sendable {
         self.namesTransfer = namesTransfer
     }
 
+    /// The migrations this build knows for a journal of the transfers' tables and `tables`, by
+    /// their identifiers (what `grdb_migrations` records): a journal that applied others was
+    /// written by a newer Ferry.
+    package static func knownMigrations(_ tables: [SQLiteTables]) -> [String] {
+        migrator([.transfers] + tables).migrations
+    }
+
     /// Every module's migrations, by version.
     static func migrator(_ all: [SQLiteTables]) -> DatabaseMigrator {
         let ordered = all.enumerated().flatMap { module, tables in tables.migrations.map { (module, $0) } }
