@@ -137,6 +137,22 @@ import Testing
         }
     }
 
+    @Test func aServiceWhoseProgramIsGoneIsAProblem() async throws {
+        try await CommandRunner.withHome { home in
+            let units = home.appendingPathComponent("units")
+            try FileManager.default.createDirectory(at: units, withIntermediateDirectories: true)
+            let environment = ["FERRY_SYSTEMD_UNIT_DIR": units.path]
+            let none = try await CommandRunner.ferry(["doctor", "--json"], home: home, extraEnvironment: environment)
+            #expect(try Self.report(none).checks.first { $0.name == "service" }?.status == .ok)
+            try "[Service]\nExecStart=\"/opt/gone/ferry\" serve --no-hooks\n".write(to: units.appendingPathComponent("ferry.service"), atomically: true, encoding: .utf8)
+            let found = try await CommandRunner.ferry(["doctor", "--json"], home: home, extraEnvironment: environment)
+            #expect(found.status == 1, "\(found)")
+            let check = try #require(try Self.report(found).checks.first { $0.name == "service" })
+            #expect(check.status == .problem && check.details.first == "\(units.path)/ferry.service runs /opt/gone/ferry, which is gone", "\(check)")
+            #expect(check.advice?.contains("ferry service install") == true)
+        }
+    }
+
     static func report(_ output: CommandRunner.Output) throws -> DoctorReport {
         try FerryJSON.decoder().decode(DoctorReport.self, from: Data(output.stdout.utf8))
     }
