@@ -51,8 +51,8 @@ extension PostgresJournal {
         try await write { connection in
             try await connection.query(
                 #"""
-                INSERT INTO session (name, "acknowledgedSeq") VALUES (\#(session), \#(seq))
-                ON CONFLICT (name) DO UPDATE SET "acknowledgedSeq" = GREATEST(session."acknowledgedSeq", excluded."acknowledgedSeq")
+                INSERT INTO session (name, "acknowledgedSeq", acknowledges) VALUES (\#(session), \#(seq), true)
+                ON CONFLICT (name) DO UPDATE SET "acknowledgedSeq" = GREATEST(session."acknowledgedSeq", excluded."acknowledgedSeq"), acknowledges = true
                 """#,
                 logger: self.logger
             )
@@ -65,7 +65,7 @@ extension PostgresJournal {
             var sessions: [(String, Bool)] = []
             let rows = try await connection.query(
                 #"""
-                SELECT e."session", COALESCE(s."acknowledgedSeq", 0) > 0
+                SELECT e."session", COALESCE(s.acknowledges, false)
                 FROM (SELECT DISTINCT "session" FROM event) e LEFT JOIN session s ON s.name = e."session"
                 """#,
                 logger: self.logger

@@ -260,6 +260,13 @@ enum PostgresSchema {
             version: 7, name: "where retention pruned each session's events",
             statements: [#"ALTER TABLE session ADD COLUMN "prunedSeq" BIGINT NOT NULL DEFAULT 0"#]
         ),
+        Migration(
+            version: 8, name: "sessions whose program acknowledges events",
+            statements: [
+                #"ALTER TABLE session ADD COLUMN acknowledges BOOLEAN NOT NULL DEFAULT false"#,
+                #"UPDATE session SET acknowledges = true WHERE "acknowledgedSeq" > 0"#,
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

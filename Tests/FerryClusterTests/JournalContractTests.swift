@@ -191,9 +191,12 @@ import Testing
             let day: TimeInterval = 86_400
             let cli = try await journal.createTransfer(draft("http://127.0.0.1/cli", session: "cli"), reuseExisting: false).record
             let app = try await journal.createTransfer(draft("http://127.0.0.1/app", session: "app"), reuseExisting: false).record
+            // A program that opened its session (acknowledging through 0) and quit before any event.
+            let quiet = try await journal.createTransfer(draft("http://127.0.0.1/quiet", session: "quiet"), reuseExisting: false).record
+            try await journal.acknowledge(session: "quiet", through: 0)
             // Ten days of events, one a day, for each; the app acknowledged its first.
             for age in stride(from: 10.0, through: 1, by: -1) {
-                for record in [cli, app] {
+                for record in [cli, app, quiet] {
                     _ = try await journal.append(TransferEvent(kind: .progress, transferId: record.transferId, session: record.session, date: now - age * day))
                 }
             }
@@ -211,6 +214,7 @@ import Testing
             let cliLeft = try await journal.events(session: "cli", after: 0)
             #expect(cliLeft.count == 7 && cliLeft.allSatisfy { $0.date >= now - 7.5 * day }, "\(cliLeft.map(\.date))")
             #expect(try await journal.events(session: "app", after: 0).count == before)
+            #expect(try await journal.events(session: "quiet", after: 0).count == 11, "it acknowledges: kept like the app's")
             #expect(gone == 11 - 7, "the CLI's created event and its three oldest")
 
             // By count: the newest three.

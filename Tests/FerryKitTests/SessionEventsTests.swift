@@ -205,3 +205,46 @@ import Testing
         }
     }
 }
+
+/// Retention as iOS keeps it: a program away for a week still learns what finished while it was
+/// gone, the CLI's window does not keep that long, a program gone past the documented limit (90
+/// days) finds its events dropped, and one forgotten finds nothing at all.
+@Suite struct SessionRetentionTests {
+    @Test func aProgramAwayForAWeekStillGetsItsEventsAndAForgottenOneNone() async throws {
+        try await Origin.run { origin, base in
+            for name in ["a", "b", "c"] { origin.serve("/\(name)", .init(data: Origin.bytes(20_000, seed: UInt64(name.unicodeScalars.first!.value)))) }
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    var app: BackgroundSession? = try await d.session("app")
+                    let task = try await app!.downloadTask(with: base.appendingPathComponent("a")).taskIdentifier
+                    app = nil
+                    var gone: BackgroundSession? = try await d.session("uninstalled")
+                    _ = try await gone!.downloadTask(with: base.appendingPathComponent("b"))
+                    gone = nil
+                    let cli = try await d.client.createTransfers(.init(urls: [base.appendingPathComponent("c").absoluteString], session: "cli")).transfers[0].id
+                    try await eventually("all three to complete") {
+                        try await d.client.transfers().transfers.allSatisfy { $0.state == .completed }
+                    }
+                    // The daemon's hourly pass, a week and a day later.
+                    let engine = d.daemon.engine
+                    let day: TimeInterval = 86_400
+                    _ = try await engine.journal.pruneEvents(engine.configuration.eventRetention, now: Date().addingTimeInterval(8 * day))
+                    #expect(try await engine.journal.events(session: "cli", after: 0).isEmpty, "the CLI's window is a week")
+                    #expect(try await d.client.transfer(cli).state == .completed, "the transfer stays; only its events went")
+
+                    let back = try await d.session("app")
+                    let missed = try await back.missedEvents()
+                    #expect(missed.finished[task] != nil, "a week away, the completion is still there: \(missed.summary)")
+
+                    let forgotten = try await d.client.forgetSession("uninstalled")
+                    #expect(forgotten.eventsDeleted > 0 && forgotten.cancelled.isEmpty)
+                    #expect(try await d.session("uninstalled").missedEvents().isEmpty)
+
+                    // Past the documented limit for a program that never comes back: dropped.
+                    _ = try await engine.journal.pruneEvents(engine.configuration.eventRetention, now: Date().addingTimeInterval(91 * day))
+                    #expect(try await d.session("app").missedEvents().isEmpty)
+                }
+            }
+        }
+    }
+}

@@ -35,7 +35,9 @@ package struct EventRetention: Sendable, Equatable {
         self.unacknowledged = unacknowledged
     }
 
-    /// The limit of a session: `acknowledges` once it has acknowledged any event.
+    /// The limit of a session: `acknowledges` once its program has acknowledged (a FerryKit
+    /// session acknowledges through its last acknowledged event when it opens, so a program that
+    /// queued downloads and quit before any event keeps them too).
     package func limit(acknowledges: Bool) -> Limit {
         acknowledges ? unacknowledged : window
     }

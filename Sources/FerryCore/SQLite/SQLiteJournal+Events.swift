@@ -48,8 +48,8 @@ extension SQLiteJournal {
         try await writer.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO session (name, acknowledgedSeq) VALUES (?, ?)
-                    ON CONFLICT(name) DO UPDATE SET acknowledgedSeq = MAX(acknowledgedSeq, excluded.acknowledgedSeq)
+                    INSERT INTO session (name, acknowledgedSeq, acknowledges) VALUES (?, ?, 1)
+                    ON CONFLICT(name) DO UPDATE SET acknowledgedSeq = MAX(acknowledgedSeq, excluded.acknowledgedSeq), acknowledges = 1
                     """,
                 arguments: [session, seq]
             )
@@ -62,7 +62,7 @@ extension SQLiteJournal {
             let sessions = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT e.session, COALESCE(s.acknowledgedSeq, 0) > 0
+                    SELECT e.session, COALESCE(s.acknowledges, 0)
                     FROM (SELECT DISTINCT session FROM event) e LEFT JOIN session s ON s.name = e.session
                     """
             )

@@ -121,6 +121,10 @@ extension SQLiteTables {
             Migration(20, "v20: where retention pruned each session's events") { db in
                 try db.alter(table: "session") { t in t.add(column: "prunedSeq", .integer).notNull().defaults(to: 0) }
             },
+            Migration(21, "v21: sessions whose program acknowledges events") { db in
+                try db.alter(table: "session") { t in t.add(column: "acknowledges", .boolean).notNull().defaults(to: false) }
+                try db.execute(sql: "UPDATE session SET acknowledges = 1 WHERE acknowledgedSeq > 0")
+            },
         ]
     )
 }
