@@ -57,8 +57,8 @@ public final class BackgroundSession: Sendable {
         let client = try await client()
         // Says this session's program acknowledges its events (acknowledging never goes back):
         // the daemon keeps them for it up to the documented limit, not the CLI's week, even if
-        // it quits before any event and comes back later.
-        try await client.acknowledge(session: identifier, through: 0)
+        // it quits before any event and comes back later. (Not fatal: at worst the window.)
+        try? await client.acknowledge(session: identifier, through: 0)
         if let launch = configuration.launchOnEvents {
             let options = TransferOptions(launch: [launch.executable] + launch.arguments)
             _ = try await client.updateSessionConfiguration(identifier, TransferOptionsUpdate(set: options))
