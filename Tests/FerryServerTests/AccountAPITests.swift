@@ -82,6 +82,7 @@ import Testing
                     (.POST, "/v1/extension/pairing-codes", nil), (.POST, "/v1/login-links", nil), (.POST, "/v1/sync/users", #"{"name": "eve", "password": "eve's password"}"#),
                     (.POST, "/v1/transfers/pause-all", nil), (.DELETE, "/v1/transfers", nil), (.GET, "/v1/transfers/1/resume-data", nil),
                     (.GET, "/v1/doctor", nil), (.POST, "/v1/doctor", nil),
+                    (.POST, "/v1/transfers", #"{"urls": ["http://127.0.0.1:9/c"], "options": {"caCertificate": "/etc/ssl/private/key.pem"}}"#),
                     (.POST, "/v1/transfers", #"{"urls": ["http://127.0.0.1:9/b"], "directory": "/etc"}"#),
                     (.POST, "/v1/transfers", #"{"urls": ["http://127.0.0.1:9/b"], "options": {"onComplete": "touch /tmp/pwned"}}"#),
                 ]

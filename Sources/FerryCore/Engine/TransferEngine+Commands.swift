@@ -24,6 +24,7 @@ extension TransferEngine {
             throw FerryError.invalidRequest("discretionary is a session's (`ferry session set NAME --discretionary`): the daemon's schedule says when is cheap.")
         }
         if let directory = update.set?.directory { _ = try LibraryFolder.checkDirectory(directory, create: false) }
+        try clients.trust.check(update.set)
         if let program = update.set?.launch?.first, !FileManager.default.isExecutableFile(atPath: program) {
             throw FerryError.invalidRequest("\(program) is not a program this daemon can run.")
         }

@@ -40,6 +40,7 @@ extension TransferEngine {
         try Self.validateSession(request.session)
         try request.options?.validate()
         try Self.refuseSessionWide(request.options)
+        try clients.trust.check(request.options)
         if request.options?.setsHooks == true || request.options?.desktopNotify != nil {
             throw FerryError.invalidRequest("Hooks and notifications are set per session or for the daemon (`ferry session set`), not per transfer.")
         }
@@ -118,6 +119,7 @@ extension TransferEngine {
         try Self.validateSession(session)
         try request.options?.validate()
         try Self.refuseSessionWide(request.options)
+        try clients.trust.check(request.options)
         let url = try TransferURL.validate(request.url)
         guard request.file.hasPrefix("/") else {
             throw FerryError.invalidRequest("Give the file's absolute path ('\(request.file.prefix(80))' is relative).")

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryModel
 import Foundation
+import NIOSSL
 import Logging
 
 extension TransferWorker {
@@ -15,8 +16,14 @@ extension TransferWorker {
             progress.end(id)
             bandwidth.release(id)
         }
+        let tls: TLSConfiguration?
+        do {
+            tls = try fetcher.clients.tlsConfiguration(for: settings.merged)
+        } catch {
+            return failed(url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged, logger: logger)
+        }
         let attempt = UploadAttempt(
-            http: fetcher.clients.client(for: URL(string: record.url)!, options: settings.merged), store: store, progress: progress, extraHeaders: settings.headers,
+            http: fetcher.clients.client(for: URL(string: record.url)!, options: settings.merged), tls: tls, store: store, progress: progress, extraHeaders: settings.headers,
             pace: bandwidth.pace(for: id, session: record.session, settings) ?? { _ in }, headTimeout: settings.headTimeout ?? .seconds(30),
             userAgent: configuration.userAgent, logger: logger
         )

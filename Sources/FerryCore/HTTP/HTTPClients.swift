@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryModel
 import Foundation
+import NIOSSL
 import Synchronization
 
 /// Every outbound client of the daemon, and which one a URL goes through: direct, or through a
@@ -18,6 +19,8 @@ package final class HTTPClients: Sendable {
     /// The daemon's own options (`ferry session set '*' --proxy …`), for requests that belong to
     /// no transfer: catalog searches and feed refreshes.
     private let daemonOptions = Mutex(TransferOptions())
+    /// The authorities options add to the clients' trust.
+    package let trust = TLSTrust()
 
     /// - Parameters:
     ///   - direct: the client for direct connections.
@@ -63,6 +66,13 @@ package final class HTTPClients: Sendable {
             clients[proxy] = client
             return client
         }
+    }
+
+    /// The TLS configuration a request under `options` needs: nil for the client's own (the
+    /// system's roots and the environment's), else with the options' authorities added.
+    /// - Throws: `invalid_request` when a CA file or folder cannot be read (fails the attempt at once).
+    package func tlsConfiguration(for options: TransferOptions) throws(FerryError) -> TLSConfiguration? {
+        try trust.configuration(for: options, base: configuration.tlsConfiguration)
     }
 
     /// Shuts down the clients made for proxies (the direct one belongs to whoever made it).

@@ -25,8 +25,10 @@ package struct HTTPFetcher: Sendable {
     ) async throws -> (response: HTTPClientResponse, url: URL) {
         var current = url
         var visited = [url]
+        let tls = try clients.tlsConfiguration(for: options)
         while true {
             var request = HTTPClientRequest(url: current.absoluteString)
+            request.tlsConfiguration = tls
             request.headers.add(name: "User-Agent", value: userAgent)
             request.headers.add(name: "Accept-Encoding", value: "identity")
             let sameOrigin = Self.origin(of: current) == Self.origin(of: url)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// The outbound HTTP client as transfers need it.
 extension TransferEngine {
@@ -32,6 +33,13 @@ extension TransferEngine {
         // AsyncHTTPClient's only access to a new connection's channel (named for debugging).
         configuration.http1_1ConnectionDebugInitializer = { useLargeReads($0) }
         configuration.http2ConnectionDebugInitializer = { useLargeReads($0) }
+        // The environment's SSL_CERT_FILE / SSL_CERT_DIR, trusted besides the system's roots.
+        let environment = TLSTrust().environmentRoots()
+        if !environment.roots.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(environment.roots)]
+            configuration.tlsConfiguration = tls
+        }
         return configuration
     }
 

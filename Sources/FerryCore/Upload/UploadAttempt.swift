@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import FerryModel
 import Foundation
+import NIOSSL
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -11,6 +12,8 @@ import NIOHTTP1
 /// the server's final answer. Bytes are read from the file as they are sent.
 struct UploadAttempt: Sendable {
     let http: HTTPClient
+    /// The options' authorities, when they add any.
+    let tls: TLSConfiguration?
     let store: TransferStore
     let progress: ProgressBoard
     /// The session's and transfer's extra headers.
@@ -159,6 +162,7 @@ struct UploadAttempt: Sendable {
         _ method: HTTPMethod, _ url: URL, headers: [(String, String)], body: HTTPClientRequest.Body? = nil
     ) async throws -> RecordedResponse {
         var request = HTTPClientRequest(url: url.absoluteString)
+        request.tlsConfiguration = tls
         request.method = method
         request.headers.add(name: "User-Agent", value: userAgent)
         for header in extraHeaders { request.headers.replaceOrAdd(name: header.name, value: header.value) }

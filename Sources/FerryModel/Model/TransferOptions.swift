@@ -73,6 +73,11 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// The daemon's: network interfaces whose routes are metered (`wwan0`, `usb0`), beside what
     /// NetworkManager says where it runs.
     public var meteredInterfaces: [String]?
+    /// PEM certificates of authorities to trust besides the system's (a company's or a home
+    /// lab's CA), an absolute path: `--ca-certificate`.
+    public var caCertificate: String?
+    /// A folder of PEM certificates (`*.pem`, `*.crt`) to trust besides the system's: `--ca-directory`.
+    public var caDirectory: String?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -82,8 +87,11 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         resourceTimeoutSeconds: Double? = nil, proxy: String? = nil, noProxy: Bool? = nil, connections: Int? = nil,
         maxConnectionsPerHost: Int? = nil, directory: String? = nil, onComplete: String? = nil, onFail: String? = nil,
         notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil,
-        allowsMeteredNetwork: Bool? = nil, discretionary: Bool? = nil, meteredInterfaces: [String]? = nil
+        allowsMeteredNetwork: Bool? = nil, discretionary: Bool? = nil, meteredInterfaces: [String]? = nil,
+        caCertificate: String? = nil, caDirectory: String? = nil
     ) {
+        self.caCertificate = caCertificate
+        self.caDirectory = caDirectory
         self.allowsMeteredNetwork = allowsMeteredNetwork
         self.discretionary = discretionary
         self.meteredInterfaces = meteredInterfaces
@@ -141,6 +149,8 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.allowsMeteredNetwork = other.allowsMeteredNetwork ?? allowsMeteredNetwork
         merged.discretionary = other.discretionary ?? discretionary
         merged.meteredInterfaces = other.meteredInterfaces ?? meteredInterfaces
+        merged.caCertificate = other.caCertificate ?? caCertificate
+        merged.caDirectory = other.caDirectory ?? caDirectory
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -202,6 +212,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
         "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
         "notifyURL", "desktopNotify", "launch", "schedule", "allowsMeteredNetwork", "discretionary", "meteredInterfaces",
+        "caCertificate", "caDirectory",
     ]
 
     /// `options` with this update applied.
@@ -230,6 +241,8 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "allowsMeteredNetwork": result.allowsMeteredNetwork = nil
             case "discretionary": result.discretionary = nil
             case "meteredInterfaces": result.meteredInterfaces = nil
+            case "caCertificate": result.caCertificate = nil
+            case "caDirectory": result.caDirectory = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -281,6 +294,11 @@ extension TransferOptions {
         if let proxy {
             _ = try ProxyURL(parsing: proxy)
             if noProxy == true { throw FerryError.invalidRequest("Give a proxy or say to use none (noProxy), not both.") }
+        }
+        for (name, path) in [("caCertificate", caCertificate), ("caDirectory", caDirectory)] {
+            if let path, !path.hasPrefix("/") || path.utf8.contains(0) || path.utf8.count > 4096 {
+                throw FerryError.invalidRequest("\(name) must be an absolute path ('\(path.prefix(80))' is not).")
+            }
         }
         if let directory, !directory.hasPrefix("/") || directory.utf8.contains(0) {
             throw FerryError.invalidRequest("directory must be an absolute path ('\(directory.prefix(80))' is not).")

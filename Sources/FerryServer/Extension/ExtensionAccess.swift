@@ -31,6 +31,9 @@ enum ExtensionAccess {
         if body.overwrite == true { refused.append("overwrite") }
         if body.resumeData != nil { refused.append("resumeData") }
         if body.options?.directory != nil { refused.append("options.directory") }
+        // Files of the server read as certificates: the owner's to name, not a browser's or a member's.
+        if body.options?.caCertificate != nil { refused.append("options.caCertificate") }
+        if body.options?.caDirectory != nil { refused.append("options.caDirectory") }
         if body.options?.setsHooks == true || body.options?.desktopNotify != nil { refused.append("hooks") }
         guard refused.isEmpty else {
             throw FerryError(

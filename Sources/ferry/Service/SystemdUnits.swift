@@ -24,6 +24,7 @@ struct SystemdUnits: Equatable {
     static let carriedVariables = [
         "FERRY_HOME", "FERRY_CATALOG_URL", "XDG_DATA_HOME", "XDG_STATE_HOME",
         "http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+        "SSL_CERT_FILE", "SSL_CERT_DIR",
     ]
 
     /// `ferry` for the user's units, `ferry-NAME` for a system service of user NAME.

@@ -34,6 +34,12 @@ struct TransferOptionFlags: ParsableArguments {
     @Option(name: [.customShort("x"), .long], help: ArgumentHelp("Connections per download (like aria2c's -x): 1 for one connection; more fetch ranges of the file at once. Unset, Ferry adds connections while they make it faster (a server that throttles each connection).", valueName: "n"))
     var connections: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Trust the certificate authorities in this PEM file besides the system's (a company's or a home lab's CA).", valueName: "file"))
+    var caCertificate: String?
+
+    @Option(name: .long, help: ArgumentHelp("Trust every PEM certificate (*.pem, *.crt) in this folder besides the system's.", valueName: "dir"))
+    var caDirectory: String?
+
     @Option(name: .long, help: ArgumentHelp("The folder files go to (relative to here; it must exist, or `get --mkdir` creates it): for `get`, these downloads; for `session set`, the session's downloads from now on.", valueName: "dir"))
     var dir: String?
 
@@ -62,6 +68,8 @@ struct TransferOptionFlags: ParsableArguments {
             options.connections = connections
         }
         options.directory = dir.map(Self.absolutePath)
+        options.caCertificate = caCertificate.map(Self.absolutePath)
+        options.caDirectory = caDirectory.map(Self.absolutePath)
         return options.isEmpty ? nil : options
     }
 

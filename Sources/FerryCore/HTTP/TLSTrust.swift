@@ -1,0 +1,105 @@
+import FerryModel
+import Foundation
+import NIOSSL
+import Synchronization
+
+/// The authorities a TLS connection trusts besides the system's: the daemon environment's
+/// `SSL_CERT_FILE` and `SSL_CERT_DIR` (as OpenSSL's tools read them), and a transfer's or
+/// session's `caCertificate` / `caDirectory`. Loaded certificates are kept by path and
+/// modification time, so a renewed file is read again and an unchanged one never.
+package final class TLSTrust: Sendable {
+    private let loaded = Mutex<[String: (stamp: TimeInterval, certificates: [NIOSSLCertificate])]>([:])
+
+    package init() {}
+
+    /// The certificates of a PEM file.
+    /// - Throws: `invalid_request` naming the file and what is wrong with it.
+    package func certificates(file path: String) throws(FerryError) -> [NIOSSLCertificate] {
+        let stamp = Self.stamp(path)
+        if let cached = loaded.withLock({ $0[path] }), cached.stamp == stamp { return cached.certificates }
+        let certificates = try Self.read(file: path)
+        loaded.withLock { $0[path] = (stamp, certificates) }
+        return certificates
+    }
+
+    /// The certificates of every `*.pem`, `*.crt` and hashed (`abcd1234.0`) file of a folder.
+    /// - Throws: `invalid_request` for a folder that cannot be read or holds no certificate.
+    package func certificates(directory path: String) throws(FerryError) -> [NIOSSLCertificate] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw FerryError.invalidRequest("The CA folder \(path) cannot be read.")
+        }
+        var all: [NIOSSLCertificate] = []
+        for name in names.sorted() where Self.isCertificateName(name) {
+            all += (try? certificates(file: (path as NSString).appendingPathComponent(name))) ?? []
+        }
+        guard !all.isEmpty else { throw FerryError.invalidRequest("The CA folder \(path) holds no PEM certificate (*.pem, *.crt).") }
+        return all
+    }
+
+    /// The extra roots of `options` (nil: none, the client's own trust).
+    package func roots(for options: TransferOptions) throws(FerryError) -> [NIOSSLCertificate]? {
+        guard options.caCertificate != nil || options.caDirectory != nil else { return nil }
+        var roots: [NIOSSLCertificate] = []
+        if let file = options.caCertificate { roots += try certificates(file: file) }
+        if let folder = options.caDirectory { roots += try certificates(directory: folder) }
+        return roots
+    }
+
+    /// The TLS configuration for `options`: `base` (the client's: the system's roots and the
+    /// environment's) with their authorities added; nil when they add none.
+    package func configuration(for options: TransferOptions, base: TLSConfiguration?) throws(FerryError) -> TLSConfiguration? {
+        guard let roots = try roots(for: options) else { return nil }
+        var configuration = base ?? TLSConfiguration.makeClientConfiguration()
+        configuration.additionalTrustRoots.append(.certificates(roots))
+        return configuration
+    }
+
+    /// Checks what options name before anything is journaled.
+    package func check(_ options: TransferOptions?) throws(FerryError) {
+        guard let options else { return }
+        _ = try roots(for: options)
+    }
+
+    /// The roots of the environment's `SSL_CERT_FILE` and `SSL_CERT_DIR` (folders separated by
+    /// `:`), and what could not be read.
+    package func environmentRoots(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> (roots: [NIOSSLCertificate], problems: [String]) {
+        var roots: [NIOSSLCertificate] = []
+        var problems: [String] = []
+        if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
+            do { roots += try certificates(file: file) } catch { problems.append("SSL_CERT_FILE: \(error.message)") }
+        }
+        for folder in (environment["SSL_CERT_DIR"] ?? "").split(separator: ":").map(String.init) where !folder.isEmpty {
+            do { roots += try certificates(directory: folder) } catch { problems.append("SSL_CERT_DIR: \(error.message)") }
+        }
+        return (roots, problems)
+    }
+
+    static func read(file path: String) throws(FerryError) -> [NIOSSLCertificate] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FerryError.invalidRequest("The CA certificate \(path) cannot be read.")
+        }
+        guard data.count <= 16 << 20, let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") else {
+            throw FerryError.invalidRequest("\(path) is not a PEM certificate (no \"-----BEGIN CERTIFICATE-----\").")
+        }
+        do {
+            return try NIOSSLCertificate.fromPEMBytes(Array(data))
+        } catch {
+            throw FerryError.invalidRequest("\(path) is not a PEM certificate: \(error).")
+        }
+    }
+
+    static func isCertificateName(_ name: String) -> Bool {
+        guard !name.hasPrefix(".") else { return false }
+        let lower = name.lowercased()
+        if lower.hasSuffix(".pem") || lower.hasSuffix(".crt") { return true }
+        // c_rehash's links: eight hex digits, a dot, a number.
+        let parts = lower.split(separator: ".")
+        return parts.count == 2 && parts[0].count == 8 && parts[0].allSatisfy(\.isHexDigit) && parts[1].allSatisfy(\.isNumber)
+    }
+
+    private static func stamp(_ path: String) -> TimeInterval {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return -1 }
+        return TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9 + TimeInterval(info.st_size) * 1e-12
+    }
+}

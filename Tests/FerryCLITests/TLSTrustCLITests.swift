@@ -1,0 +1,67 @@
+import FerryKit
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// A server signed by an authority the system does not know (a company's, a home lab's): not
+/// trusted by default, failing at once; trusted by `--ca-certificate`, by a session's
+/// `--ca-directory`, by the daemon's `SSL_CERT_FILE`; a file that is no certificate refused
+/// before anything is queued.
+@Suite(.serialized) struct TLSTrustCLITests {
+    @Test func anAuthorityTheSystemDoesNotKnowIsTrustedWhereTheUserSaysSo() async throws {
+        try await Origin.run(tls: true) { origin, base in
+            let files = (1...4).map { Origin.File(data: Origin.bytes(50_000, seed: UInt64($0))) }
+            for (n, file) in files.enumerated() { origin.serve("/f\(n + 1)", file) }
+            let authority = Origin.certificatesFolder().appendingPathComponent("localhost.crt")
+            try await CommandRunner.withHome { home in
+                func ferry(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandRunner.Output {
+                    try await CommandRunner.ferry(arguments, home: home, extraEnvironment: environment)
+                }
+                func url(_ n: Int) -> String { base.appendingPathComponent("f\(n)").absoluteString }
+
+                let untrusted = try await ferry(["get", url(1)])
+                #expect(untrusted.status != 0, "\(untrusted)")
+                let failed = try Self.transfers(try await ferry(["ls", "--all", "--json"]))
+                #expect(failed.count == 1 && failed[0].state == .failed, "a certificate failure fails at once, no waiting: \(failed)")
+                #expect(failed[0].attempts == 1, "\(failed)")
+
+                let trusted = try await ferry(["get", "--ca-certificate", authority.path, url(2)])
+                #expect(trusted.status == 0, "\(trusted)")
+
+                let folder = home.appendingPathComponent("authorities")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: authority, to: folder.appendingPathComponent("lab.pem"))
+                try Data("not a certificate".utf8).write(to: folder.appendingPathComponent("README"))
+                #expect(try await ferry(["session", "set", "lab", "--ca-directory", folder.path]).status == 0)
+                #expect(try await ferry(["get", "--session", "lab", url(3)]).status == 0)
+
+                // The daemon's environment, as the service unit carries it.
+                _ = try await ferry(["stop"])
+                let environment = try await ferry(["get", url(4)], environment: ["SSL_CERT_FILE": authority.path])
+                #expect(environment.status == 0, "\(environment)")
+
+                let all = try Self.transfers(try await ferry(["ls", "--all", "--json"]))
+                for n in 2...4 {
+                    let transfer = try #require(all.first { $0.url == url(n) })
+                    #expect(transfer.state == .completed && transfer.sha256 == files[n - 1].sha256, "\(transfer)")
+                }
+
+                // Not a certificate: refused before anything is queued.
+                let notPEM = home.appendingPathComponent("not.pem")
+                try Data("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8).write(to: notPEM)
+                let refused = try await ferry(["get", "--ca-certificate", notPEM.path, url(1)])
+                #expect(refused.status != 0 && refused.stderr.contains("is not a PEM certificate"), "\(refused)")
+                let empty = home.appendingPathComponent("empty")
+                try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+                let noneThere = try await ferry(["session", "set", "other", "--ca-directory", empty.path])
+                #expect(noneThere.status != 0 && noneThere.stderr.contains("holds no PEM certificate"), "\(noneThere)")
+                #expect(try Self.transfers(try await ferry(["ls", "--all", "--json"])).count == all.count, "nothing journaled")
+                _ = try await ferry(["stop"])
+            }
+        }
+    }
+
+    static func transfers(_ output: CommandRunner.Output) throws -> [Transfer] {
+        try FerryJSON.decoder().decode([Transfer].self, from: Data(output.stdout.utf8))
+    }
+}
