@@ -95,6 +95,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
         // The feed parser: RSS, Atom, OPML and HTML in, plain values out; no I/O, so it can be
@@ -195,6 +196,8 @@ let package = Package(
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -61,6 +61,52 @@ import Testing
         }
     }
 
+    /// Each refusal in one line that says whose certificate, what is wrong, and what to do; each
+    /// fails at once (waiting mends no certificate).
+    @Test(arguments: ["unknown authority", "expired", "other name", "self-signed"])
+    func aRefusedCertificateIsExplainedInOneLine(_ problem: String) async throws {
+        try await withTemporaryDirectory { folder in
+            let lab = try TestAuthority(name: "Acme Lab CA")
+            let certificate: (chain: URL, key: URL)
+            let expected: String
+            switch problem {
+            case "expired":
+                certificate = try lab.issue("old", notBefore: Date() - 40 * 86_400, notAfter: Date() - 10 * 86_400, in: folder)
+                expected = "127.0.0.1's certificate (“CN=localhost”) expired on "
+            case "other name":
+                certificate = try lab.issue("other", names: ["files.example.org"], addresses: [], in: folder)
+                expected = "127.0.0.1's certificate (“CN=files.example.org”) is for files.example.org, not 127.0.0.1; Ferry does not download from it. Use one of those names in the URL."
+            case "self-signed":
+                certificate = (Origin.certificatesFolder().appendingPathComponent("localhost.crt"), Origin.certificatesFolder().appendingPathComponent("localhost.key"))
+                expected = "127.0.0.1's certificate (“CN=localhost”) is self-signed, and this machine does not trust it; Ferry does not download from it. If you trust it, give its authority's certificate with --ca-certificate FILE."
+            default:
+                certificate = try lab.issue("fine", in: folder)
+                expected = "127.0.0.1's certificate (“CN=localhost”) is signed by “CN=Acme Lab CA”, an authority this machine does not trust; Ferry does not download from it. If you trust it, give its authority's certificate with --ca-certificate FILE."
+            }
+            let authority = folder.appendingPathComponent("lab-ca.pem")
+            try lab.write(to: authority)
+            try await Origin.run(certificate: certificate) { origin, base in
+                origin.serve("/f", .init(data: Origin.bytes(10_000)))
+                try await CommandRunner.withHome { home in
+                    // The lab's authority is trusted where the problem is not the authority.
+                    let trust = problem == "expired" || problem == "other name" ? ["--ca-certificate", authority.path] : []
+                    let get = try await CommandRunner.ferry(["get"] + trust + [base.appendingPathComponent("f").absoluteString], home: home)
+                    #expect(get.status != 0, "\(get)")
+                    let transfer = try #require(try Self.transfers(try await CommandRunner.ferry(["ls", "--all", "--json"], home: home)).first)
+                    #expect(transfer.state == .failed && transfer.attempts == 1 && transfer.error?.code == "untrusted_certificate", "\(transfer)")
+                    #expect(transfer.error?.message.hasPrefix(expected) == true, "\(String(describing: transfer.error?.message))")
+                    #expect(transfer.error?.message.contains("\n") == false && transfer.error?.message.contains("BoringSSL") == false)
+                    if problem == "unknown authority" {
+                        // Given the authority, the same server is trusted.
+                        let trusted = try await CommandRunner.ferry(["get", "--ca-certificate", authority.path, base.appendingPathComponent("f").absoluteString], home: home)
+                        #expect(trusted.status == 0, "\(trusted)")
+                    }
+                    _ = try await CommandRunner.ferry(["stop"], home: home)
+                }
+            }
+        }
+    }
+
     static func transfers(_ output: CommandRunner.Output) throws -> [Transfer] {
         try FerryJSON.decoder().decode([Transfer].self, from: Data(output.stdout.utf8))
     }

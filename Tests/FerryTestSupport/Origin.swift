@@ -359,23 +359,27 @@ package final class Origin: Sendable {
     /// - Parameters:
     ///   - tls: serve https with the test certificate (see ``Origin/trustingClientTLS``).
     ///   - http2: serve https offering HTTP/2 (ALPN `h2`, and HTTP/1.1 for clients without it).
-    package static func run<T: Sendable>(tls: Bool = false, http2: Bool = false, _ body: (Origin, URL) async throws -> T) async throws -> T {
+    ///   - certificate: serve https with this chain and key (PEM files) instead of the test certificate.
+    package static func run<T: Sendable>(
+        tls: Bool = false, http2: Bool = false, certificate: (chain: URL, key: URL)? = nil, _ body: (Origin, URL) async throws -> T
+    ) async throws -> T {
         let origin = Origin()
         let router = Router(context: Context.self)
         router.get("**") { request, context in try await origin.respond(request, context: context) }
-        let tls = tls || http2
+        let tls = tls || http2 || certificate != nil
+        let serverTLS = try certificate.map { try Self.serverTLS(chain: $0.chain, key: $0.key) } ?? Self.serverTLS()
         let port = Mutex<Int?>(nil)
         let logger = testLogger("origin")
         let onRunning: @Sendable (any Channel) async -> Void = { channel in port.withLock { $0 = channel.localAddress?.port } }
         let service: any Service
         if http2 {
             service = Application(
-                router: router, server: try .http2Upgrade(tlsConfiguration: serverTLS()),
+                router: router, server: try .http2Upgrade(tlsConfiguration: serverTLS),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else if tls {
             service = Application(
-                router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS()),
+                router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else {
@@ -400,6 +404,12 @@ package final class Origin: Sendable {
 
     package static func certificatesFolder() -> URL {
         Bundle.module.resourceURL!.appendingPathComponent("Certificates")
+    }
+
+    static func serverTLS(chain: URL, key: URL) throws -> TLSConfiguration {
+        let certificates = try NIOSSLCertificate.fromPEMFile(chain.path)
+        let privateKey = try NIOSSLPrivateKey(file: key.path, format: .pem)
+        return TLSConfiguration.makeServerConfiguration(certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(privateKey))
     }
 
     static func serverTLS() throws -> TLSConfiguration {

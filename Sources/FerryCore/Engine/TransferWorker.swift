@@ -96,6 +96,13 @@ struct TransferWorker: Sendable {
             await checkpointOnExit()
             if signal.isFired || error is FinishRefused { return .stopped }
             let moved = (progress.snapshot(id)?.bytes ?? 0) > startBytes
+            var error = error
+            // A certificate refused: whose, and why, in words (a second look at it).
+            if CertificateProbe.isCertificateFailure(error), let url = URL(string: record.url),
+                let refusal = await CertificateProbe.explain(url, base: (try? fetcher.clients.tlsConfiguration(for: settings.merged)) ?? fetcher.clients.baseTLS)
+            {
+                error = refusal
+            }
             return failed(
                 url: record.url, error: error, progressed: moved, policy: settings.retryPolicy(configuration.retry),
                 options: settings.merged, logger: logger

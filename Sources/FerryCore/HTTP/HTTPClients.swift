@@ -68,6 +68,10 @@ package final class HTTPClients: Sendable {
         }
     }
 
+    /// The clients' own TLS configuration: the system's roots, with the environment's
+    /// (`SSL_CERT_FILE`, `SSL_CERT_DIR`) when it names any; nil for NIOSSL's defaults.
+    package var baseTLS: TLSConfiguration? { configuration.tlsConfiguration }
+
     /// The TLS configuration a request under `options` needs: nil for the client's own (the
     /// system's roots and the environment's), else with the options' authorities added.
     /// - Throws: `invalid_request` when a CA file or folder cannot be read (fails the attempt at once).

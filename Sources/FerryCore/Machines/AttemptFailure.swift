@@ -52,6 +52,11 @@ package struct AttemptFailure: Sendable {
             self.error = error
             retryable = [.connectionFailed, .timeout, .lengthMismatch].contains(error.code)
             reason = error.code == .timeout ? "\(host) stalled" : error.code == .lengthMismatch ? "\(host) ended the file early" : "the connection to \(host) failed"
+        case let refusal as CertificateRefusal:
+            self.error = FerryError(.untrustedCertificate, refusal.message)
+            retryable = false
+            waitsForNetwork = false
+            reason = ""
         case is NetworkChangeStall:
             self.error = FerryError(.connectionFailed, "The network changed and the connection to \(host) went quiet; reconnecting.")
             retryable = true
