@@ -83,7 +83,7 @@ package func buildDaemon(
     logger: Logger, requestShutdown: @escaping @Sendable (DaemonStop) -> Void
 ) throws -> FerryDaemon {
     let paths = configuration.paths
-    let journal = try SQLiteJournal.open(at: paths.journal, tables: [.listening, .aria2])
+    let journal = try SQLiteJournal.open(at: paths.journal, tables: [.listening, .aria2], now: configuration.engine.now)
     let engine = TransferEngine(
         configuration: configuration.engine, journal: configuration.cluster?.journal ?? journal, local: journal,
         leases: configuration.cluster?.leases, library: LibraryFolder(root: paths.library),

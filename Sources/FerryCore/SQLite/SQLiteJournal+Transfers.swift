@@ -65,11 +65,17 @@ extension SQLiteJournal {
             guard var record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             let before = record
             let (result, draft) = try body(&record)
+            // The row and its event dated by the journal's clock, at one instant.
+            let stamp = now()
             if record != before {
-                record.updatedAt = Date()
+                record.updatedAt = stamp
                 try record.updateQuickly(db)
             }
-            let event = try draft.map { try insert($0, db) }
+            let event = try draft.map { draft in
+                var dated = draft
+                dated.date = stamp
+                return try insert(dated, db)
+            }
             return (record, result, event)
         }
     }
@@ -88,7 +94,7 @@ extension SQLiteJournal {
             for row in rows {
                 let id: Int64 = row[0]
                 try forget(id, completed: row[2] == TransferState.completed.rawValue, db)
-                _ = try insert(TransferEvent(kind: .removed, transferId: id, session: row[1]), db)
+                _ = try insert(TransferEvent(kind: .removed, transferId: id, session: row[1], date: now()), db)
             }
             return rows.map { $0[0] }
         }
@@ -104,7 +110,7 @@ extension SQLiteJournal {
             try forgetEvents(of: records.map(\.transferId), db)
             for record in records {
                 try forget(record.transferId, completed: record.state == .completed, db)
-                _ = try insert(TransferEvent(kind: .removed, transferId: record.transferId, session: record.session), db)
+                _ = try insert(TransferEvent(kind: .removed, transferId: record.transferId, session: record.session, date: now()), db)
             }
             return records
         }
@@ -116,7 +122,7 @@ extension SQLiteJournal {
             guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             try forgetEvents(of: [id], db)
             try forget(id, completed: record.state == .completed, db)
-            return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
+            return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session, date: now()), db)
         }
     }
 
