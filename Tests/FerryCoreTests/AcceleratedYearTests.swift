@@ -91,6 +91,34 @@ import Testing
         }
     }
 
+    /// A transfer hidden while an episode named it (left by builds before the episode let go of
+    /// it first) goes with the next prune of the history once nothing names it.
+    @Test func aHiddenTransferNothingNamesGoesWithTheHistory() async throws {
+        let journal = try SQLiteJournal.inMemory(tables: [.listening])
+        let kept = try await journal.createTransfer(TransferRecord(session: "s", url: "http://127.0.0.1/kept", folder: ""), reuseExisting: false).record
+        let orphan = try await journal.createTransfer(TransferRecord(session: "s", url: "http://127.0.0.1/orphan", folder: ""), reuseExisting: false).record
+        try await journal.writer.write { db in
+            try db.execute(sql: "UPDATE transfer SET state = 'completed', hidden = 1 WHERE id = ?", arguments: [orphan.transferId])
+        }
+        _ = try await journal.removeHistory(before: .distantPast, keepingNewest: 100, batch: 1000)
+        let left = try await journal.writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM transfer") }
+        #expect(left == [kept.transferId])
+    }
+
+    /// `FERRY_TEST_CLOCK_FILE`: the file's seconds added to the real time, read again when it changes.
+    @Test func theTestClockFileMovesTheTimeAhead() async throws {
+        try await withTemporaryDirectory { folder in
+            let file = folder.appendingPathComponent("clock")
+            let clock = try #require(TestClockFile(environment: [TestClockFile.variable: file.path]))
+            #expect(TestClockFile(environment: [:]) == nil)
+            #expect(abs(clock.now().timeIntervalSinceNow) < 5, "no file: the real time")
+            try "86400\n".write(to: file, atomically: true, encoding: .utf8)
+            #expect(abs(clock.now().timeIntervalSinceNow - 86_400) < 5)
+            try "172800.5".write(to: file, atomically: true, encoding: .utf8)
+            #expect(clock.offset() == 172_800.5)
+        }
+    }
+
     /// One simulated day's downloads; returns how many finished (completed or cancelled).
     static func liveADay(
         _ h: EngineHarness, origin: Origin, base: URL, file: Origin.File, day: Int, paused: inout [Int64]

@@ -112,7 +112,19 @@ extension SQLiteJournal {
                 try forget(record.transferId, completed: record.state == .completed, db)
                 _ = try insert(TransferEvent(kind: .removed, transferId: record.transferId, session: record.session, date: now()), db)
             }
+            try deleteHiddenNoLongerNamed(db)
             return records
+        }
+    }
+
+    /// Deletes the hidden transfers (removed while a song or an episode named them) that nothing
+    /// names any more: the episode's file was deleted since. Their `removed` event was written
+    /// when they were hidden. Without this, an auto-downloaded podcast kept its newest N files
+    /// and one hidden row for every episode ever downloaded (the accelerated year: 50 a day).
+    private func deleteHiddenNoLongerNamed(_ db: Database) throws {
+        let hidden = try Int64.fetchAll(db, sql: "SELECT id FROM transfer WHERE hidden")
+        for id in hidden where try !tables.contains(where: { try $0.namesTransfer?(db, id) ?? false }) {
+            try db.execute(sql: "DELETE FROM transfer WHERE id = ?", arguments: [id])
         }
     }
 
