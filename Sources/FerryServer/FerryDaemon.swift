@@ -88,7 +88,7 @@ package func buildDaemon(
     let paths = configuration.paths
     let journal: SQLiteJournal
     do {
-        journal = try SQLiteJournal.open(at: paths.journal, tables: journalTables)
+        journal = try SQLiteJournal.open(at: paths.journal, tables: journalTables, now: configuration.engine.now)
     } catch {
         throw FerryError(
             .daemonStartFailed,

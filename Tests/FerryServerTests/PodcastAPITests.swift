@@ -3,6 +3,7 @@ import FerryKit
 import FerryListening
 import FerryTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// Podcasts through the daemon's API, against feeds and media on a loopback origin.
@@ -179,6 +180,8 @@ import Testing
                     try await eventually("the newest two downloaded") {
                         try await d.client.podcast(id).episodes.filter { $0.state == .downloaded }.map(\.title) == ["Episode 3", "Episode 2"]
                     }
+                    // Off the list (`ferry rm --finished`): the episodes' transfers are hidden, kept while they name them.
+                    #expect(try await d.client.removeFinished().count == 2)
                     // A new episode: auto-downloaded, and retention drops the oldest download.
                     origin.update("/feed.xml") { $0.data = Self.feed(base, count: 4).data }
                     _ = try await d.client.refreshPodcasts(id)
@@ -190,6 +193,9 @@ import Testing
                     #expect(detail.episodes.filter { $0.state == .downloaded }.map(\.title) == ["Episode 4", "Episode 3"])
                     let files = try FileManager.default.contentsOfDirectory(atPath: d.paths.library.appendingPathComponent("Podcasts/Test Show").path)
                     #expect(files.filter { $0.hasSuffix(".mp3") }.sorted() == ["2024-05-03 Episode 3.mp3", "2024-05-04 Episode 4.mp3"])
+                    // The dropped episode's transfer is gone, not kept hidden for ever (the accelerated year's leak).
+                    let rows = try await d.daemon.engine.local.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM transfer") }
+                    #expect(rows == 2, "the two downloaded episodes' transfers, hidden or not")
                 }
             }
         }

@@ -83,7 +83,9 @@ package struct EngineHarness: Sendable {
         _ body: (EngineHarness) async throws -> T
     ) async throws -> T {
         // The daemon's tables: listening libraries and the aria2 RPC run on harnessed engines too.
-        let journal = try SQLiteJournal.open(at: home.appendingPathComponent("state/journal.sqlite"), tables: [.listening, .aria2])
+        let journal = try SQLiteJournal.open(
+            at: home.appendingPathComponent("state/journal.sqlite"), tables: [.listening, .aria2], now: configuration.now
+        )
         let engine = TransferEngine(
             configuration: configuration, journal: journal, library: LibraryFolder(root: home.appendingPathComponent("library")),
             httpClient: client, clock: clock, random: { 0.5 }, logger: testLogger("engine")

@@ -28,6 +28,10 @@ extension TransferEngine {
         /// most 10,000; older ones are removed as `ferry rm --finished` would (files stay).
         package var historyRetention = RetentionLimit(days: 365, count: 10_000)
         package var eventPruneInterval: Duration = .seconds(3600)
+        /// The wall clock retention compares against (and new transfers are dated by); the
+        /// journal stamps its rows with the same (``SQLiteJournal/open(at:tables:now:)``). Tests
+        /// move it ahead to live a year in minutes (``TestClockFile``).
+        package var now: @Sendable () -> Date = { Date() }
         /// NetworkManager's `Metered` (NMMetered), asked when some session holds its transfers
         /// off metered networks; nil where NetworkManager does not run. The daemon asks over
         /// D-Bus; the engine cannot start programs.

@@ -52,11 +52,12 @@ extension TransferEngine {
         // `--at` each carry them: encoding them for each, and decoding them again for the answer,
         // took 6 of the 32 s queueing them took).
         let encodedOptions = TransferRecord.encoded(request.options)
+        let now = configuration.now()
         let drafts = request.urls.map { url in
             var draft = TransferRecord(
                 session: request.session, url: url.absoluteString, folder: folder,
                 suggestedName: request.suggestedName, preferredName: request.preferredName,
-                taskDescription: request.taskDescription
+                taskDescription: request.taskDescription, now: now
             )
             draft.options = encodedOptions
             draft.startAfter = startAfter
@@ -143,7 +144,7 @@ extension TransferEngine {
         } catch {
             throw FerryError.invalidRequest(error.message)  // The caller named a file it cannot send.
         }
-        var draft = TransferRecord(session: session, url: url.absoluteString, folder: "", taskDescription: request.taskDescription)
+        var draft = TransferRecord(session: session, url: url.absoluteString, folder: "", taskDescription: request.taskDescription, now: configuration.now())
         draft.kind = .upload
         draft.method = method
         draft.sourcePath = request.file

@@ -220,30 +220,36 @@ package actor TransferEngine: Service {
         }
     }
 
-    /// Finished transfers beyond the history's retention, then events beyond their session's,
-    /// go, and the journal gives the space back: now, then every ``Configuration/eventPruneInterval``.
+    /// Prunes the journal now, then every ``Configuration/eventPruneInterval``.
     private nonisolated func pruneJournal() async {
         repeat {
-            do {
-                let history = configuration.historyRetention
-                var removed = 0
-                while !shutdown.isFired {
-                    let batch = try await journal.removeHistory(before: Date().addingTimeInterval(-history.age), keepingNewest: history.count, batch: 1000)
-                    // A cancelled transfer's part file kept for its resume data goes with it.
-                    for record in batch where record.state == .cancelled && record.keepsPartFile {
-                        try? FileManager.default.removeItem(at: library.partURL(for: record))
-                    }
-                    removed += batch.count
-                    if batch.count < 1000 { break }
-                }
-                if removed > 0 { logger.info("removed finished transfers beyond the history's retention", metadata: ["transfers": "\(removed)"]) }
-                let gone = try await journal.pruneEvents(configuration.eventRetention, now: Date())
-                if gone > 0 { logger.info("pruned events beyond their sessions' retention", metadata: ["events": "\(gone)"]) }
-                try await journal.compact()
-            } catch {
-                logger.warning("cannot prune the journal", metadata: ["error": "\(error)"])
-            }
+            await pruneJournalNow()
         } while await shutdown.sleep(for: configuration.eventPruneInterval, clock: ContinuousClock())
+    }
+
+    /// One pass: finished transfers beyond the history's retention, then events beyond their
+    /// session's, go, and the journal gives the space back. "Now" is ``Configuration/now``.
+    package nonisolated func pruneJournalNow() async {
+        do {
+            let history = configuration.historyRetention
+            var removed = 0
+            while !shutdown.isFired {
+                let before = configuration.now().addingTimeInterval(-history.age)
+                let batch = try await journal.removeHistory(before: before, keepingNewest: history.count, batch: 1000)
+                // A cancelled transfer's part file kept for its resume data goes with it.
+                for record in batch where record.state == .cancelled && record.keepsPartFile {
+                    try? FileManager.default.removeItem(at: library.partURL(for: record))
+                }
+                removed += batch.count
+                if batch.count < 1000 { break }
+            }
+            if removed > 0 { logger.info("removed finished transfers beyond the history's retention", metadata: ["transfers": "\(removed)"]) }
+            let gone = try await journal.pruneEvents(configuration.eventRetention, now: configuration.now())
+            if gone > 0 { logger.info("pruned events beyond their sessions' retention", metadata: ["events": "\(gone)"]) }
+            try await journal.compact()
+        } catch {
+            logger.warning("cannot prune the journal", metadata: ["error": "\(error)"])
+        }
     }
 
     private nonisolated func publishProgress() async {

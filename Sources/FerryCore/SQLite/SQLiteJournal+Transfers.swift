@@ -65,11 +65,17 @@ extension SQLiteJournal {
             guard var record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             let before = record
             let (result, draft) = try body(&record)
+            // The row and its event dated by the journal's clock, at one instant.
+            let stamp = now()
             if record != before {
-                record.updatedAt = Date()
+                record.updatedAt = stamp
                 try record.updateQuickly(db)
             }
-            let event = try draft.map { try insert($0, db) }
+            let event = try draft.map { draft in
+                var dated = draft
+                dated.date = stamp
+                return try insert(dated, db)
+            }
             return (record, result, event)
         }
     }
@@ -88,7 +94,7 @@ extension SQLiteJournal {
             for row in rows {
                 let id: Int64 = row[0]
                 try forget(id, completed: row[2] == TransferState.completed.rawValue, db)
-                _ = try insert(TransferEvent(kind: .removed, transferId: id, session: row[1]), db)
+                _ = try insert(TransferEvent(kind: .removed, transferId: id, session: row[1], date: now()), db)
             }
             return rows.map { $0[0] }
         }
@@ -104,9 +110,21 @@ extension SQLiteJournal {
             try forgetEvents(of: records.map(\.transferId), db)
             for record in records {
                 try forget(record.transferId, completed: record.state == .completed, db)
-                _ = try insert(TransferEvent(kind: .removed, transferId: record.transferId, session: record.session), db)
+                _ = try insert(TransferEvent(kind: .removed, transferId: record.transferId, session: record.session, date: now()), db)
             }
+            try deleteHiddenNoLongerNamed(db)
             return records
+        }
+    }
+
+    /// Deletes the hidden transfers (removed while a song or an episode named them) that nothing
+    /// names any more: the episode's file was deleted since. Their `removed` event was written
+    /// when they were hidden. Without this, an auto-downloaded podcast kept its newest N files
+    /// and one hidden row for every episode ever downloaded (the accelerated year: 50 a day).
+    private func deleteHiddenNoLongerNamed(_ db: Database) throws {
+        let hidden = try Int64.fetchAll(db, sql: "SELECT id FROM transfer WHERE hidden")
+        for id in hidden where try !tables.contains(where: { try $0.namesTransfer?(db, id) ?? false }) {
+            try db.execute(sql: "DELETE FROM transfer WHERE id = ?", arguments: [id])
         }
     }
 
@@ -116,7 +134,7 @@ extension SQLiteJournal {
             guard let record = try TransferRecord.fetchOne(db, id: id) else { throw FerryError.notFound(transfer: id) }
             try forgetEvents(of: [id], db)
             try forget(id, completed: record.state == .completed, db)
-            return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session), db)
+            return try insert(TransferEvent(kind: .removed, transferId: id, session: record.session, date: now()), db)
         }
     }
 

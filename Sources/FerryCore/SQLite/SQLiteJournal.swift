@@ -18,11 +18,15 @@ package struct SQLiteJournal: TransferJournal {
     let writes = TransferWrites()
     /// The other modules' tables in this journal.
     let tables: [SQLiteTables]
+    /// What dates a changed row (`updatedAt`) and the events the journal writes itself (a
+    /// change's, `removed`), which retention ages: the engine's ``TransferEngine/Configuration/now``
+    /// in the daemon, the real time elsewhere.
+    let now: @Sendable () -> Date
 
     /// Opens (creating if needed) the journal file and brings its schema up to date: the
     /// transfer engine's tables and `tables`, which must be the same at every opening of a file
-    /// (a module left out would not get its migrations).
-    package static func open(at url: URL, tables: [SQLiteTables] = []) throws -> SQLiteJournal {
+    /// (a module left out would not get its migrations). `now` stamps rows (tests move it ahead).
+    package static func open(at url: URL, tables: [SQLiteTables] = [], now: @escaping @Sendable () -> Date = { Date() }) throws -> SQLiteJournal {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -40,7 +44,7 @@ package struct SQLiteJournal: TransferJournal {
         if fd >= 0 { Glibc.close(fd) }
         let pool = try DatabasePool(path: url.path, configuration: configuration)
         try Self.useIncrementalVacuum(pool)
-        return try SQLiteJournal(pool, tables: tables)
+        return try SQLiteJournal(pool, tables: tables, now: now)
     }
 
     static let walSizeLimit = 64 << 20
@@ -69,9 +73,10 @@ package struct SQLiteJournal: TransferJournal {
         try SQLiteJournal(DatabaseQueue(), tables: tables)
     }
 
-    init(_ writer: any DatabaseWriter, tables: [SQLiteTables]) throws {
+    init(_ writer: any DatabaseWriter, tables: [SQLiteTables], now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.writer = writer
         self.tables = tables
+        self.now = now
         try SQLiteTables.migrator([.transfers] + tables).migrate(writer)
         writer.add(transactionObserver: writes, extent: .databaseLifetime)
     }

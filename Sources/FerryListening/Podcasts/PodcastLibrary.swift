@@ -333,14 +333,15 @@ package struct PodcastLibrary: Sendable {
     }
 
     private func deleteFile(of episode: Episode) async throws {
+        // The episode lets go of its transfer first: one it still named would only be hidden.
+        try await store.updateEpisode(id: episode.id) { record in
+            record.transferId = nil
+            record.filePath = nil
+        }
         if let transferId = episode.transfer?.id {
             try? await engine.remove(transferId, deleteFile: true)
         } else if let path = episode.path, library.contains(URL(fileURLWithPath: path)) {
             try? FileManager.default.removeItem(atPath: path)
-        }
-        try await store.updateEpisode(id: episode.id) { record in
-            record.transferId = nil
-            record.filePath = nil
         }
     }
 

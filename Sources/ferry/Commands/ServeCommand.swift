@@ -229,6 +229,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.engine.maxConcurrent = maxConcurrent
         configuration.engine.eventRetention.window = RetentionLimit(days: Double(eventDays), count: eventCount)
         configuration.engine.historyRetention = RetentionLimit(days: Double(historyDays), count: historyCount)
+        // Tests only: a clock moved ahead by a file's seconds, for retention over a simulated year.
+        if let clock = TestClockFile(environment: ProcessInfo.processInfo.environment) { configuration.engine.now = { clock.now() } }
         configuration.catalogBaseURL = try CatalogClient.baseURL()
         configuration.proxies = proxies
         configuration.hooksEnabled = !noHooks
