@@ -45,7 +45,7 @@ extension Doctor {
         return DoctorCheck(
             name: "partFiles", status: fixedOrphans || orphans.isEmpty ? .warning : .problem, summary: summary.joined(separator: "; "), details: details,
             advice: [
-                orphans.isEmpty || fix ? nil : "`ferry doctor --fix` deletes the part files no transfer owns.",
+                orphans.isEmpty || fix ? nil : "Mending (`ferry doctor --fix`, or Mend in Settings › Health) deletes the part files no transfer owns.",
                 missing.isEmpty ? nil : "A transfer whose part file is gone starts again from its first byte when it runs; nothing else is lost.",
             ].compactMap { $0 }.joined(separator: " ").nilIfEmpty,
             mended: mended
@@ -136,7 +136,7 @@ extension Doctor {
             details: details,
             advice: left.isEmpty
                 ? nil
-                : (adoptable > 0 ? "`ferry doctor --fix` gives a podcast's files back to the episodes they are named after. " : "")
+                : (adoptable > 0 ? "Mending (`ferry doctor --fix`, or Mend in Settings › Health) gives a podcast's files back to the episodes they are named after. " : "")
                     + "Files no record names are kept and still yours; a folder of a podcast you left is subscribed again with `ferry podcast add` and its feed.",
             mended: mended
         )

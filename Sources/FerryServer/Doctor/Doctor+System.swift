@@ -92,7 +92,7 @@ extension Doctor {
         }
         return DoctorCheck(
             name: "permissions", status: .problem, summary: "\(left) of Ferry's secrets can be read by others, or are not this user's", details: details,
-            advice: fix ? "Give them to this user (`chown`) and run `ferry doctor --fix` again." : "`ferry doctor --fix` sets the modes (0700 for the folder, 0600 for secrets).",
+            advice: fix ? "Give them to this user (`chown`) and run `ferry doctor --fix` again." : "Mending (`ferry doctor --fix`, or Mend in Settings › Health) sets the modes (0700 for the folder, 0600 for secrets).",
             mended: mended
         )
     }

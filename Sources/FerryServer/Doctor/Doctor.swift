@@ -65,7 +65,7 @@ package struct Doctor: Sendable {
             guard problems.isEmpty else {
                 return DoctorCheck(
                     name: "journal", status: .problem, summary: "SQLite's integrity check failed on \(paths.journal.path)", details: problems,
-                    advice: "Stop Ferry (`ferry service stop`, or end `ferry serve`) and run `ferry doctor --fix`: the journal is copied aside and SQLite's recovery keeps what can be read."
+                    advice: "Stop Ferry (`ferry service stop`, or end `ferry serve`) and run `ferry doctor --fix`: the journal is copied aside and every row SQLite can still read is kept."
                 )
             }
             let shared = journal is SQLiteJournal ? "" : " (transfers in the cluster's PostgreSQL)"
