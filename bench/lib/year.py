@@ -21,6 +21,7 @@ journal's bytes per 1,000 transfers done.
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -107,12 +108,17 @@ def measure(daemon, done, day, started):
     }
 
 
-def settle(daemon, timeout=300):
-    """Until nothing is queued or running."""
+def settle(daemon, day, timeout=300):
+    """Until nothing is queued or running; else the stuck transfers are in the error."""
     def idle():
         counts = daemon.api("GET", "/v1/status")["counts"]
         return counts.get("queued", 0) + counts.get("running", 0) == 0
-    wait_for(idle, timeout, interval=0.05, what="the day's downloads")
+    try:
+        wait_for(idle, timeout, interval=0.05, what="the day's downloads")
+    except TimeoutError:
+        stuck = daemon.api("GET", "/v1/transfers?state=queued,running")["transfers"]
+        raise TimeoutError(f"day {day}: {len(stuck)} transfers still queued or running after {timeout} s: "
+                           + json.dumps(stuck[:5])[:3000]) from None
 
 
 def ferry(ctx):
@@ -122,7 +128,7 @@ def ferry(ctx):
     daemon.wipe()
     daemon.start()
     started = time.monotonic()
-    months, done, paused, finished = [], 0, [], []
+    months, done, paused, finished, day = [], 0, [], [], 0
     try:
         podcasts = []
         for index in range(ctx.year_feeds):
@@ -151,7 +157,7 @@ def ferry(ctx):
                 if day % FEED_PERIODS[index % len(FEED_PERIODS)] == 0:
                     write_feed(ctx, index, day)
             daemon.api("POST", "/v1/podcasts/refresh", timeout=300)
-            settle(daemon)
+            settle(daemon, day)
             # Yesterday's finished ones, some removed with their files.
             for transfer in finished[::10]:
                 call(daemon, "DELETE", f"/v1/transfers/{transfer}?deleteFile=true")
@@ -180,6 +186,14 @@ def ferry(ctx):
                 daemon.start()
         return {"months": months, "done": done, "days": ctx.year_days, "per_day": ctx.year_per_day, "feeds": ctx.year_feeds,
                 "seconds": time.monotonic() - started}
+    except Exception:
+        # The evidence kept: the journal and the daemon's log.
+        daemon.stop()
+        kept = ctx.work / "year-failed"
+        shutil.rmtree(kept, ignore_errors=True)
+        shutil.copytree(daemon.state, kept)
+        log(f"  year: failed on day {day}; the daemon's state folder kept in {kept}")
+        raise
     finally:
         daemon.wipe()
 
