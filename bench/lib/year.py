@@ -3,9 +3,10 @@ day at a time (FERRY_TEST_CLOCK_FILE: the seconds the file holds are added to th
 for retention only) and a scripted user, through the API as the CLI and the web app call it:
 
 - each simulated day: ctx.year_per_day downloads of small files from nginx (each its own name,
-  hard links of one file) in session `bench`; one in 20 added paused (resumed the next day, or
+  hard links of one file a day) in session `bench`; one in 20 added paused (resumed the next day, or
   one in four of them cancelled), one in 33 cancelled as it runs, one in 10 of the day before's
-  removed with its file; every 30 days `ferry rm --finished`;
+  removed with its file; `ferry rm --finished` on day 45 (then the history's retention, a year
+  or 10,000, is what keeps the list);
 - ctx.year_feeds feeds (generated RSS, the newest 30 items), one new episode every 1, 2, 3 or 7
   days each; a quarter of them auto-download their newest and keep 3; all refreshed every day
   (POST /v1/podcasts/refresh); a few episodes a day played (positions, some to the end);
@@ -21,6 +22,7 @@ journal's bytes per 1,000 transfers done.
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -33,17 +35,26 @@ from harness import FerryDaemon, free_port, log, process_memory, wait_for
 FEED_PERIODS = (1, 2, 3, 7)
 RESTART_EVERY = 5
 KILL_EVERY = 45
-REMOVE_FINISHED_EVERY = 30
+# `ferry rm --finished` once, so the history's own retention (a year, 10,000) has a part too.
+REMOVE_FINISHED_ON = 45
+
+
+def link(path):
+    """Makes `path` a hard link of its folder's 4 KiB `.source` (one a folder: ext4 allows a file
+    65,000 links, fewer than a year's downloads)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    source = path.parent / ".source"
+    if not source.exists():
+        source.write_bytes(bytes(range(256)) * 16)
+    os.link(source, path)
 
 
 def media(ctx, day, n):
-    """The path under nginx's root of day `day`'s n-th file: a hard link of one 4 KiB file."""
-    root = ctx.work / "www"
+    """The path under nginx's root of day `day`'s n-th file."""
     name = f"year/d{day:03d}/{n:04d}.bin"
-    path = root / name
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.link(ctx.year_media, path)
+    link(ctx.work / "www" / name)
     return name
 
 
@@ -54,10 +65,7 @@ def write_feed(ctx, index, day):
     items = []
     for d in episodes:
         name = f"year/feeds/{index:03d}/e{d:03d}.mp3"
-        path = ctx.work / "www" / name
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.link(ctx.year_media, path)
+        link(ctx.work / "www" / name)
         published = time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime(1_767_225_600 + d * 86_400))
         items.append(f"<item><title>Episode {d} of feed {index}</title><guid>f{index}-e{d}</guid>"
                      f"<pubDate>{published}</pubDate><itunes:duration>1800</itunes:duration>"
@@ -107,12 +115,17 @@ def measure(daemon, done, day, started):
     }
 
 
-def settle(daemon, timeout=300):
-    """Until nothing is queued or running."""
+def settle(daemon, day, timeout=300):
+    """Until nothing is queued or running; else the stuck transfers are in the error."""
     def idle():
         counts = daemon.api("GET", "/v1/status")["counts"]
         return counts.get("queued", 0) + counts.get("running", 0) == 0
-    wait_for(idle, timeout, interval=0.05, what="the day's downloads")
+    try:
+        wait_for(idle, timeout, interval=0.05, what="the day's downloads")
+    except TimeoutError:
+        stuck = daemon.api("GET", "/v1/transfers?state=queued,running")["transfers"]
+        raise TimeoutError(f"day {day}: {len(stuck)} transfers still queued or running after {timeout} s: "
+                           + json.dumps(stuck[:5])[:3000]) from None
 
 
 def ferry(ctx):
@@ -122,7 +135,7 @@ def ferry(ctx):
     daemon.wipe()
     daemon.start()
     started = time.monotonic()
-    months, done, paused, finished = [], 0, [], []
+    months, done, paused, finished, day = [], 0, [], [], 0
     try:
         podcasts = []
         for index in range(ctx.year_feeds):
@@ -151,7 +164,7 @@ def ferry(ctx):
                 if day % FEED_PERIODS[index % len(FEED_PERIODS)] == 0:
                     write_feed(ctx, index, day)
             daemon.api("POST", "/v1/podcasts/refresh", timeout=300)
-            settle(daemon)
+            settle(daemon, day)
             # Yesterday's finished ones, some removed with their files.
             for transfer in finished[::10]:
                 call(daemon, "DELETE", f"/v1/transfers/{transfer}?deleteFile=true")
@@ -164,7 +177,7 @@ def ferry(ctx):
                     position = 1800 if n % 3 == 0 else 600
                     call(daemon, "PUT", f"/v1/episodes/{episodes[0]['id']}/playback",
                          {"positionSeconds": position, "durationSeconds": 1800})
-            if day % REMOVE_FINISHED_EVERY == 0:
+            if day == REMOVE_FINISHED_ON:
                 daemon.cli("rm", "--finished")
             if day % 30 == 0 or day == ctx.year_days:
                 month = measure(daemon, done, day, started)
@@ -180,6 +193,14 @@ def ferry(ctx):
                 daemon.start()
         return {"months": months, "done": done, "days": ctx.year_days, "per_day": ctx.year_per_day, "feeds": ctx.year_feeds,
                 "seconds": time.monotonic() - started}
+    except Exception:
+        # The evidence kept: the journal and the daemon's log.
+        daemon.stop()
+        kept = ctx.work / "year-failed"
+        shutil.rmtree(kept, ignore_errors=True)
+        shutil.copytree(daemon.state, kept)
+        log(f"  year: failed on day {day}; the daemon's state folder kept in {kept}")
+        raise
     finally:
         daemon.wipe()
 
@@ -234,9 +255,6 @@ def aria2c(ctx, count):
 
 def year(ctx):
     """Scenario 13 (once: it takes about a quarter of an hour with the defaults)."""
-    ctx.year_media = ctx.work / "www/year/media.bin"
-    ctx.year_media.parent.mkdir(parents=True, exist_ok=True)
-    ctx.year_media.write_bytes(bytes(range(256)) * 16)
     result = {"ferry": ferry(ctx)}
     result["aria2c"] = aria2c(ctx, result["ferry"]["done"])
     return result
