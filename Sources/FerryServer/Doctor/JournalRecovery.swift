@@ -39,17 +39,23 @@ package enum JournalRecovery {
         let stamp = ISO8601DateFormatter.string(from: now, timeZone: .gmt, formatOptions: [.withYear, .withMonth, .withDay, .withTime])
         let aside = folder.appendingPathComponent("journal-damaged-\(stamp).sqlite")
         let recovered = folder.appendingPathComponent("journal-recovered.sqlite")
+        // Read from a second copy: SQLite may write to a file it reads (its WAL checkpointed on
+        // close), and the copy kept aside stays as the journal was.
+        let scratch = folder.appendingPathComponent("journal-salvaging.sqlite")
         let manager = FileManager.default
-        for suffix in ["", "-wal"] where manager.fileExists(atPath: journal.path + suffix) {
-            try? manager.removeItem(atPath: aside.path + suffix)
-            try manager.copyItem(atPath: journal.path + suffix, toPath: aside.path + suffix)
+        for copy in [aside, scratch] {
+            for suffix in ["", "-wal", "-shm"] { try? manager.removeItem(atPath: copy.path + suffix) }
+            for suffix in ["", "-wal"] where manager.fileExists(atPath: journal.path + suffix) {
+                try manager.copyItem(atPath: journal.path + suffix, toPath: copy.path + suffix)
+            }
         }
+        defer { for suffix in ["", "-wal", "-shm"] { try? manager.removeItem(atPath: scratch.path + suffix) } }
         for suffix in ["", "-wal", "-shm"] { try? manager.removeItem(atPath: recovered.path + suffix) }
         let kept: [(table: String, rows: Int)]
         do {
             // A new journal, made as the daemon makes one, then every row the copy still gives.
             try SQLiteJournal.open(at: recovered, tables: tables).writer.close()
-            kept = try salvage(from: aside, into: recovered, partFileIds: partFileIds)
+            kept = try salvage(from: scratch, into: recovered, partFileIds: partFileIds)
         } catch {
             for suffix in ["", "-wal", "-shm"] { try? manager.removeItem(atPath: recovered.path + suffix) }
             throw FerryError(.fileSystem, "Nothing could be read from the journal (\(error)); it is untouched, and a copy is at \(aside.path).")
