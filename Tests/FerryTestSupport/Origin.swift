@@ -367,19 +367,20 @@ package final class Origin: Sendable {
         let router = Router(context: Context.self)
         router.get("**") { request, context in try await origin.respond(request, context: context) }
         let tls = tls || http2 || certificate != nil
-        let serverTLS = try certificate.map { try Self.serverTLS(chain: $0.chain, key: $0.key) } ?? Self.serverTLS()
+        // Only a TLS origin reads certificates (most tests start a plain one, hundreds at once).
+        let serverTLS = try tls ? certificate.map { try Self.serverTLS(chain: $0.chain, key: $0.key) } ?? Self.serverTLS() : nil
         let port = Mutex<Int?>(nil)
         let logger = testLogger("origin")
         let onRunning: @Sendable (any Channel) async -> Void = { channel in port.withLock { $0 = channel.localAddress?.port } }
         let service: any Service
         if http2 {
             service = Application(
-                router: router, server: try .http2Upgrade(tlsConfiguration: serverTLS),
+                router: router, server: try .http2Upgrade(tlsConfiguration: serverTLS!),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else if tls {
             service = Application(
-                router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS),
+                router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS!),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else {

@@ -60,15 +60,25 @@ package final class TLSTrust: Sendable {
         _ = try roots(for: options)
     }
 
+    /// This process's `SSL_CERT_FILE` / `SSL_CERT_DIR` roots, read once: every client is made from
+    /// them, and a folder such as /etc/ssl/certs holds hundreds of files to parse.
+    package static let environment = TLSTrust().environmentRoots()
+
     /// The roots of the environment's `SSL_CERT_FILE` and `SSL_CERT_DIR` (folders separated by
     /// `:`), and what could not be read.
     package func environmentRoots(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> (roots: [NIOSSLCertificate], problems: [String]) {
         var roots: [NIOSSLCertificate] = []
         var problems: [String] = []
-        if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
+        // The system's own store (what Debian's profile often names here) is trusted already.
+        let system = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/certs"]
+        func isSystem(_ path: String) -> Bool {
+            let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+            return system.contains { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path == resolved }
+        }
+        if let file = environment["SSL_CERT_FILE"], !file.isEmpty, !isSystem(file) {
             do { roots += try certificates(file: file) } catch { problems.append("SSL_CERT_FILE: \(error.message)") }
         }
-        for folder in (environment["SSL_CERT_DIR"] ?? "").split(separator: ":").map(String.init) where !folder.isEmpty {
+        for folder in (environment["SSL_CERT_DIR"] ?? "").split(separator: ":").map(String.init) where !folder.isEmpty && !isSystem(folder) {
             do { roots += try certificates(directory: folder) } catch { problems.append("SSL_CERT_DIR: \(error.message)") }
         }
         return (roots, problems)

@@ -34,7 +34,7 @@ extension TransferEngine {
         configuration.http1_1ConnectionDebugInitializer = { useLargeReads($0) }
         configuration.http2ConnectionDebugInitializer = { useLargeReads($0) }
         // The environment's SSL_CERT_FILE / SSL_CERT_DIR, trusted besides the system's roots.
-        let environment = TLSTrust().environmentRoots()
+        let environment = TLSTrust.environment
         if !environment.roots.isEmpty {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.additionalTrustRoots = [.certificates(environment.roots)]

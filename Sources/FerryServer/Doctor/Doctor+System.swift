@@ -146,7 +146,7 @@ enum PortHolder {
     static func find(port: Int) -> String? {
         var inodes = Set<String>()
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            guard let text = readAll(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 // local_address is HEXADDR:HEXPORT; state 0A is LISTEN; the inode is field 9.
@@ -159,14 +159,48 @@ enum PortHolder {
         guard !inodes.isEmpty else { return nil }
         for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(pid) != nil {
             let fds = "/proc/\(pid)/fd"
-            for fd in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
-                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\(fd)"),
-                    target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast()))
-                else { continue }
+            for fd in entries(fds) {
+                guard let target = link("\(fds)/\(fd)"), target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast())) else { continue }
                 let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
                 return "\(name ?? "a program") (pid \(pid))"
             }
         }
         return nil
+    }
+
+    /// A folder's names, as many as can be read: a busy process's descriptors come and go while
+    /// they are listed (a listing that fails on one would skip the whole process).
+    static func entries(_ path: String) -> [String] {
+        guard let folder = opendir(path) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// A procfs file whole: it reports a size of 0, and a busy machine's socket table is long.
+    static func readAll(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var data = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            data += chunk.prefix(count)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func link(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
