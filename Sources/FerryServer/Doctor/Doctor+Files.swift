@@ -6,10 +6,11 @@ import Foundation
 extension Doctor {
     /// Part files no transfer owns (deleted by `fix`), and unfinished transfers whose part file
     /// is gone (they fetch those bytes again: nothing to mend).
-    func checkPartFiles(fix: Bool) async -> DoctorCheck {
+    /// - Parameter known: the transfers read before, for the folders their part files sit in.
+    func checkPartFiles(_ known: [TransferRecord], fix: Bool) async -> DoctorCheck {
         // Files first, rows second: a part file is made after its transfer's row and ids are
         // never reused, so a file whose id has no row now never will have one.
-        let folders = Set(((try? await allTransfers()) ?? []).compactMap(\.directory))
+        let folders = Set(known.compactMap(\.directory))
         var found = Self.partFiles(in: library.partials, pattern: .partial)
         for folder in folders { found += Self.partFiles(in: URL(fileURLWithPath: folder, isDirectory: true), pattern: .beside) }
         guard let transfers = try? await allTransfers() else {

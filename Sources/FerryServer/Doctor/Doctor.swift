@@ -47,7 +47,7 @@ package struct Doctor: Sendable {
             checks.append(await self.checkJournal())
         }
         let transfers = (try? await journal.listTransfers(session: nil, states: nil, limit: nil, after: nil, newestFirst: false)) ?? []
-        checks.append(await checkPartFiles(fix: fix))
+        checks.append(await checkPartFiles(transfers, fix: fix))
         checks.append(await checkLibraryFiles(transfers, fix: fix))
         checks.append(checkListeners())
         checks.append(checkPermissions(fix: fix))
