@@ -74,10 +74,10 @@ package final class PostgresListeningStore: ListeningStore {
 
     // MARK: Episodes
 
-    package func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
+    package func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool, now: Date) async throws -> [EpisodeRecord] {
         try await journal.write { connection in
             let existing = try await self.episodes(#"SELECT id, record::text FROM episode WHERE "podcastId" = \#(podcastId)"#, connection)
-            let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: Date())
+            let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: now)
             for record in changed {
                 try await connection.query("UPDATE episode SET record = \(try Self.json(record))::jsonb WHERE id = \(record.episodeId)", logger: self.logger)
             }
@@ -99,6 +99,25 @@ package final class PostgresListeningStore: ListeningStore {
                 record.id = ids[record.guid]
                 return record
             }
+        }
+    }
+
+    @discardableResult
+    package func forgetGoneEpisodes(podcastId: Int64, goneBefore: Date) async throws -> Int {
+        try await journal.write { connection in
+            let rows = try await connection.query(
+                #"""
+                DELETE FROM episode e WHERE "podcastId" = \#(podcastId)
+                    AND (record->>'goneSince')::double precision < \#(goneBefore.timeIntervalSince1970)
+                    AND "transferId" IS NULL AND record->>'filePath' IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM playback p WHERE p.media = 'episode' AND p."mediaId" = e.id)
+                    AND NOT EXISTS (SELECT 1 FROM "upNext" u WHERE u.media = 'episode' AND u."mediaId" = e.id)
+                RETURNING id
+                """#, logger: self.logger
+            )
+            var count = 0
+            for try await _ in rows { count += 1 }
+            return count
         }
     }
 

@@ -24,6 +24,9 @@ package struct DaemonConfiguration: Sendable {
     package var catalogBaseURL: URL = CatalogClient.defaultBaseURL
     /// How often every podcast feed is refreshed.
     package var podcastRefreshInterval: Duration = .seconds(3600)
+    /// Episodes a feed stopped listing, that nobody downloaded, played or queued, are forgotten
+    /// after this many days (`ferry serve --gone-episode-days`); nil: kept for ever.
+    package var goneEpisodeDays: Int? = PodcastLibrary.defaultGoneEpisodeDays
     /// False (`ferry serve --no-hooks`): hooks and session programs are refused and never run.
     package var hooksEnabled = true
     /// The desktop's session bus for notifications (`DBUS_SESSION_BUS_ADDRESS`); nil: none.
@@ -105,7 +108,8 @@ package func buildDaemon(
         catalog: CatalogClient(baseURL: configuration.catalogBaseURL, clients: engine.clients, clock: clock, logger: logger),
         engine: engine, store: configuration.cluster?.listening
     )
-    let podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, store: configuration.cluster?.listening, logger: logger)
+    var podcasts = PodcastLibrary(engine: engine, catalog: catalog.catalog, store: configuration.cluster?.listening, logger: logger)
+    podcasts.goneEpisodeDays = configuration.goneEpisodeDays
     // One daemon makes every change to its accounts' credentials; a cluster's members each may.
     let accounts = AccountLibrary(store: podcasts.store, keepsCredentials: configuration.cluster == nil)
     let sync = SyncLibrary(podcasts: podcasts, accounts: accounts, logger: logger)

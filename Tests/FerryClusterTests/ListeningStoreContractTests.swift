@@ -202,6 +202,45 @@ import Testing
         }
     }
 
+    /// A feed lists its newest episodes only: those it stopped listing are marked gone when it
+    /// stops (not again later, and not at all by a feed that lists nothing), unmarked if listed
+    /// again, and forgotten past the cut unless something names them.
+    @Test(arguments: Kind.available) func episodesGoneFromTheFeedAreForgottenUnlessSomethingNamesThem(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, ["a", "b", "c", "d", "e", "f"].map { item($0) })
+            try await store.updateEpisode(id: ids[1]) { $0.transferId = 7 }
+            try await store.updateEpisode(id: ids[2]) { $0.filePath = "Podcasts/Show/c.mp3" }
+            _ = try await store.updatePlayback("ann", .episode, id: ids[3], PlaybackUpdate(played: true), now: t0)
+            try await store.setUpNext(me, [UpNextEntry(kind: .episode, id: ids[4])])
+
+            #expect(try await store.mergeEpisodes(podcastId: podcast, [item("f"), item("g")], markNew: true, now: t0).map(\.guid) == ["g"])
+            let gone = try await store.episodes(podcastId: podcast).filter { $0.goneSince != nil }
+            #expect(Set(gone.map(\.guid)) == ["a", "b", "c", "d", "e"])
+            #expect(gone.allSatisfy { $0.goneSince == t0 })
+            // Still gone a day later: the mark keeps the day it went.
+            _ = try await store.mergeEpisodes(podcastId: podcast, [item("f"), item("g")], markNew: true, now: t0 + 86_400)
+            #expect(try await store.episode(id: ids[0])?.goneSince == t0)
+            // A feed that lists nothing marks nothing.
+            _ = try await store.mergeEpisodes(podcastId: podcast, [], markNew: true, now: t0 + 86_400)
+            #expect(try await store.episodes(podcastId: podcast).filter { $0.goneSince == nil }.map(\.guid).sorted() == ["f", "g"])
+
+            #expect(try await store.forgetGoneEpisodes(podcastId: podcast, goneBefore: t0) == 0, "gone at t0, not before it")
+            #expect(try await store.forgetGoneEpisodes(podcastId: podcast, goneBefore: t0 + 1) == 1)
+            #expect(try await store.episode(id: ids[0]) == nil, "a: nothing names it")
+            #expect(try await store.episodes(podcastId: podcast).map(\.guid).sorted() == ["b", "c", "d", "e", "f", "g"])
+
+            // Listed again: no longer gone; the others keep their day.
+            _ = try await store.mergeEpisodes(podcastId: podcast, [item("b"), item("f"), item("g")], markNew: true, now: t0 + 2 * 86_400)
+            #expect(try await store.episode(id: ids[1])?.goneSince == nil)
+            #expect(try await store.episode(id: ids[2])?.goneSince == t0)
+            // Once nothing names them, they go too.
+            try await store.updateEpisode(id: ids[2]) { $0.filePath = nil }
+            try await store.setUpNext(me, [])
+            #expect(try await store.forgetGoneEpisodes(podcastId: podcast, goneBefore: t0 + 1) == 2)
+            #expect(try await store.episodes(podcastId: podcast).map(\.guid).sorted() == ["b", "d", "f", "g"])
+        }
+    }
+
     /// Newest first by publication date; the same date: the later added first; no date: last
     /// (as SQLite sorts NULL in a descending order).
     @Test(arguments: Kind.available) func episodesAreListedNewestFirstUndatedLast(_ kind: Kind) async throws {

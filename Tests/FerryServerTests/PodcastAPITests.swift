@@ -4,6 +4,7 @@ import FerryListening
 import FerryTestSupport
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 /// Podcasts through the daemon's API, against feeds and media on a loopback origin.
@@ -196,6 +197,40 @@ import Testing
                     // The dropped episode's transfer is gone, not kept hidden for ever (the accelerated year's leak).
                     let rows = try await d.daemon.engine.local.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM transfer") }
                     #expect(rows == 2, "the two downloaded episodes' transfers, hidden or not")
+                }
+            }
+        }
+    }
+
+    /// Feeds list their newest episodes: one the feed dropped is forgotten a month later by the
+    /// daemon's clock, unless a listener has a place in it.
+    @Test func episodesGoneFromTheFeedAreForgottenAMonthLater() async throws {
+        let offset = Mutex<TimeInterval>(0)
+        @Sendable func feed(_ base: URL, _ numbers: ClosedRange<Int>) -> Data {
+            var feed = Self.feed(base, count: numbers.upperBound)
+            feed.items = feed.items.filter { item in numbers.contains(Int(item.guid.dropFirst(3))!) }
+            return feed.data
+        }
+        try await Origin.run { origin, base in
+            origin.serve("/feed.xml", .init(data: feed(base, 1...4), etag: nil))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home, configure: { configuration in
+                    configuration.engine.now = { Date() + offset.withLock { $0 } }
+                    configuration.goneEpisodeDays = 30
+                }) { d in
+                    let detail = try await d.client.subscribe(url: base.appendingPathComponent("feed.xml").absoluteString)
+                    let second = try #require(detail.episodes.first { $0.title == "Episode 2" })
+                    _ = try await d.client.updatePlayback(episode: second.id, PlaybackUpdate(positionSeconds: 30, durationSeconds: 754))
+
+                    origin.update("/feed.xml") { $0.data = feed(base, 3...5) }
+                    _ = try await d.client.refreshPodcasts(detail.podcast.id)
+                    #expect(try await d.client.podcast(detail.podcast.id).episodes.map(\.title) == ["Episode 5", "Episode 4", "Episode 3", "Episode 2", "Episode 1"])
+                    offset.withLock { $0 = 29 * 86_400 }
+                    _ = try await d.client.refreshPodcasts(detail.podcast.id)
+                    #expect(try await d.client.podcast(detail.podcast.id).episodes.count == 5, "not yet a month")
+                    offset.withLock { $0 = 31 * 86_400 }
+                    _ = try await d.client.refreshPodcasts(detail.podcast.id)
+                    #expect(try await d.client.podcast(detail.podcast.id).episodes.map(\.title) == ["Episode 5", "Episode 4", "Episode 3", "Episode 2"])
                 }
             }
         }

@@ -5,6 +5,8 @@ extension EpisodeRecord {
     /// What merging a feed's episodes into a podcast's writes, matched by guid: the known
     /// episodes whose feed version changed, and those not seen before (a guid the feed repeats
     /// is one episode, with its last version), in feed order.
+    /// Known episodes the feed no longer lists are marked gone from `now` (kept: a feed that
+    /// lists none at all is taken for a broken one, and marks nothing); one listed again is not.
     /// - Parameter markNew: mark episodes not seen before as new (false on the first fetch).
     package static func merge(
         _ incoming: [FeedEpisode], into existing: [EpisodeRecord], podcastId: Int64, markNew: Bool, now: Date
@@ -28,6 +30,14 @@ extension EpisodeRecord {
                 addedIndex[episode.guid] = added.count
                 added.append(EpisodeRecord(podcastId: podcastId, episode: episode, isNew: markNew, now: now))
             }
+        }
+        let listed = Set(incoming.map(\.guid))
+        for record in existing where !incoming.isEmpty && !listed.contains(record.guid) && record.goneSince == nil {
+            guard var record = known[record.guid] else { continue }
+            record.goneSince = now
+            if changed[record.guid] == nil { changedOrder.append(record.guid) }
+            changed[record.guid] = record
+            known[record.guid] = record
         }
         return (changedOrder.compactMap { changed[$0] }, added)
     }

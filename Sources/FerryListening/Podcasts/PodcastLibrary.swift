@@ -30,6 +30,12 @@ package struct PodcastLibrary: Sendable {
     package let store: any ListeningStore
     /// Whose subscriptions and places this value reads and changes (``Listener/owner``: the machine's own user).
     package private(set) var listener = Listener.owner
+    /// Episodes the feed stopped listing are forgotten this many days later unless something
+    /// names them (a download, a file, a listener's place or play, Up Next); nil: never. Feeds
+    /// list their newest tens or hundreds: without this, a year of daily shows leaves tens of
+    /// thousands of episodes nobody will see again.
+    package var goneEpisodeDays: Int? = Self.defaultGoneEpisodeDays
+    package static let defaultGoneEpisodeDays = 30
     var library: LibraryFolder { engine.library }
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
@@ -121,7 +127,7 @@ package struct PodcastLibrary: Sendable {
             try await store.updatePodcast(id: record.podcastId) { $0.credentials = credentials }
         }
         if inserted {
-            _ = try await store.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false)
+            _ = try await store.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false, now: engine.configuration.now())
             writeSidecar(record)
             try await adoptFilesOnDisk(record.podcastId)
             logger.info("subscribed", metadata: ["podcast.id": "\(record.podcastId)", "podcast.feed": "\(record.feedURL)"])
@@ -169,7 +175,7 @@ package struct PodcastLibrary: Sendable {
             if case .fetched(let data, let etag, let lastModified) = result {
                 let feed = try FeedParser.parse(data, url: movedTo ?? URL(string: record.feedURL))
                 newFeedURL = feed.newFeedURL ?? newFeedURL
-                added = try await store.mergeEpisodes(podcastId: id, feed.episodes, markNew: true)
+                added = try await store.mergeEpisodes(podcastId: id, feed.episodes, markNew: true, now: engine.configuration.now())
                 try await store.updatePodcast(id: id) { podcast in
                     podcast.update(from: feed)
                     podcast.etag = etag
@@ -193,6 +199,10 @@ package struct PodcastLibrary: Sendable {
             }
             try await downloadNewest(id)
             try await applyRetention(id)
+            if let days = goneEpisodeDays {
+                let forgotten = try await store.forgetGoneEpisodes(podcastId: id, goneBefore: engine.configuration.now() - Double(days) * 86_400)
+                if forgotten > 0 { logger.debug("episodes gone from the feed forgotten", metadata: ["podcast.id": "\(id)", "episodes": "\(forgotten)"]) }
+            }
             return added
         } catch let error as FerryError {
             _ = try? await store.updatePodcast(id: id) { podcast in

@@ -98,6 +98,9 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     package var filePath: String?
     package var isNew: Bool
     package var firstSeenAt: Date
+    /// When a fetched feed first no longer listed it (nil while it does): an episode gone this
+    /// long that nobody downloaded, played or queued is forgotten (``ListeningStore/forgetGoneEpisodes(podcastId:goneBefore:)``).
+    package var goneSince: Date?
 
     package subscript<Value>(dynamicMember keyPath: WritableKeyPath<EpisodeFields, Value>) -> Value {
         get { fields[keyPath: keyPath] }
@@ -122,6 +125,7 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
         let guid = fields.guid
         fields = episode.fields
         fields.guid = guid
+        goneSince = nil
     }
 
     // One flat row (and one flat JSON object in PostgreSQL): the fields' columns beside the record's own.
@@ -135,6 +139,7 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
         filePath = try row.decodeIfPresent(String.self, forKey: Key("filePath"))
         isNew = try row.decode(Bool.self, forKey: Key("isNew"))
         firstSeenAt = try row.decode(Date.self, forKey: Key("firstSeenAt"))
+        goneSince = try row.decodeIfPresent(Date.self, forKey: Key("goneSince"))
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -147,6 +152,7 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
         try row.encodeIfPresent(filePath, forKey: Key("filePath"))
         try row.encode(isNew, forKey: Key("isNew"))
         try row.encode(firstSeenAt, forKey: Key("firstSeenAt"))
+        try row.encodeIfPresent(goneSince, forKey: Key("goneSince"))
     }
 
     /// The title to show: the feed's, else one made from the media file's name

@@ -55,9 +55,15 @@ package protocol ListeningStore: AccountStore {
     /// retention keeps their files.
     func episodesInUse(podcastId: Int64) async throws -> Set<Int64>
     /// Merges a parsed feed's episodes into the podcast's, by guid, in one transaction.
+    /// Episodes it no longer lists are marked gone from `now` (``EpisodeRecord/merge(_:into:podcastId:markNew:now:)``).
     /// - Parameter markNew: mark episodes not seen before as new (false on the first fetch).
     /// - Returns: the episodes that were not there before.
-    func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord]
+    func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool, now: Date) async throws -> [EpisodeRecord]
+    /// Deletes the podcast's episodes that its feed stopped listing before `goneBefore` and that
+    /// nothing names: no transfer or file, no listener's place or play, no Up Next.
+    /// - Returns: how many were forgotten.
+    @discardableResult
+    func forgetGoneEpisodes(podcastId: Int64, goneBefore: Date) async throws -> Int
     /// A podcast's episodes, newest first.
     func episodes(podcastId: Int64) async throws -> [EpisodeRecord]
     func episode(id: Int64) async throws -> EpisodeRecord?
@@ -143,6 +149,10 @@ package enum PlaybackMedia: String, Sendable {
 }
 
 extension ListeningStore {
+    package func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
+        try await mergeEpisodes(podcastId: podcastId, episodes, markNew: markNew, now: Date())
+    }
+
     package func updatePlayback(_ listener: String, _ media: PlaybackMedia, id: Int64, _ update: PlaybackUpdate) async throws -> Playback {
         try await updatePlayback(listener, media, id: id, update, now: Date())
     }

@@ -52,16 +52,30 @@ extension SQLiteListeningStore: ListeningStore {
         }
     }
 
-    package func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool) async throws -> [EpisodeRecord] {
+    package func mergeEpisodes(podcastId: Int64, _ episodes: [FeedEpisode], markNew: Bool, now: Date) async throws -> [EpisodeRecord] {
         try await writer.write { db in
             let existing = try EpisodeRecord.filter(Column("podcastId") == podcastId).fetchAll(db)
-            let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: Date())
+            let (changed, added) = EpisodeRecord.merge(episodes, into: existing, podcastId: podcastId, markNew: markNew, now: now)
             for record in changed { try record.update(db) }
             return try added.map { record in
                 var record = record
                 try record.insert(db)
                 return record
             }
+        }
+    }
+
+    @discardableResult
+    package func forgetGoneEpisodes(podcastId: Int64, goneBefore: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM episode WHERE podcastId = ? AND goneSince < ? AND transferId IS NULL AND filePath IS NULL
+                        AND id NOT IN (SELECT mediaId FROM playback WHERE media = 'episode')
+                        AND id NOT IN (SELECT mediaId FROM upNext WHERE media = 'episode')
+                    """, arguments: [podcastId, goneBefore]
+            )
+            return db.changesCount
         }
     }
 

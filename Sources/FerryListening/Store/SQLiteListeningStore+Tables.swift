@@ -245,6 +245,9 @@ extension SQLiteTables {
                     END;
                     """)
             },
+            Migration(22, "v22: when the feed stopped listing an episode") { db in
+                try db.alter(table: "episode") { t in t.add(column: "goneSince", .datetime) }
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

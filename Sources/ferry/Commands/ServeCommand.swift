@@ -125,6 +125,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("…and at most this many (the newest).", valueName: "n"))
     var historyCount = 10_000
 
+    @Option(name: .long, help: ArgumentHelp("Episodes a feed no longer lists, that nobody downloaded, played or queued, are forgotten this many days later (0: kept for ever).", valueName: "days"))
+    var goneEpisodeDays = PodcastLibrary.defaultGoneEpisodeDays
+
     /// The port the user named (flag, then FERRY_PORT); nil for the default.
     var requestedPort: Int? { port ?? ProcessInfo.processInfo.environment["FERRY_PORT"].flatMap { Int($0) } }
 
@@ -144,6 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard eventCount >= 100 else { throw ValidationError("--event-count must be at least 100.") }
         guard (1...36500).contains(historyDays) else { throw ValidationError("--history-days must be between 1 and 36500.") }
         guard historyCount >= 1 else { throw ValidationError("--history-count must be at least 1.") }
+        guard (0...36500).contains(goneEpisodeDays) else { throw ValidationError("--gone-episode-days must be between 0 (kept for ever) and 36500.") }
         if let member, member.isEmpty || member.count > 64 || member.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--member must be 1 to 64 characters, without spaces.")
         }
@@ -229,6 +233,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.engine.maxConcurrent = maxConcurrent
         configuration.engine.eventRetention.window = RetentionLimit(days: Double(eventDays), count: eventCount)
         configuration.engine.historyRetention = RetentionLimit(days: Double(historyDays), count: historyCount)
+        configuration.goneEpisodeDays = goneEpisodeDays == 0 ? nil : goneEpisodeDays
         // Tests only: a clock moved ahead by a file's seconds, for retention over a simulated year.
         if let clock = TestClockFile(environment: ProcessInfo.processInfo.environment) { configuration.engine.now = { clock.now() } }
         configuration.catalogBaseURL = try CatalogClient.baseURL()
