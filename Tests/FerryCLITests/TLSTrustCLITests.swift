@@ -107,6 +107,27 @@ import Testing
         }
     }
 
+    /// `--user-agent` and `--referer` reach the server, with every hop of a redirect.
+    @Test func theUserAgentAndRefererAreTheUsers() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/f", .init(data: Origin.bytes(10_000)))
+            origin.redirect("/moved", to: "/f")
+            try await CommandRunner.withHome { home in
+                let get = try await CommandRunner.ferry(
+                    ["get", "-A", "Podcatcher/2.1", "--referer", "https://example.org/page", base.appendingPathComponent("moved").absoluteString], home: home
+                )
+                #expect(get.status == 0, "\(get)")
+                #expect(origin.requests.count == 2)
+                for request in origin.requests {
+                    #expect(request.headers["user-agent"] == "Podcatcher/2.1" && request.headers["referer"] == "https://example.org/page", "\(request.headers)")
+                }
+                let refused = try await CommandRunner.ferry(["get", "--user-agent", "", base.appendingPathComponent("f").absoluteString], home: home)
+                #expect(refused.status != 0 && refused.stderr.contains("--user-agent takes one line of text"), "\(refused)")
+                _ = try await CommandRunner.ferry(["stop"], home: home)
+            }
+        }
+    }
+
     static func transfers(_ output: CommandRunner.Output) throws -> [Transfer] {
         try FerryJSON.decoder().decode([Transfer].self, from: Data(output.stdout.utf8))
     }

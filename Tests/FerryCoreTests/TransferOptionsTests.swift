@@ -146,6 +146,24 @@ import Testing
         }
     }
 
+    /// A client certificate comes with its key, from one layer; its passphrase never shows;
+    /// `insecure` is the transfer's own (a session's is copied into transfers made under it).
+    @Test func tlsOptionsKeepTheirRules() throws {
+        let pair = TransferOptions(clientCertificate: "/c.pem", clientKey: "/c.key", clientKeyPassphrase: "s3cret")
+        try pair.validate()
+        #expect(throws: FerryError.self) { try TransferOptions(clientCertificate: "/c.pem").validate() }
+        #expect(throws: FerryError.self) { try TransferOptions(clientKeyPassphrase: "s3cret").validate() }
+        #expect(throws: FerryError.self) { try TransferOptions(clientCertificate: "c.pem", clientKey: "/c.key").validate() }
+        #expect(pair.redacted.clientKeyPassphrase == "<redacted>" && pair.redacted.clientCertificate == "/c.pem")
+        let merged = pair.overridden(by: TransferOptions(clientCertificate: "/other.pem", clientKey: "/other.key"))
+        #expect(merged.clientCertificate == "/other.pem" && merged.clientKeyPassphrase == nil, "the pair and its passphrase come from one layer")
+        #expect(try TransferOptionsUpdate(clear: ["clientCertificate"]).applied(to: pair) == TransferOptions())
+
+        let settings = TransferSettings(session: TransferOptions(insecure: true), own: TransferOptions())
+        #expect(settings.merged.insecure == nil, "a session's insecure is copied at creation, not read later")
+        #expect(TransferSettings(own: TransferOptions(insecure: true)).merged.insecure == true)
+    }
+
     @Test func updatesAreValidatedAndClearable() async throws {
         try await withTemporaryDirectory { home in
             try await EngineHarness.run(home: home) { h in

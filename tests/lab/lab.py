@@ -35,7 +35,7 @@ API (ns arguments are namespace names: lab.client, lab.origin, lab.proxy):
                                                $request_time), duration, remote_addr, status,
                                                bytes_sent, body_bytes_sent, request, method, path,
                                                range ($http_range, "" if none), if_range, host,
-                                               user_agent, connection, connection_requests. nginx
+                                               user_agent, connection, connection_requests, protocol (HTTP/2.0), port. nginx
                                                logs a request when it ends.
   clear_nginx_log()                            empties it in place (nginx appends with O_APPEND)
   shape(rate="20mbit", burst=None, qdisc="tbf") / unshape()
@@ -69,6 +69,7 @@ API (ns arguments are namespace names: lab.client, lab.origin, lab.proxy):
                                                work folder if the lab made it. Idempotent; also
                                                registered with atexit.
 
+Lab(http_extra="...") adds blocks to nginx's http block (more servers: TLS ones);
 Lab(server_extra="...") adds directives to nginx's server block (e.g. a location with
 limit_rate: bench/lib/throttled.py); the same access log records its requests.
 
@@ -214,9 +215,10 @@ def sweep_stale():
 
 class Lab:
     def __init__(self, proxied: bool = False, workdir=None, www=None, origin_name: str = ORIGIN_NAME,
-                 ports=(80, 8080), nginx_workers: int = 1, server_extra: str = ""):
+                 ports=(80, 8080), nginx_workers: int = 1, server_extra: str = "", http_extra: str = ""):
         self.proxied = proxied
         self.server_extra = server_extra
+        self.http_extra = http_extra
         self.prefix = f"fl{os.getpid()}x{next(_labs)}"
         self.client, self.origin = self.prefix + "c", self.prefix + "o"
         self.proxy = self.prefix + "p" if proxied else None
@@ -455,7 +457,7 @@ class Lab:
             "status": "$status", "bytes_sent": "$bytes_sent", "body_bytes_sent": "$body_bytes_sent",
             "request": '"$request"', "range": '"$http_range"', "if_range": '"$http_if_range"',
             "host": '"$http_host"', "user_agent": '"$http_user_agent"', "connection": "$connection",
-            "connection_requests": "$connection_requests",
+            "connection_requests": "$connection_requests", "protocol": '"$server_protocol"', "port": "$server_port",
         }
         line = "{" + ",".join(f'"{k}":{v}' for k, v in fields.items()) + "}"
         listens = "\n        ".join(f"listen {port};" for port in self.ports)
@@ -487,6 +489,7 @@ http {{
         location = /__lab/ping {{ access_log off; return 204; }}
         {self.server_extra}
     }}
+    {self.http_extra}
 }}
 """
         (work / "nginx.conf").write_text(config)

@@ -20,6 +20,11 @@ extension TransferEngine {
         if session != nil, update.set?.meteredInterfaces != nil {
             throw FerryError.invalidRequest("Metered interfaces are the daemon's (`ferry config set --metered-interfaces`), not a session's.")
         }
+        if session == nil, update.set?.insecure != nil {
+            throw FerryError.invalidRequest(
+                "Certificates are always checked daemon-wide: --insecure is for one transfer (`ferry get --insecure`) or a session (`ferry session set NAME --insecure`)."
+            )
+        }
         if session == nil, update.set?.discretionary != nil {
             throw FerryError.invalidRequest("discretionary is a session's (`ferry session set NAME --discretionary`): the daemon's schedule says when is cheap.")
         }

@@ -25,10 +25,11 @@ extension TransferEngine {
     /// Journals new transfers (or finds the ones already asked for) and schedules them.
     /// - Returns: one transfer per URL, in order.
     package func enqueue(_ request: DownloadRequest) async throws -> [Transfer] {
-        let encodedOptions = TransferRecord.encoded(request.options)
-        // As a read of the row shows them (through JSON: dates to its precision).
+        let records = try await enqueueRecords(request)
+        // As a read of the row shows them (through JSON: dates to its precision), decoded once.
+        let encodedOptions = records.first?.options
         let shownOptions = TransferRecord.decoded(encodedOptions)?.redacted
-        return try await enqueueRecords(request).map { record in
+        return records.map { record in
             record.options == encodedOptions
                 ? record.model(library: library, live: nil, shownOptions: shownOptions) : model(record)
         }
@@ -37,7 +38,13 @@ extension TransferEngine {
     /// ``enqueue(_:)``, answered with the journal's rows: what was queued, without the models
     /// an answer of ids alone does not need.
     package func enqueueRecords(_ request: DownloadRequest) async throws -> [TransferRecord] {
+        var request = request
         try Self.validateSession(request.session)
+        // A session's --insecure goes into each transfer made while it is set: shown with it, and
+        // kept if the session changes its mind later.
+        if request.options?.insecure == nil, try await options(session: request.session).insecure == true {
+            request.options = (request.options ?? TransferOptions()).overridden(by: TransferOptions(insecure: true))
+        }
         try request.options?.validate()
         try Self.refuseSessionWide(request.options)
         try clients.trust.check(request.options)

@@ -9,7 +9,14 @@ struct TransferSettings: Sendable {
     var session = TransferOptions()
     var own = TransferOptions()
 
-    var merged: TransferOptions { daemon.overridden(by: session).overridden(by: own) }
+    /// The layers merged; `insecure` is the transfer's own only: a session's was copied into each
+    /// transfer made while it was set (see ``TransferEngine/enqueueRecords(_:)``), so that what a
+    /// list says of a transfer is what it does.
+    var merged: TransferOptions {
+        var merged = daemon.overridden(by: session).overridden(by: own)
+        merged.insecure = own.insecure
+        return merged
+    }
 
     /// Extra request headers, in a stable order.
     var headers: [(name: String, value: String)] {

@@ -26,10 +26,16 @@ extension TransferWorker {
                 )
                 let status = Int(response.status.code)
                 guard (200...299).contains(status) || status == 416 else {
-                    throw HTTPStatusFailure(
+                    var failure = HTTPStatusFailure(
                         status: status, reason: response.status.reasonPhrase, url: finalURL,
                         retryAfter: response.headers.first(name: "Retry-After")
                     )
+                    // nginx answers a missing or refused client certificate with a 400 page saying so.
+                    if status == 400, finalURL.scheme?.lowercased() == "https",
+                       let page = try? await response.body.collect(upTo: 16 << 10) {
+                        failure.clientCertificate = HTTPStatusFailure.ClientCertificateTrouble(page: String(buffer: page), had: settings.merged.clientCertificate != nil)
+                    }
+                    throw failure
                 }
                 differs = source == url ? nil : Self.mirrorDiffers(response, plan: plan)
                 guard let differs else { return (response, finalURL, source) }

@@ -67,4 +67,21 @@ struct HTTPStatusFailure: Error {
     var reason: String
     var url: URL
     var retryAfter: String?
+    /// What a 400 page said of the client certificate (nginx's `ssl_verify_client`), if anything.
+    var clientCertificate: ClientCertificateTrouble?
+
+    enum ClientCertificateTrouble: Sendable {
+        /// The server wants one and none was given.
+        case missing
+        /// The one given was refused (not signed by an authority the server trusts, expired).
+        case refused
+
+        /// From an error page's text: nginx's "No required SSL certificate was sent" and "The SSL
+        /// certificate error"; nil when it says neither.
+        init?(page: String, had: Bool) {
+            let lower = page.lowercased()
+            guard lower.contains("ssl certificate") || lower.contains("client certificate") else { return nil }
+            self = had || lower.contains("certificate error") ? .refused : .missing
+        }
+    }
 }

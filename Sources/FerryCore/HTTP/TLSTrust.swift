@@ -9,6 +9,7 @@ import Synchronization
 /// modification time, so a renewed file is read again and an unchanged one never.
 package final class TLSTrust: Sendable {
     private let loaded = Mutex<[String: (stamp: TimeInterval, certificates: [NIOSSLCertificate])]>([:])
+    private let identities = Mutex<[String: (stamp: TimeInterval, identity: ClientIdentity)]>([:])
 
     package init() {}
 
@@ -46,18 +47,41 @@ package final class TLSTrust: Sendable {
     }
 
     /// The TLS configuration for `options`: `base` (the client's: the system's roots and the
-    /// environment's) with their authorities added; nil when they add none.
+    /// environment's) with their authorities added, their client certificate, and no check of
+    /// the server's certificate when they say `insecure`; nil when they change nothing.
     package func configuration(for options: TransferOptions, base: TLSConfiguration?) throws(FerryError) -> TLSConfiguration? {
-        guard let roots = try roots(for: options) else { return nil }
+        let roots = try roots(for: options)
+        let identity = try clientIdentity(for: options)
+        guard roots != nil || identity != nil || options.insecure == true else { return nil }
         var configuration = base ?? TLSConfiguration.makeClientConfiguration()
-        configuration.additionalTrustRoots.append(.certificates(roots))
+        if let roots { configuration.additionalTrustRoots.append(.certificates(roots)) }
+        if let identity {
+            configuration.certificateChain = identity.chain.map { .certificate($0) }
+            configuration.privateKey = .privateKey(identity.key)
+        }
+        if options.insecure == true { configuration.certificateVerification = .none }
         return configuration
     }
 
-    /// Checks what options name before anything is journaled.
+    /// Checks what options name before anything is journaled: the authorities can be read, the
+    /// client certificate and key can be read, and the key is the certificate's.
     package func check(_ options: TransferOptions?) throws(FerryError) {
         guard let options else { return }
         _ = try roots(for: options)
+        _ = try clientIdentity(for: options)
+    }
+
+    /// The client certificate's chain and its key (nil: none), read once per file version.
+    /// - Throws: `invalid_request` for a file that is not PEM, an encrypted key without its
+    ///   passphrase or with a wrong one, or a key that is not the certificate's.
+    package func clientIdentity(for options: TransferOptions) throws(FerryError) -> ClientIdentity? {
+        guard let certificatePath = options.clientCertificate, let keyPath = options.clientKey else { return nil }
+        let cacheKey = "\(certificatePath)\u{0}\(keyPath)\u{0}\(options.clientKeyPassphrase ?? "")"
+        let stamp = Self.stamp(certificatePath) + Self.stamp(keyPath) * 3
+        if let cached = identities.withLock({ $0[cacheKey] }), cached.stamp == stamp { return cached.identity }
+        let identity = try ClientIdentity.read(certificate: certificatePath, key: keyPath, passphrase: options.clientKeyPassphrase)
+        identities.withLock { $0[cacheKey] = (stamp, identity) }
+        return identity
     }
 
     /// This process's `SSL_CERT_FILE` / `SSL_CERT_DIR` roots, read once: every client is made from
@@ -84,9 +108,9 @@ package final class TLSTrust: Sendable {
         return (roots, problems)
     }
 
-    static func read(file path: String) throws(FerryError) -> [NIOSSLCertificate] {
+    static func read(file path: String, what: String = "CA certificate") throws(FerryError) -> [NIOSSLCertificate] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw FerryError.invalidRequest("The CA certificate \(path) cannot be read.")
+            throw FerryError.invalidRequest("The \(what) \(path) cannot be read.")
         }
         guard data.count <= 16 << 20, let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") else {
             throw FerryError.invalidRequest("\(path) is not a PEM certificate (no \"-----BEGIN CERTIFICATE-----\").")
@@ -107,7 +131,7 @@ package final class TLSTrust: Sendable {
         return parts.count == 2 && parts[0].count == 8 && parts[0].allSatisfy(\.isHexDigit) && parts[1].allSatisfy(\.isNumber)
     }
 
-    private static func stamp(_ path: String) -> TimeInterval {
+    static func stamp(_ path: String) -> TimeInterval {
         var info = stat()
         guard stat(path, &info) == 0 else { return -1 }
         return TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9 + TimeInterval(info.st_size) * 1e-12

@@ -36,7 +36,7 @@ package struct AttemptFailure: Sendable {
         case let failure as HTTPStatusFailure:
             self.error = FerryError(
                 .httpStatus, "The server answered \(failure.status) \(failure.reason) for \(failure.url.absoluteString)."
-                    + Self.advice(status: failure.status)
+                    + Self.advice(status: failure.status, clientCertificate: failure.clientCertificate)
             )
             retryable = RetryPolicy.isRetryable(status: failure.status) || failure.status == 407
             retryAfter = retryable ? RetryPolicy.retryAfter(failure.retryAfter, now: now) : nil
@@ -80,8 +80,13 @@ package struct AttemptFailure: Sendable {
     }
 
     /// What to do about a status that waiting does not mend.
-    static func advice(status: Int) -> String {
-        switch status {
+    static func advice(status: Int, clientCertificate: HTTPStatusFailure.ClientCertificateTrouble? = nil) -> String {
+        switch clientCertificate {
+        case .missing: return " It wants a client certificate: --certificate FILE --private-key FILE."
+        case .refused: return " It refused the client certificate: one its authority signed, not expired, is needed."
+        case nil: break
+        }
+        return switch status {
         case 401, 403: " It needs credentials: a user name and password in the URL, or --header 'Authorization: …'."
         case 404, 410: " The file is not there; check the URL."
         default: ""

@@ -78,6 +78,17 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     public var caCertificate: String?
     /// A folder of PEM certificates (`*.pem`, `*.crt`) to trust besides the system's: `--ca-directory`.
     public var caDirectory: String?
+    /// A client certificate (PEM, an absolute path) for servers that ask who the client is
+    /// (mutual TLS): `--certificate`. Its key is ``clientKey``.
+    public var clientCertificate: String?
+    /// The client certificate's private key (PEM, an absolute path): `--private-key`.
+    public var clientKey: String?
+    /// The passphrase of an encrypted ``clientKey``. A secret: reads show it as `<redacted>`.
+    public var clientKeyPassphrase: String?
+    /// True: the server's certificate is not checked (`--insecure`): for one transfer, or for a
+    /// session's transfers made while it is set, never for the daemon. Such a transfer says so
+    /// ("certificate not checked") wherever it is listed.
+    public var insecure: Bool?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -88,8 +99,13 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         maxConnectionsPerHost: Int? = nil, directory: String? = nil, onComplete: String? = nil, onFail: String? = nil,
         notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil,
         allowsMeteredNetwork: Bool? = nil, discretionary: Bool? = nil, meteredInterfaces: [String]? = nil,
-        caCertificate: String? = nil, caDirectory: String? = nil
+        caCertificate: String? = nil, caDirectory: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
+        clientKeyPassphrase: String? = nil, insecure: Bool? = nil
     ) {
+        self.clientCertificate = clientCertificate
+        self.clientKey = clientKey
+        self.clientKeyPassphrase = clientKeyPassphrase
+        self.insecure = insecure
         self.caCertificate = caCertificate
         self.caDirectory = caDirectory
         self.allowsMeteredNetwork = allowsMeteredNetwork
@@ -151,6 +167,13 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.meteredInterfaces = other.meteredInterfaces ?? meteredInterfaces
         merged.caCertificate = other.caCertificate ?? caCertificate
         merged.caDirectory = other.caDirectory ?? caDirectory
+        // A certificate and its key come as a pair, from one layer.
+        if other.clientCertificate != nil || other.clientKey != nil {
+            merged.clientCertificate = other.clientCertificate
+            merged.clientKey = other.clientKey
+            merged.clientKeyPassphrase = other.clientKeyPassphrase
+        }
+        merged.insecure = other.insecure ?? insecure
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -173,6 +196,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
             Dictionary(uniqueKeysWithValues: headers.map { ($0.key, Self.isSensitive(header: $0.key) ? "<redacted>" : $0.value) })
         }
         copy.proxy = proxy.map { text in (try? ProxyURL(parsing: text).redacted) ?? ProxyURL.redact(text) }
+        copy.clientKeyPassphrase = clientKeyPassphrase.map { _ in "<redacted>" }
         return copy
     }
 }
@@ -212,7 +236,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
         "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
         "notifyURL", "desktopNotify", "launch", "schedule", "allowsMeteredNetwork", "discretionary", "meteredInterfaces",
-        "caCertificate", "caDirectory",
+        "caCertificate", "caDirectory", "clientCertificate", "insecure",
     ]
 
     /// `options` with this update applied.
@@ -243,6 +267,11 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "meteredInterfaces": result.meteredInterfaces = nil
             case "caCertificate": result.caCertificate = nil
             case "caDirectory": result.caDirectory = nil
+            case "clientCertificate", "clientKey", "clientKeyPassphrase":
+                result.clientCertificate = nil
+                result.clientKey = nil
+                result.clientKeyPassphrase = nil
+            case "insecure": result.insecure = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -295,7 +324,16 @@ extension TransferOptions {
             _ = try ProxyURL(parsing: proxy)
             if noProxy == true { throw FerryError.invalidRequest("Give a proxy or say to use none (noProxy), not both.") }
         }
-        for (name, path) in [("caCertificate", caCertificate), ("caDirectory", caDirectory)] {
+        if (clientCertificate == nil) != (clientKey == nil) {
+            throw FerryError.invalidRequest("A client certificate goes with its private key: give both (--certificate FILE --private-key FILE).")
+        }
+        if clientKeyPassphrase != nil, clientKey == nil {
+            throw FerryError.invalidRequest("A key passphrase goes with a private key (--private-key FILE).")
+        }
+        if let passphrase = clientKeyPassphrase, passphrase.isEmpty || passphrase.utf8.count > 1024 || passphrase.utf8.contains(0) {
+            throw FerryError.invalidRequest("A key passphrase has 1 to 1,024 bytes, without NUL.")
+        }
+        for (name, path) in [("caCertificate", caCertificate), ("caDirectory", caDirectory), ("clientCertificate", clientCertificate), ("clientKey", clientKey)] {
             if let path, !path.hasPrefix("/") || path.utf8.contains(0) || path.utf8.count > 4096 {
                 throw FerryError.invalidRequest("\(name) must be an absolute path ('\(path.prefix(80))' is not).")
             }

@@ -57,13 +57,14 @@ struct BackupSecrets: Codable, Sendable, Equatable {
         return secrets
     }
 
-    /// Options without sensitive headers or a proxy's credentials; nil when there were none.
+    /// Options without sensitive headers, a proxy's credentials or a key's passphrase; nil when there were none.
     static func strip(_ text: String) -> String? {
         guard var options = try? FerryJSON.decoder().decode(TransferOptions.self, from: Data(text.utf8)) else { return nil }
         let before = options
         options.headers = options.headers?.filter { !TransferOptions.isSensitive(header: $0.key) }
         if options.headers?.isEmpty == true { options.headers = nil }
         if let proxy = options.proxy, URL(string: proxy)?.user != nil { options.proxy = nil }
+        options.clientKeyPassphrase = nil
         guard options != before, let data = try? FerryJSON.encoder().encode(options) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }

@@ -34,6 +34,9 @@ enum ExtensionAccess {
         // Files of the server read as certificates: the owner's to name, not a browser's or a member's.
         if body.options?.caCertificate != nil { refused.append("options.caCertificate") }
         if body.options?.caDirectory != nil { refused.append("options.caDirectory") }
+        // The user's client certificate is theirs to present; an unchecked certificate is theirs to accept.
+        if body.options?.clientCertificate != nil || body.options?.clientKey != nil { refused.append("options.clientCertificate") }
+        if body.options?.insecure != nil { refused.append("options.insecure") }
         if body.options?.setsHooks == true || body.options?.desktopNotify != nil { refused.append("hooks") }
         guard refused.isEmpty else {
             throw FerryError(

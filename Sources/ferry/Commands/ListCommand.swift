@@ -70,6 +70,8 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     static let pageSize = 1000
+    /// What a transfer made with `--insecure` says wherever it is listed.
+    static let insecureNote = "certificate not checked"
 
     /// `ID  STATE  PROGRESS  SPEED  NAME`, one row per transfer (a page of them: the columns are
     /// at least as wide as the first page's usually are, so pages line up).
@@ -82,7 +84,8 @@ struct ListCommand: AsyncParsableCommand {
                 case .waiting: Format.waiting(t)
                 default: nil
                 }
-            let name = note.map { "\(Format.name(t)) (\($0))" } ?? Format.name(t)
+            let notes = [t.options?.insecure == true ? Self.insecureNote : nil, note].compactMap { $0 }
+            let name = notes.isEmpty ? Format.name(t) : "\(Format.name(t)) (\(notes.joined(separator: "; ")))"
             let state = t.fileMissing == true ? "missing" : t.state.rawValue
             return [String(t.id), state, Format.progress(t), Format.speedAndConnections(t), t.session, name]
         }

@@ -3,15 +3,32 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// A password from standard input (`--password-stdin`) or typed twice at the terminal, unseen.
 enum PasswordInput {
+    /// Standard input's first line; read once (a command may ask for its options more than once).
     static func readStdin() throws -> String {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
+        let data = standardInput.withLock { data in
+            if data == nil { data = FileHandle.standardInput.readDataToEndOfFile() }
+            return data!
+        }
+        return try firstLine(of: data, from: "standard input")
+    }
+
+    private static let standardInput = Mutex<Data?>(nil)
+
+    /// The first line of a file (a passphrase kept in one).
+    static func readFile(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("Cannot read \(path).") }
+        return try firstLine(of: data, from: path)
+    }
+
+    private static func firstLine(of data: Data, from source: String) throws -> String {
         let text = String(decoding: data, as: UTF8.self)
         let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
-        guard !password.isEmpty else { throw ValidationError("No password on standard input.") }
+        guard !password.isEmpty else { throw ValidationError("No password in \(source): its first line is empty.") }
         return password
     }
 

@@ -40,13 +40,37 @@ struct TransferOptionFlags: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Trust every PEM certificate (*.pem, *.crt) in this folder besides the system's.", valueName: "dir"))
     var caDirectory: String?
 
+    @Option(name: .long, help: ArgumentHelp("Present this client certificate (PEM) to servers that ask who you are (mutual TLS); with --private-key.", valueName: "file"))
+    var certificate: String?
+
+    @Option(name: .long, help: ArgumentHelp("The client certificate's private key (PEM). An encrypted one needs its passphrase: --private-key-passphrase-file or --private-key-passphrase-stdin (kept by the daemon, never shown).", valueName: "file"))
+    var privateKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("Read the private key's passphrase from this file (its first line).", valueName: "file"))
+    var privateKeyPassphraseFile: String?
+
+    @Flag(name: .long, help: "Read the private key's passphrase from standard input (its first line).")
+    var privateKeyPassphraseStdin = false
+
+    @Flag(name: [.customShort("k"), .long], help: "Do not check the server's certificate (a test server, a device with a self-made certificate). Per transfer or session only; such transfers are listed as \"certificate not checked\". Prefer --ca-certificate.")
+    var insecure = false
+
+    @Option(name: [.customShort("A"), .long], help: ArgumentHelp("The User-Agent header to send (Ferry's own unless set).", valueName: "text"))
+    var userAgent: String?
+
+    @Option(name: .long, help: ArgumentHelp("The Referer header to send (some servers want the page a link was on).", valueName: "url"))
+    var referer: String?
+
     @Option(name: .long, help: ArgumentHelp("The folder files go to (relative to here; it must exist, or `get --mkdir` creates it): for `get`, these downloads; for `session set`, the session's downloads from now on.", valueName: "dir"))
     var dir: String?
 
     /// The options given, or nil when none was.
     func options(now: Date = Date()) throws -> TransferOptions? {
         var options = TransferOptions()
-        if !headers.isEmpty { options.headers = try Self.parseHeaders(headers) }
+        var headers = try Self.parseHeaders(self.headers)
+        if let userAgent { headers["User-Agent"] = try Self.headerValue(userAgent, flag: "--user-agent") }
+        if let referer { headers["Referer"] = try Self.headerValue(referer, flag: "--referer") }
+        if !headers.isEmpty { options.headers = headers }
         options.bytesPerSecond = try limitRate.map(Self.parseRate)
         options.startAfter = try at.map { try Self.parseTime($0, now: now) }
         options.connectTimeoutSeconds = connectTimeout
@@ -70,6 +94,17 @@ struct TransferOptionFlags: ParsableArguments {
         options.directory = dir.map(Self.absolutePath)
         options.caCertificate = caCertificate.map(Self.absolutePath)
         options.caDirectory = caDirectory.map(Self.absolutePath)
+        if (certificate == nil) != (privateKey == nil) { throw ValidationError("--certificate and --private-key go together.") }
+        options.clientCertificate = certificate.map(Self.absolutePath)
+        options.clientKey = privateKey.map(Self.absolutePath)
+        if privateKeyPassphraseFile != nil || privateKeyPassphraseStdin {
+            guard privateKey != nil else { throw ValidationError("A passphrase goes with --private-key FILE.") }
+            guard privateKeyPassphraseFile == nil || !privateKeyPassphraseStdin else {
+                throw ValidationError("--private-key-passphrase-file and --private-key-passphrase-stdin do not go together.")
+            }
+            options.clientKeyPassphrase = try privateKeyPassphraseFile.map { try PasswordInput.readFile($0) } ?? PasswordInput.readStdin()
+        }
+        options.insecure = insecure ? true : nil
         return options.isEmpty ? nil : options
     }
 
@@ -79,6 +114,13 @@ struct TransferOptionFlags: ParsableArguments {
         let expanded = path == "~" || path.hasPrefix("~/") ? NSString(string: path).expandingTildeInPath : path
         return URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
             .standardizedFileURL.path
+    }
+
+    static func headerValue(_ value: String, flag: String) throws -> String {
+        guard !value.isEmpty, !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw ValidationError("\(flag) takes one line of text.")
+        }
+        return value
     }
 
     static func parseHeaders(_ lines: [String]) throws -> [String: String] {

@@ -608,7 +608,11 @@ function downloadRow(initial, ctx) {
     badge.textContent = priority;
     badge.hidden = !priority;
     if (priority) badge.dataset.priority = t.priority;
-    source.textContent = [t.taskDescription ? fileName() : host(t.url), t.session !== "web" ? tr("downloads.fromSession", { session: t.session }) : null].filter(Boolean).join(" · ");
+    source.textContent = [
+      t.taskDescription ? fileName() : host(t.url),
+      t.session !== "web" ? tr("downloads.fromSession", { session: t.session }) : null,
+      t.options?.insecure ? tr("transfer.insecure") : null,
+    ].filter(Boolean).join(" · ");
     const finished = FINISHED.has(t.state);
     bar.el.hidden = finished;
     if (!finished) {

@@ -1,0 +1,169 @@
+"""TLS the user's way, against nginx in the origin namespace with certificates openssl made for
+the test (tls_lab.py), and the real daemon and CLI in the client namespace:
+
+- an authority the system does not know, trusted by --ca-certificate, by --ca-directory, by the
+  daemon's SSL_CERT_FILE;
+- an untrusted, an expired and a wrong-host server: each fails at once (one attempt) with its
+  one-line reason;
+- nginx's `ssl_verify_client on`: refused without a client certificate (saying it wants one),
+  refused with one of another authority, served with the right one, also with its key encrypted
+  (the passphrase from stdin, never shown);
+- bad input refused before anything is journaled: a key that is not the certificate's, a wrong
+  passphrase, an encrypted key without one, a PEM that is not one;
+- --insecure downloads from the untrusted server and is listed as "certificate not checked",
+  per transfer and per session; never daemon-wide.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ferry import Ferry
+from lab import Lab, sha256
+from tls_lab import CLIENT_PASSPHRASE, TLS_PORTS, Certificates, servers
+
+
+@pytest.fixture(scope="module")
+def tls(www, tmp_path_factory):
+    certs = Certificates(tmp_path_factory.mktemp("certificates"))
+    log = tmp_path_factory.mktemp("tls-log") / "access.log"
+    lab = Lab(proxied=False, www=www, http_extra=servers(certs, www, log)).start()
+    for port in TLS_PORTS.values():
+        lab._wait_listening(lab.origin, port, lab.nginx, "nginx (TLS)")
+    yield lab, certs, log
+    lab.close()
+
+
+def url(lab: Lab, server: str, name: str = "one.bin") -> str:
+    return f"https://{lab.origin_name}:{TLS_PORTS[server]}/{name}"
+
+
+def failed_at_once(ferry: Ferry, id: int) -> dict:
+    transfer = ferry.wait_for(id, lambda t: t["state"] == "failed", 30, "the refusal")
+    assert transfer["attempts"] == 1, f"a certificate failure fails at once, no retries: {transfer}"
+    return transfer
+
+
+def refused_before_journaling(ferry: Ferry, *args: str) -> str:
+    before = len(ferry.transfers())
+    result = ferry.cli("get", "--no-wait", *args, check=False)
+    assert result.returncode != 0, result
+    assert len(ferry.transfers()) == before, "nothing journaled"
+    return result.stderr
+
+
+def test_an_authority_of_ones_own_is_trusted_where_the_user_says_so(tls, files, tmp_path):
+    lab, certs, _ = tls
+    ferry = Ferry(lab, tmp_path / "ferry")
+    try:
+        untrusted = failed_at_once(ferry, ferry.get(url(lab, "good")))
+        message = untrusted["error"]["message"]
+        assert 'signed by “CN=Ferry Lab CA”' in message and "--ca-certificate" in message, message
+
+        by_file = ferry.get(url(lab, "good", "four.bin"), "--ca-certificate", certs.path("ca.pem"))
+        assert sha256(ferry.wait_for(by_file, lambda t: t["state"] == "completed", 30, "trusted by file")["path"]) == files["four.bin"]
+
+        folder = tmp_path / "authorities"
+        folder.mkdir()
+        (folder / "lab.pem").write_bytes((certs.folder / "ca.pem").read_bytes())
+        ferry.cli("session", "set", "lab", "--ca-directory", str(folder))
+        by_folder = ferry.get(url(lab, "good", "eight.bin"), "--session", "lab")
+        assert sha256(ferry.wait_for(by_folder, lambda t: t["state"] == "completed", 30, "trusted by folder")["path"]) == files["eight.bin"]
+    finally:
+        ferry.stop()
+
+    environment = Ferry(lab, tmp_path / "environment", env={"SSL_CERT_FILE": certs.path("ca.pem")})
+    try:
+        by_environment = environment.get(url(lab, "good"))
+        assert sha256(environment.wait_for(by_environment, lambda t: t["state"] == "completed", 30, "trusted by SSL_CERT_FILE")["path"]) \
+            == files["one.bin"]
+    finally:
+        environment.stop()
+
+
+def test_each_certificate_refusal_says_why_in_one_line_and_fails_at_once(tls, tmp_path):
+    lab, certs, _ = tls
+    ferry = Ferry(lab, tmp_path / "ferry")
+    try:
+        trust = ("--ca-certificate", certs.path("ca.pem"))
+        expired = failed_at_once(ferry, ferry.get(url(lab, "expired"), *trust))["error"]["message"]
+        assert "expired on 2 Jan 2020" in expired or "expired on" in expired and "2020" in expired, expired
+        other = failed_at_once(ferry, ferry.get(url(lab, "other-host"), *trust))["error"]["message"]
+        assert "is for other.lab, not files.lab" in other, other
+        stranger = failed_at_once(ferry, ferry.get(url(lab, "stranger"), *trust))["error"]["message"]
+        assert 'signed by “CN=Nobody\'s CA”' in stranger, stranger
+        for message in (expired, other, stranger):
+            assert "\n" not in message and "BoringSSL" not in message, message
+    finally:
+        ferry.stop()
+
+
+def test_a_server_that_asks_for_a_client_certificate(tls, files, tmp_path):
+    lab, certs, log = tls
+    ferry = Ferry(lab, tmp_path / "ferry")
+    trust = ("--ca-certificate", certs.path("ca.pem"))
+    try:
+        none = failed_at_once(ferry, ferry.get(url(lab, "mutual"), *trust))["error"]["message"]
+        assert "400" in none and "wants a client certificate" in none and "--certificate" in none, none
+        rogue = ferry.get(url(lab, "mutual"), *trust, "--certificate", certs.path("rogue-client.pem"),
+                          "--private-key", certs.path("rogue-client.key"))
+        refused = failed_at_once(ferry, rogue)["error"]["message"]
+        assert "refused the client certificate" in refused, refused
+
+        plain = ferry.get(url(lab, "mutual"), *trust, "--certificate", certs.path("client.pem"), "--private-key", certs.path("client.key"))
+        assert sha256(ferry.wait_for(plain, lambda t: t["state"] == "completed", 30, "served with the certificate")["path"]) \
+            == files["one.bin"]
+        listed = json.loads(ferry.cli("get", "--no-wait", "--json", *trust, "--certificate", certs.path("client.pem"),
+                                      "--private-key", certs.path("client-encrypted.key"), "--private-key-passphrase-stdin",
+                                      url(lab, "mutual", "four.bin"), input=CLIENT_PASSPHRASE + "\n").stdout)
+        encrypted = ferry.wait_for(listed[0]["id"], lambda t: t["state"] == "completed", 30, "served with the encrypted key")
+        assert sha256(encrypted["path"]) == files["four.bin"]
+        assert encrypted["options"]["clientKeyPassphrase"] == "<redacted>"
+        assert CLIENT_PASSPHRASE not in ferry.cli("ls", "--all", "--json").stdout
+        served = [r for r in json.loads("[" + ",".join(log.read_text().splitlines()) + "]") if int(r["port"]) == TLS_PORTS["mutual"]]
+        assert [r["status"] for r in served if r["status"] == 200], served
+
+        # Bad input: refused before anything is journaled, saying what is wrong.
+        mismatched = refused_before_journaling(ferry, *trust, "--certificate", certs.path("client.pem"),
+                                               "--private-key", certs.path("rogue-client.key"), url(lab, "mutual"))
+        assert "is not the key of the certificate" in mismatched, mismatched
+        wrong = ferry.cli("get", "--no-wait", *trust, "--certificate", certs.path("client.pem"), "--private-key",
+                          certs.path("client-encrypted.key"), "--private-key-passphrase-stdin", url(lab, "mutual"),
+                          input="not it\n", check=False)
+        assert wrong.returncode != 0 and "passphrase does not open" in wrong.stderr, wrong
+        missing = refused_before_journaling(ferry, *trust, "--certificate", certs.path("client.pem"), "--private-key",
+                                            certs.path("client-encrypted.key"), url(lab, "mutual"))
+        assert "is encrypted: give its passphrase" in missing, missing
+        not_pem = refused_before_journaling(ferry, "--certificate", certs.path("client.key"), "--private-key",
+                                            certs.path("client.key"), url(lab, "mutual"))
+        assert "is not a PEM certificate" in not_pem, not_pem
+        half = refused_before_journaling(ferry, "--certificate", certs.path("client.pem"), url(lab, "mutual"))
+        assert "--certificate and --private-key go together" in half, half
+    finally:
+        ferry.stop()
+
+
+def test_insecure_downloads_and_says_so_per_transfer_and_session_never_for_the_daemon(tls, files, tmp_path):
+    lab, certs, _ = tls
+    ferry = Ferry(lab, tmp_path / "ferry")
+    try:
+        one = ferry.get(url(lab, "stranger"), "--insecure")
+        done = ferry.wait_for(one, lambda t: t["state"] == "completed", 30, "the unchecked download")
+        assert sha256(done["path"]) == files["one.bin"] and done["options"]["insecure"] is True
+        assert "certificate not checked" in ferry.cli("ls", "--all").stdout
+
+        refused = ferry.cli("session", "set", "*", "--insecure", check=False)
+        assert refused.returncode != 0 and "always checked daemon-wide" in refused.stderr, refused
+
+        ferry.cli("session", "set", "devices", "--insecure")
+        made_while_set = ferry.get(url(lab, "expired", "four.bin"), "--session", "devices")
+        assert ferry.wait_for(made_while_set, lambda t: t["state"] == "completed", 30, "the session's")["options"]["insecure"] is True
+        ferry.cli("session", "set", "devices", "--clear", "insecure")
+        checked = ferry.get(url(lab, "expired", "eight.bin"), "--session", "devices")
+        assert "expired" in failed_at_once(ferry, checked)["error"]["message"]
+        rows = {t["id"]: t for t in ferry.transfers()}
+        assert not (rows[checked].get("options") or {}).get("insecure")
+    finally:
+        ferry.stop()
