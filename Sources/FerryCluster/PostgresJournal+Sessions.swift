@@ -33,6 +33,31 @@ extension PostgresJournal {
         }
     }
 
+    package func cookies(session: String) async throws -> [Cookie] {
+        try await read { connection in
+            for try await text in try await connection.query("SELECT cookies FROM session WHERE name = \(session)", logger: self.logger).decode(String?.self) {
+                return try text.map { try Self.decoder.decode([Cookie].self, from: Data($0.utf8)) } ?? []
+            }
+            return []
+        }
+    }
+
+    @discardableResult
+    package func updateCookies(session: String, _ change: @escaping @Sendable ([Cookie]) throws -> [Cookie]) async throws -> [Cookie] {
+        try await write { connection in
+            try await connection.query(#"INSERT INTO session (name, "acknowledgedSeq") VALUES (\#(session), 0) ON CONFLICT (name) DO NOTHING"#, logger: self.logger)
+            var current: [Cookie] = []
+            for try await text in try await connection.query("SELECT cookies FROM session WHERE name = \(session) FOR UPDATE", logger: self.logger).decode(String?.self) {
+                if let text { current = try Self.decoder.decode([Cookie].self, from: Data(text.utf8)) }
+            }
+            let updated = try change(current)
+            guard updated != current else { return current }
+            let json = updated.isEmpty ? nil : String(decoding: try Self.encoder.encode(updated), as: UTF8.self)
+            try await connection.query("UPDATE session SET cookies = \(json) WHERE name = \(session)", logger: self.logger)
+            return updated
+        }
+    }
+
     package func allSessionOptions() async throws -> [String: TransferOptions] {
         try await read { connection in
             var result: [String: TransferOptions] = [:]

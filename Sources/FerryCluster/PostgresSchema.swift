@@ -267,6 +267,7 @@ enum PostgresSchema {
                 #"UPDATE session SET acknowledges = true WHERE "acknowledgedSeq" > 0"#,
             ]
         ),
+        Migration(version: 9, name: "each session's cookie jar", statements: [#"ALTER TABLE session ADD COLUMN cookies TEXT"#]),
     ]
 
     /// Brings the database up to the newest migration.

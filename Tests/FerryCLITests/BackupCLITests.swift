@@ -42,6 +42,7 @@ import Testing
                     try await eventually("the episode downloaded") { try await client.podcast(part1.podcastId).episodes.first { $0.id == part1.id }?.state == .downloaded }
                     _ = try await client.updatePlayback(episode: part1.id, .init(positionSeconds: 321.5, durationSeconds: 1800))
                     _ = try await client.updateSessionConfiguration("cli", .init(set: TransferOptions(headers: ["Authorization": "Bearer sekrit-4711", "X-Plain": "kept"])))
+                    _ = try await client.importCookies("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tcookie-5150\n", session: "mtls")
                     let identity = try TestAuthority(name: "Backup Lab CA").issue("client", in: old)
                     _ = try await client.updateSessionConfiguration("mtls", .init(set: TransferOptions(
                         clientCertificate: identity.chain.path, clientKey: identity.key.path, clientKeyPassphrase: "pass-9913"
@@ -64,6 +65,7 @@ import Testing
                         let bytes = try Data(contentsOf: file)
                         #expect(bytes.range(of: Data("sekrit-4711".utf8)) == nil, "no secret in the clear in \(file.lastPathComponent)")
                         #expect(bytes.range(of: Data("pass-9913".utf8)) == nil, "no key passphrase in the clear in \(file.lastPathComponent)")
+                        #expect(bytes.range(of: Data("cookie-5150".utf8)) == nil, "no cookie in the clear in \(file.lastPathComponent)")
                         #expect(bytes.range(of: Data("X-Plain".utf8)) != nil)
                     }
                     held.open()
@@ -99,6 +101,7 @@ import Testing
                     #expect(try await newClient.sessionConfiguration("cli").options.headers?["Authorization"] == "<redacted>", "the secret header is back (shown redacted)")
                     let mtls = try await newClient.sessionConfiguration("mtls").options
                     #expect(mtls.clientKeyPassphrase == "<redacted>" && mtls.clientKey == identity.key.path, "the key's passphrase is back (shown redacted)")
+                    #expect(try await newClient.exportCookies(session: "mtls").contains("\tsid\tcookie-5150"), "the session's cookies are back")
                     // The download that was running when the backup was made goes on here.
                     let slowId = try #require(before.first { $0.state == .running }?.id)
                     try await eventually("the restored queue to finish the slow download") { try await newClient.transfer(slowId).state == .completed }

@@ -132,6 +132,27 @@ import Testing
         }
     }
 
+    /// A session's cookie jar: empty at first, changed in one transaction, kept apart from its
+    /// options, gone with the session.
+    @Test(arguments: Kind.available) func eachSessionKeepsItsCookieJar(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            #expect(try await journal.cookies(session: "s").isEmpty)
+            let cookie = Cookie(name: "sid", value: "v", domain: "example.com", expires: Date(timeIntervalSince1970: 2_000_000_000),
+                                secure: true, sameSite: .lax, created: Date(timeIntervalSince1970: 1_800_000_000))
+            #expect(try await journal.updateCookies(session: "s") { $0 + [cookie] } == [cookie])
+            try await journal.updateSessionOptions("s") { _ in TransferOptions(maxRetries: 3) }
+            #expect(try await journal.cookies(session: "s") == [cookie])
+            #expect(try await journal.cookies(session: "other").isEmpty)
+            #expect(try await journal.sessionOptions("s").maxRetries == 3)
+            await #expect(throws: FerryError.self) {
+                try await journal.updateCookies(session: "s") { _ in throw FerryError.invalidRequest("no") }
+            }
+            #expect(try await journal.cookies(session: "s") == [cookie], "a throwing change writes nothing")
+            _ = try await journal.forgetSession("s")
+            #expect(try await journal.cookies(session: "s").isEmpty)
+        }
+    }
+
     @Test(arguments: Kind.available) func aThrowingUpdateWritesNothing(_ kind: Kind) async throws {
         try await Self.withJournal(kind) { journal in
             let id = try await journal.createTransfer(draft(), reuseExisting: false).record.transferId

@@ -97,6 +97,8 @@ package final class Origin: Sendable {
         package var ifNoneMatch: String? { headers["if-none-match"] }
         /// Header values by lower-case name.
         package var headers: [String: String]
+        /// A POST's body.
+        package var body: String?
         /// When the request arrived.
         package var date = Date()
         /// Whether it came over HTTP/2 (a stream of a multiplexed connection).
@@ -134,6 +136,10 @@ package final class Origin: Sendable {
         var gates: [Gate] = []
         /// Paths that answer 401 without this `Authorization` value.
         var protected: [String: String] = [:]
+        /// `Set-Cookie` values added to every answer for a path (redirects too).
+        var setCookies: [String: [String]] = [:]
+        /// Paths that answer 403 unless the request's `Cookie` header holds this `name=value`.
+        var cookieRequired: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -170,6 +176,16 @@ package final class Origin: Sendable {
         state.withLock { $0.protected[path] = "Basic \(credentials)" }
     }
 
+    /// Answers for `path` (files, redirects, refusals) carry these `Set-Cookie` values.
+    package func setCookies(_ path: String, _ values: [String]) {
+        state.withLock { $0.setCookies[path] = values }
+    }
+
+    /// Answers `path` with 403 unless the request sends the cookie `pair` (`name=value`).
+    package func requireCookie(_ path: String, _ pair: String) {
+        state.withLock { $0.cookieRequired[path] = pair }
+    }
+
     package func redirect(_ path: String, to location: String, status: Int = 302) {
         state.withLock { $0.redirects[path] = (status, location) }
     }
@@ -194,13 +210,32 @@ package final class Origin: Sendable {
     // MARK: Serving
 
     func respond(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = request.method == .post ? String(buffer: try await request.collectBody(upTo: 1 << 20)) : nil
+        var response = try await answer(request, body: body, context: context)
+        for value in state.withLock({ $0.setCookies[request.uri.path] ?? [] }) {
+            response.headers.append(HTTPField(name: .setCookie, value: value))
+        }
+        return response
+    }
+
+    private func answer(_ request: Request, body: String?, context: Context) async throws -> Response {
         let path = request.uri.path
         let seen = Seen(
             method: request.method.rawValue, path: path, range: request.headers[.range],
             ifRange: request.headers[.ifRange],
             headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a }),
-            http2: context.http2, connection: context.connection
+            body: body, http2: context.http2, connection: context.connection
         )
+        if let pair = state.withLock({ $0.cookieRequired[path] }),
+            !(request.headers[.cookie] ?? "").split(separator: ";").contains(where: { $0.trimmingCharacters(in: .whitespaces) == pair })
+        {
+            state.withLock { state in
+                state.requests.append(seen)
+                state.sentByRequest.append(0)
+            }
+            return Response(status: .forbidden, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<h1>log in first</h1>")))
+        }
         let required = state.withLock { $0.protected[path] }
         if let required, request.headers[.authorization] != required {
             state.withLock { state in
@@ -366,6 +401,7 @@ package final class Origin: Sendable {
         let origin = Origin()
         let router = Router(context: Context.self)
         router.get("**") { request, context in try await origin.respond(request, context: context) }
+        router.post("**") { request, context in try await origin.respond(request, context: context) }
         let tls = tls || http2 || certificate != nil
         // Only a TLS origin reads certificates (most tests start a plain one, hundreds at once).
         let serverTLS = try tls ? certificate.map { try Self.serverTLS(chain: $0.chain, key: $0.key) } ?? Self.serverTLS() : nil

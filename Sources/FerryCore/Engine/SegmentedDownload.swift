@@ -175,7 +175,8 @@ final class SegmentedDownload: Sendable {
     private func request(_ assignment: SegmentPlan.Assignment, from url: URL) async throws -> HTTPClientResponse.Body {
         let (response, _) = try await worker.fetcher.get(
             url, headers: [("Range", "bytes=\(assignment.from)-\(assignment.to - 1)"), ("If-Range", validator)],
-            extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged
+            extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged,
+            session: settings.sessionName
         )
         let status = Int(response.status.code)
         let headers = response.headers

@@ -213,6 +213,74 @@ extension TransferEngine {
         return ForgottenSession(name: session, eventsDeleted: deleted, cancelled: unfinished.map(\.transferId))
     }
 
+    // MARK: Cookies
+
+    /// A session's cookie jar, expired cookies left out.
+    package nonisolated func cookies(session: String) async throws -> [Cookie] {
+        try Self.validateSession(session)
+        let now = configuration.now()
+        return try await journal.cookies(session: session).filter { $0.expires.map { $0 > now } ?? true }
+    }
+
+    /// Puts cookies (a cookies.txt's: `--load-cookies`, `ferry session cookies import`) into a
+    /// session's jar, each replacing the one of the same name, domain and path.
+    /// - Returns: the jar after.
+    package nonisolated func importCookies(_ cookies: [Cookie], session: String) async throws -> [Cookie] {
+        try Self.validateSession(session)
+        guard cookies.count <= CookieJar.maxCookies else {
+            throw FerryError.invalidRequest("At most \(CookieJar.maxCookies) cookies go in a session's jar (\(cookies.count) given).")
+        }
+        return try await journal.updateCookies(session: session) { current in
+            var jar = CookieJar(current)
+            for cookie in cookies { jar.store(cookie) }
+            return jar.cookies
+        }
+    }
+
+    /// Logs a session in to a site: POSTs the form to `url` and follows the redirects, keeping
+    /// every cookie the hops set in the session's jar; the form (a password) is sent, never kept.
+    /// - Returns: the last hop's status and URL, and the jar after.
+    package nonisolated func logIn(session: String, url: URL, form: [(name: String, value: String)]) async throws -> SessionLogin {
+        try Self.validateSession(session)
+        let settings = TransferSettings(
+            daemon: try await journal.daemonOptions(), session: try await journal.sessionOptions(session), sessionName: session
+        )
+        let body = form.map { Self.formEncode($0.name) + "=" + Self.formEncode($0.value) }.joined(separator: "&")
+        let (response, finalURL) = try await worker.fetcher.get(
+            url, headers: [], extra: settings.headers, headTimeout: settings.headTimeout ?? .seconds(60), options: settings.merged,
+            session: session, form: body
+        )
+        _ = try? await response.body.collect(upTo: 1 << 20)
+        return SessionLogin(
+            session: session, status: Int(response.status.code), url: finalURL.absoluteString,
+            cookies: try await cookies(session: session).map(\.redacted)
+        )
+    }
+
+    /// `application/x-www-form-urlencoded`: letters, digits and `*-._` as they are, spaces as
+    /// `+`, the rest percent-encoded.
+    static func formEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "): out += "+"
+            default: out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    /// Empties a session's jar. - Returns: how many cookies it held.
+    package nonisolated func clearCookies(session: String) async throws -> Int {
+        try Self.validateSession(session)
+        let count = try await journal.cookies(session: session).count
+        try await journal.updateCookies(session: session) { _ in [] }
+        return count
+    }
+
     /// The resume data of a transfer that has bytes on disk.
     package func resumeData(for id: Int64) async throws -> ResumeData {
         guard let record = try await journal.transfer(id: id) else { throw FerryError.notFound(transfer: id) }

@@ -126,7 +126,10 @@ package actor TransferEngine: Service {
         control = TransferControl(limits: .init(daemon: configuration.maxConcurrent), shared: leases != nil)
         worker = TransferWorker(
             store: store, library: library,
-            fetcher: HTTPFetcher(clients: clients, redirects: configuration.redirects, userAgent: configuration.userAgent, logger: logger),
+            fetcher: HTTPFetcher(
+                clients: clients, redirects: configuration.redirects, userAgent: configuration.userAgent,
+                cookies: SessionCookies(journal: journal, now: configuration.now), logger: logger
+            ),
             progress: progress, bandwidth: bandwidth, network: network, hosts: hosts, configuration: configuration,
             random: random, logger: logger
         )

@@ -8,6 +8,8 @@ struct TransferSettings: Sendable {
     var daemon = TransferOptions()
     var session = TransferOptions()
     var own = TransferOptions()
+    /// The transfer's session, whose cookie jar its requests use.
+    var sessionName: String?
 
     /// The layers merged; `insecure` is the transfer's own only: a session's was copied into each
     /// transfer made while it was set (see ``TransferEngine/enqueueRecords(_:)``), so that what a
@@ -44,7 +46,7 @@ extension TransferJournal {
     func settings(for record: TransferRecord) async throws -> TransferSettings {
         TransferSettings(
             daemon: try await daemonOptions(), session: try await sessionOptions(record.session),
-            own: record.transferOptions ?? TransferOptions()
+            own: record.transferOptions ?? TransferOptions(), sessionName: record.session
         )
     }
 }

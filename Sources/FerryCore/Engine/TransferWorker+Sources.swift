@@ -22,7 +22,8 @@ extension TransferWorker {
             var differs: String?
             do {
                 let (response, finalURL) = try await fetcher.get(
-                    source, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged
+                    source, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged,
+                    session: settings.sessionName
                 )
                 let status = Int(response.status.code)
                 guard (200...299).contains(status) || status == 416 else {

@@ -11,6 +11,8 @@ package struct HTTPFetcher: Sendable {
     let clients: HTTPClients
     let redirects: RedirectPolicy
     let userAgent: String
+    /// Sessions' cookie jars: sent with each hop, and what each hop sets kept (nil: no cookies).
+    var cookies: SessionCookies? = nil
     let logger: Logger
 
     /// - Parameters:
@@ -18,19 +20,34 @@ package struct HTTPFetcher: Sendable {
     ///   - extra: configured headers (see ``TransferOptions/headers``).
     ///   - headTimeout: the most each hop may take to answer with a response head.
     ///   - options: the transfer's options, for its proxy (decided again for each hop).
+    ///   - session: whose cookie jar the hops use (nil: none).
+    ///   - form: a form to POST to `url` (a login): a 307 or 308 posts it again to the next hop,
+    ///     any other redirect is followed with a GET, as browsers do.
     /// - Returns: the first non-redirect response and the URL that gave it.
     func get(
         _ url: URL, headers: [(name: String, value: String)], extra: [(name: String, value: String)] = [],
-        headTimeout: Duration? = nil, options: TransferOptions = TransferOptions()
+        headTimeout: Duration? = nil, options: TransferOptions = TransferOptions(), session: String? = nil,
+        form: String? = nil
     ) async throws -> (response: HTTPClientResponse, url: URL) {
         var current = url
         var visited = [url]
+        var form = form
         let tls = try clients.tlsConfiguration(for: options)
+        let jar = session.flatMap { session in cookies.map { (session, $0) } }
+        let chainSite = url.host.map(CookieJar.site(of:))
         while true {
             var request = HTTPClientRequest(url: current.absoluteString)
             request.tlsConfiguration = tls
             request.headers.add(name: "User-Agent", value: userAgent)
             request.headers.add(name: "Accept-Encoding", value: "identity")
+            if let form {
+                request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.body = .bytes(ByteBuffer(string: form))
+            }
+            if let (session, cookies) = jar, let cookie = try await cookies.header(session: session, url: current, chainSite: chainSite) {
+                request.headers.add(name: "Cookie", value: cookie)
+            }
             let sameOrigin = Self.origin(of: current) == Self.origin(of: url)
             for header in extra where sameOrigin || !TransferOptions.isSensitive(header: header.name) {
                 request.headers.replaceOrAdd(name: header.name, value: header.value)
@@ -38,10 +55,14 @@ package struct HTTPFetcher: Sendable {
             for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
             let deadline: NIODeadline = headTimeout.map { .now() + .init($0) } ?? .distantFuture
             let response = try await clients.client(for: current, options: options).execute(request, deadline: deadline, logger: logger)
+            if let (session, cookies) = jar {
+                try await cookies.receive(session: session, url: current, response.headers["Set-Cookie"])
+            }
             guard RedirectPolicy.isRedirect(status: Int(response.status.code)) else { return (response, current) }
             let next = try redirects.next(location: response.headers.first(name: "Location"), from: current, visited: visited)
             logger.debug("redirect", metadata: ["http.from": "\(current)", "http.to": "\(next)"])
             _ = try? await response.body.collect(upTo: 64 * 1024)
+            if ![307, 308].contains(Int(response.status.code)) { form = nil }
             visited.append(next)
             current = next
         }

@@ -86,6 +86,12 @@ package protocol TransferJournal: Sendable {
 
     /// Every session (and the daemon) with options, by name.
     func allSessionOptions() async throws -> [String: TransferOptions]
+    /// A session's cookie jar (empty when it has none).
+    func cookies(session: String) async throws -> [Cookie]
+    /// Changes a session's cookie jar in one transaction (the cookies a response set, an
+    /// import, a clear); returns the new jar.
+    @discardableResult
+    func updateCookies(session: String, _ change: @escaping @Sendable ([Cookie]) throws -> [Cookie]) async throws -> [Cookie]
 
     /// Calls `handler` with every event journaled from now on, once committed, in `seq` order,
     /// one at a time; it must return quickly.

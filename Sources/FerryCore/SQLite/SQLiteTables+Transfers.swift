@@ -125,6 +125,9 @@ extension SQLiteTables {
                 try db.alter(table: "session") { t in t.add(column: "acknowledges", .boolean).notNull().defaults(to: false) }
                 try db.execute(sql: "UPDATE session SET acknowledges = 1 WHERE acknowledgedSeq > 0")
             },
+            Migration(23, "v23: each session's cookie jar") { db in
+                try db.alter(table: "session") { t in t.add(column: "cookies", .text) }
+            },
         ]
     )
 }

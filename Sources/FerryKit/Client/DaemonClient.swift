@@ -215,6 +215,39 @@ public struct DaemonClient: Sendable {
     ///   - seq: the ``TransferEvent/seq`` of the newest event handled.
     /// Ends a session for good (`DELETE /v1/sessions/{session}`): its unfinished transfers are
     /// cancelled, its events, acknowledgement and options deleted.
+    /// A session's cookie jar, values redacted (`GET /v1/sessions/{session}/cookies`).
+    public func cookies(session: String) async throws -> CookieList {
+        try await send(.GET, "/v1/sessions/\(Self.escape(session))/cookies")
+    }
+
+    /// Puts a cookies.txt file's cookies (Netscape format) into a session's jar.
+    /// - Throws: ``FerryError`` `invalid_request` naming the first malformed line.
+    public func importCookies(_ text: String, session: String) async throws -> CookieJarChange {
+        var request = request(.POST, "/v1/sessions/\(Self.escape(session))/cookies")
+        request.headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        request.body = .bytes(ByteBuffer(string: text))
+        return try await decode(request, timeout: .seconds(60))
+    }
+
+    /// A session's cookies as a cookies.txt file, values and all (the API token only).
+    public func exportCookies(session: String) async throws -> String {
+        let request = request(.GET, "/v1/sessions/\(Self.escape(session))/cookies.txt")
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        guard response.status == .ok else { throw Self.error(status: response.status, body: body) }
+        return String(buffer: body)
+    }
+
+    /// Logs a session in to a site: the daemon POSTs the form and keeps the cookies it is given.
+    public func logIn(session: String, _ request: SessionLoginRequest) async throws -> SessionLogin {
+        try await send(.POST, "/v1/sessions/\(Self.escape(session))/login", body: request)
+    }
+
+    /// Empties a session's cookie jar.
+    public func clearCookies(session: String) async throws -> CookieJarChange {
+        try await send(.DELETE, "/v1/sessions/\(Self.escape(session))/cookies")
+    }
+
     public func forgetSession(_ session: String) async throws -> ForgottenSession {
         try await send(.DELETE, "/v1/sessions/\(Self.escape(session))")
     }

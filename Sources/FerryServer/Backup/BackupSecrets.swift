@@ -8,7 +8,7 @@ import GRDB
 /// What a backup keeps apart from its snapshot, sealed with the user's passphrase (`ferry backup
 /// --with-secrets`): the state folder's secrets (the API token, aria2's secret, the extension's
 /// pairing, Ferry's CA and certificate keys) and the journal's (private feeds' passwords,
-/// sensitive headers and proxy credentials in options). The snapshot itself holds none of them.
+/// sensitive headers, proxy credentials and key passphrases in options, sessions' cookies). The snapshot itself holds none of them.
 struct BackupSecrets: Codable, Sendable, Equatable {
     /// State-folder files by their path in it (`token`, `tls/ca-key.pem`).
     var files: [String: Data] = [:]
@@ -16,6 +16,8 @@ struct BackupSecrets: Codable, Sendable, Equatable {
     /// Options as they were, where the snapshot's lost a header or a proxy's credentials.
     var transferOptions: [Int64: String] = [:]
     var sessionOptions: [String: String] = [:]
+    /// Sessions' cookie jars (JSON, as the journal keeps them).
+    var sessionCookies: [String: String]? = nil
 
     struct FeedLogin: Codable, Sendable, Equatable {
         var podcastId: Int64
@@ -54,6 +56,12 @@ struct BackupSecrets: Codable, Sendable, Equatable {
             secrets.sessionOptions[name] = text
             try db.execute(sql: "UPDATE session SET options = ? WHERE name = ?", arguments: [stripped, name])
         }
+        if try db.columns(in: "session").contains(where: { $0.name == "cookies" }) {
+            for row in try Row.fetchAll(db, sql: "SELECT name, cookies FROM session WHERE cookies IS NOT NULL") {
+                secrets.sessionCookies = (secrets.sessionCookies ?? [:]).merging([row["name"]: row["cookies"]]) { _, new in new }
+            }
+            try db.execute(sql: "UPDATE session SET cookies = NULL")
+        }
         return secrets
     }
 
@@ -76,6 +84,7 @@ struct BackupSecrets: Codable, Sendable, Equatable {
         }
         for (id, options) in transferOptions { try db.execute(sql: "UPDATE transfer SET options = ? WHERE id = ?", arguments: [options, id]) }
         for (name, options) in sessionOptions { try db.execute(sql: "UPDATE session SET options = ? WHERE name = ?", arguments: [options, name]) }
+        for (name, cookies) in sessionCookies ?? [:] { try db.execute(sql: "UPDATE session SET cookies = ? WHERE name = ?", arguments: [cookies, name]) }
         for (name, data) in files {
             // Only the names a backup writes: a crafted backup cannot place a file elsewhere.
             guard Self.fileNames.contains(name) || (name.hasPrefix("tls/") && !name.dropFirst(4).contains("/") && !name.hasPrefix("tls/.")) else { continue }

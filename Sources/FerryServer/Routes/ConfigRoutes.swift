@@ -21,6 +21,37 @@ struct ConfigRoutes {
             let options = try await engine.updateOptions(session: session, update)
             return try jsonResponse(SessionConfiguration(session: session, options: options.redacted))
         }
+        // A session's cookie jar: listed with values redacted; imported from a cookies.txt;
+        // exported (values and all) to the API token only; cleared.
+        api.get("sessions/:session/cookies") { _, context in
+            let session = try context.parameters.require("session")
+            return try jsonResponse(CookieList(session: session, cookies: try await engine.cookies(session: session).map(\.redacted)))
+        }
+        api.get("sessions/:session/cookies.txt") { _, context in
+            guard context.credential == .token else {
+                throw FerryError(.forbidden, "Cookies are exported with the CLI or the API token (`ferry session cookies export`), not from the web app.")
+            }
+            let text = CookiesFile.text(try await engine.cookies(session: try context.parameters.require("session")))
+            return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        api.post("sessions/:session/cookies") { request, context in
+            let session = try context.parameters.require("session")
+            let body = try await request.body.collect(upTo: 4 << 20)
+            let cookies = try CookiesFile.parse(String(buffer: body))
+            let jar = try await engine.importCookies(cookies, session: session)
+            return try jsonResponse(CookieJarChange(session: session, imported: cookies.count, cookies: jar.map(\.redacted)))
+        }
+        api.post("sessions/:session/login") { request, context in
+            let session = try context.parameters.require("session")
+            let body = try await request.decodeJSON(SessionLoginRequest.self, context: context)
+            let url = try TransferURL.validate(body.url)
+            guard body.form.count <= 64 else { throw FerryError.invalidRequest("A login form has at most 64 fields.") }
+            return try jsonResponse(try await engine.logIn(session: session, url: url, form: body.form.map { ($0.name, $0.value) }))
+        }
+        api.delete("sessions/:session/cookies") { _, context in
+            let session = try context.parameters.require("session")
+            return try jsonResponse(CookieJarChange(session: session, cleared: try await engine.clearCookies(session: session), cookies: []))
+        }
         api.get("config") { _, _ in
             try jsonResponse(try await engine.options(session: nil).redacted)
         }

@@ -77,6 +77,9 @@ struct GetCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Another URL of the same file (repeatable; with one URL).", valueName: "url"))
     var mirror: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Cookies for these downloads from a cookies.txt file (Netscape format, as browser extensions, curl and wget write it): added to the session's jar (`ferry session cookies`).", valueName: "file"))
+    var loadCookies: String?
+
     @OptionGroup(title: "Transfer options (over the session's; see `ferry session`)") var transfer: TransferOptionFlags
 
     @OptionGroup var output: OutputOptions
@@ -120,7 +123,9 @@ struct GetCommand: AsyncParsableCommand {
         let requests = try inputFile.map { path in
             try InputFile(try Self.read(path)).requests(template: request, resolve: TransferOptionFlags.absolutePath)
         } ?? [request]
+        let cookies = try loadCookies.map(CookiesInput.read)
         let client = try await CLIConnection.connect()
+        if let cookies { _ = try await client.importCookies(cookies, session: session) }
         if noWait { return try await queueWithoutWaiting(requests, client: client) }
         var transfers: [Transfer] = []
         var after: Int64?

@@ -11,7 +11,7 @@ struct SessionCommand: AsyncParsableCommand {
             one transfer. The session named '*' is the daemon itself: its limits cover all \
             transfers together (`ferry session set '*' --limit-rate 5M`).
             """,
-        subcommands: [SessionShowCommand.self, SessionSetCommand.self, SessionForgetCommand.self]
+        subcommands: [SessionShowCommand.self, SessionSetCommand.self, SessionCookiesCommand.self, SessionForgetCommand.self]
     )
 }
 
