@@ -31,6 +31,24 @@ import Testing
         #expect(again?.kind == .restarted && again?.reason == "the file changed" && restarted.serverDigest == "Digest x")
     }
 
+    /// The control decides a start, then a cancel arrives before the worker journals the start:
+    /// the start must not bring the cancelled row back to running (the accelerated year's stuck
+    /// day: a cancelled transfer left "running" for ever).
+    @Test func aStartJournaledAfterACancelDoesNotUndoIt() {
+        for state in [TransferState.queued, .waiting] {
+            var record = Self.record()
+            record.state = state
+            _ = record.apply(TransferChange.started)
+            #expect(record.state == .running && record.attempts == 1, "\(state)")
+        }
+        for state in [TransferState.cancelled, .paused, .completed, .failed] {
+            var record = Self.record()
+            record.state = state
+            _ = record.apply(TransferChange.started)
+            #expect(record.state == state && record.attempts == 0, "\(state) stays \(state)")
+        }
+    }
+
     @Test func checkpointsJournalOnlyWhatMoved() {
         var record = Self.record()
         #expect(record.apply(.checkpointed(durable: 500)) == nil)

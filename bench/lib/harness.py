@@ -245,10 +245,12 @@ class Nginx:
         self.workers = workers
         self.port = None
         self.process = None
+        # A TLS server beside the plain one (tls_url): its port, certificate and key.
+        self.tls = None
 
     def start(self):
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = self.port or free_port()
         log_line = (
             f'log_format bench \'$msec $request_time $status $body_bytes_sent "$request" "$http_range"\';\n'
             f"    access_log {self.workdir}/access.log bench;" if self.access_log else "access_log off;"
@@ -279,6 +281,7 @@ http {{
         root {self.root};
         location / {{ }}
     }}
+    {self._tls_server()}
 }}
 """
         (self.workdir / "nginx.conf").write_text(config)
@@ -300,6 +303,34 @@ http {{
 
     def url(self, name):
         return f"http://127.0.0.1:{self.port}/{name}"
+
+    def _tls_server(self):
+        if not self.tls:
+            return ""
+        port, certificate, key = self.tls
+        return f"""
+    log_format tls '$connection $server_protocol $status $body_bytes_sent "$request"';
+    server {{
+        listen 127.0.0.1:{port} ssl http2;
+        ssl_certificate {certificate};
+        ssl_certificate_key {key};
+        access_log {self.tls_log} tls;
+        root {self.root};
+        location / {{ }}
+    }}"""
+
+    @property
+    def tls_log(self):
+        return self.workdir / "tls-access.log"
+
+    def tls_url(self, certificate, key):
+        """The base URL of a TLS server (h2 and HTTP/1.1 by ALPN) serving the same folder, started
+        now beside the plain one (nginx restarted on the same port)."""
+        if not self.tls:
+            self.tls = (free_port(), certificate, key)
+            self.stop()
+            self.start()
+        return f"https://127.0.0.1:{self.tls[0]}"
 
     def log_entries(self):
         """Parsed access-log lines: dicts with time, duration, status, bytes, request, range."""

@@ -180,7 +180,12 @@ package actor TransferEngine: Service {
         do {
             let record = try await store.write(.started, to: id)!
             let token = holder.token
-            report = await worker.run(record: record, signal: holder.stop) { await self.mayFinish(id, token) }
+            if record.state == .running, !holder.stop.isFired {
+                report = await worker.run(record: record, signal: holder.stop) { await self.mayFinish(id, token) }
+            } else {
+                // Cancelled or paused before it began: the journal said no.
+                report = .stopped
+            }
         } catch {
             logger.error("cannot journal a transfer's start", metadata: ["transfer.id": "\(id)", "error": "\(error)"])
             report = .stopped

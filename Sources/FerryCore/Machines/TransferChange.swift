@@ -65,6 +65,9 @@ extension TransferRecord {
     mutating func apply(_ change: TransferChange) -> TransferEvent? {
         switch change {
         case .started:
+            // A cancel or pause the control journaled between deciding the start and the worker
+            // writing it stands: the worker sees the row is not running and does not run.
+            guard [.queued, .waiting, .running].contains(state) else { return nil }
             state = .running
             attempts += 1
             retryAt = nil
