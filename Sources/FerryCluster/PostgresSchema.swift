@@ -268,6 +268,7 @@ enum PostgresSchema {
             ]
         ),
         Migration(version: 9, name: "each session's cookie jar", statements: [#"ALTER TABLE session ADD COLUMN cookies TEXT"#]),
+        Migration(version: 10, name: "the HTTP version a transfer's answer came over", statements: [#"ALTER TABLE transfer ADD COLUMN "httpVersion" TEXT"#]),
     ]
 
     /// Brings the database up to the newest migration.

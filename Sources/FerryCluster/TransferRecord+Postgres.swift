@@ -39,7 +39,7 @@ extension TransferRecord {
         add(uploadProtocol?.rawValue); add(uploadURL); add(responseStatus); add(responseHeaders); add(responseBody); add(options)
         add(startAfter); add(waitReason); add(waitingSince); add(waitsForNetwork); add(segments); add(mirrors); add(directory)
         add(outputName); add(overwrite); add(checksum); add(serverDigest); add(verifiedBy); add(priority); add(queueRank); add(hidden)
-        add(requestedBy)
+        add(requestedBy); add(httpVersion)
     }
 
     /// A row selected by ``postgresSelect``.
@@ -115,6 +115,7 @@ extension TransferRecord {
         queueRank = try next()
         hidden = try next()
         requestedBy = try next()
+        httpVersion = try next()
         member = try next()
     }
 }

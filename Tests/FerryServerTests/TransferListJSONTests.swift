@@ -24,7 +24,7 @@ import Testing
         connections: 8, ranges: [TransferRange(start: 0, end: 100, bytes: 100), TransferRange(start: 100, end: 9_876_543_210, bytes: 7)],
         mirrors: [TransferMirror(url: "https://b.example/\"x\"", dropped: "answered 404 Not Found"), TransferMirror(url: "https://c.example/x")],
         directory: "/home/ann/isos \"new\"", checksum: try! Checksum(parsing: "sha-256=" + String(repeating: "AB", count: 32)),
-        verifiedBy: ["checksum sha-256", "Repr-Digest sha-256"], priority: .high, fileMissing: true, member: "host-a \"1\"", requestedBy: "ann \"2\""
+        verifiedBy: ["checksum sha-256", "Repr-Digest sha-256"], priority: .high, fileMissing: true, member: "host-a \"1\"", requestedBy: "ann \"2\"", httpVersion: "HTTP/2"
     )
 
     /// Only what is always there.

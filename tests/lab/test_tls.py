@@ -167,3 +167,26 @@ def test_insecure_downloads_and_says_so_per_transfer_and_session_never_for_the_d
         assert not (rows[checked].get("options") or {}).get("insecure")
     finally:
         ferry.stop()
+
+
+def test_many_small_files_from_an_h2_server_share_one_connection(tls, tmp_path):
+    lab, certs, log = tls
+    names = [f"h2/{n:03d}.bin" for n in range(200)]
+    for n, name in enumerate(names):
+        lab.add_file(name, 16 << 10, seed=500 + n)
+    listing = tmp_path / "urls.txt"
+    listing.write_text("".join(url(lab, "good", name) + "\n" for name in names))
+    ferry = Ferry(lab, tmp_path / "ferry")
+    try:
+        before = len(log.read_text().splitlines()) if log.exists() else 0
+        ferry.cli("get", "--ca-certificate", certs.path("ca.pem"), "-i", str(listing), timeout=120)
+        transfers = [t for t in ferry.transfers() if "/h2/" in t["url"]]
+        assert len(transfers) == 200 and all(t["state"] == "completed" for t in transfers)
+        assert {t.get("httpVersion") for t in transfers} == {"HTTP/2"}, {t.get("httpVersion") for t in transfers}
+        served = [json.loads(line) for line in log.read_text().splitlines()[before:]]
+        served = [r for r in served if "/h2/" in r["request"]]
+        assert len(served) == 200 and {r["protocol"] for r in served} == {"HTTP/2.0"}
+        serials = {r["connection"] for r in served}
+        assert len(serials) == 1, f"200 files over {len(serials)} connections (nginx's serial numbers)"
+    finally:
+        ferry.stop()

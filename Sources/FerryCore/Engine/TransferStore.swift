@@ -48,7 +48,7 @@ extension TransferRecord {
             priority: priority == 0 ? nil : TransferPriority(rank: priority),
             // The disk is the truth: a stat for each completed download listed.
             fileMissing: path.map { access($0, F_OK) != 0 ? true : nil } ?? nil,
-            member: state.isFinal ? nil : member, requestedBy: requestedBy
+            member: state.isFinal ? nil : member, requestedBy: requestedBy, httpVersion: httpVersion
         )
     }
 

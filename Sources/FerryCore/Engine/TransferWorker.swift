@@ -209,7 +209,8 @@ struct TransferWorker: Sendable {
         )
         let accepted = TransferFact.Accepted(
             from: from, total: total, validator: validator, nameHint: nameHint,
-            serverDigest: stated.map { "\($0.header) \($0.checksum)" }, restartReason: restartReason
+            serverDigest: stated.map { "\($0.header) \($0.checksum)" }, restartReason: restartReason,
+            httpVersion: response.head.version.major >= 2 ? "HTTP/\(response.head.version.major)" : "HTTP/\(response.head.version.major).\(response.head.version.minor)"
         )
         try await store.record(.accepted(accepted), of: record.transferId)
         progress.set(record.transferId, bytes: from, total: total)

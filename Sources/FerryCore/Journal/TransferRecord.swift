@@ -96,6 +96,8 @@ package struct TransferRecord: Codable, Sendable, Hashable, FetchableRecord, Mut
     package var queueRank: Int64?
     /// Removed from the list, kept for a song or an episode that names it (its file is theirs).
     package var hidden = false
+    /// The HTTP version its last answer came over (`HTTP/2`, `HTTP/1.1`).
+    package var httpVersion: String?
     /// In a cluster: the member holding its lease (as read; the SQLite journal has none).
     package var member: String?
     /// The account that asked for it (a member may pause or cancel only their own); nil for

@@ -17,6 +17,8 @@ enum TransferFact: Sendable {
         var serverDigest: String?
         /// Why the bytes start again from zero, if they do.
         var restartReason: String?
+        /// The HTTP version of the answer (`HTTP/2`, `HTTP/1.1`).
+        var httpVersion: String? = nil
     }
 
     // MARK: Downloads
@@ -71,6 +73,7 @@ extension TransferRecord {
             validator = accepted.validator
             nameHint = accepted.nameHint
             if let digest = accepted.serverDigest { serverDigest = digest } else if accepted.from == 0 { serverDigest = nil }
+            httpVersion = accepted.httpVersion ?? httpVersion
             var event = event(accepted.from > 0 ? .resumed : accepted.restartReason != nil ? .restarted : .started)
             event.offset = accepted.from
             event.reason = accepted.restartReason

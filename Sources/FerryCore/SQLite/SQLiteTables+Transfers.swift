@@ -128,6 +128,9 @@ extension SQLiteTables {
             Migration(23, "v23: each session's cookie jar") { db in
                 try db.alter(table: "session") { t in t.add(column: "cookies", .text) }
             },
+            Migration(24, "v24: the HTTP version a transfer's answer came over") { db in
+                try db.alter(table: "transfer") { t in t.add(column: "httpVersion", .text) }
+            },
         ]
     )
 }

@@ -21,6 +21,7 @@ extension TransferRecord {
             sourcePath, sourceIdentity, formField, uploadProtocol?.rawValue, uploadURL, responseStatus, responseHeaders,
             responseBody, options, JournalDate(startAfter), waitReason, JournalDate(waitingSince), waitsForNetwork, segments,
             mirrors, directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank, hidden, requestedBy,
+            httpVersion,
         ]
     }
 

@@ -15,7 +15,7 @@ extension TransferRecord {
         case uploadProtocol, uploadURL, responseStatus, responseHeaders, responseBody, options, startAfter
         case waitReason, waitingSince, waitsForNetwork, segments, mirrors
         case directory, outputName, overwrite, checksum, serverDigest, verifiedBy, priority, queueRank, hidden
-        case requestedBy
+        case requestedBy, httpVersion
     }
 
     package static var databaseSelection: [any SQLSelectable] { Columns.allCases }
@@ -114,5 +114,6 @@ extension TransferRecord {
         queueRank = try nextIfPresent()
         hidden = try next()
         requestedBy = try nextIfPresent()
+        httpVersion = try nextIfPresent()
     }
 }

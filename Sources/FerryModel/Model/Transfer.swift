@@ -81,6 +81,9 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
     /// The account that asked for it; nil for this machine's own clients (the CLI, the web app
     /// on the server, the library's downloads). A member may pause or cancel only their own.
     public var requestedBy: String?
+    /// The HTTP version its last answer came over: `HTTP/2` (a stream of a shared connection)
+    /// or `HTTP/1.1`.
+    public var httpVersion: String?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -93,7 +96,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         response: UploadResponse? = nil, startAfter: Date? = nil, options: TransferOptions? = nil,
         connections: Int? = nil, ranges: [TransferRange]? = nil, mirrors: [TransferMirror]? = nil,
         directory: String? = nil, checksum: Checksum? = nil, verifiedBy: [String]? = nil, priority: TransferPriority? = nil,
-        fileMissing: Bool? = nil, member: String? = nil, requestedBy: String? = nil
+        fileMissing: Bool? = nil, member: String? = nil, requestedBy: String? = nil, httpVersion: String? = nil
     ) {
         self.id = id
         self.url = url
@@ -131,6 +134,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         self.fileMissing = fileMissing
         self.member = member
         self.requestedBy = requestedBy
+        self.httpVersion = httpVersion
     }
 
     /// Fraction done in 0...1, when the total is known (1 once completed, even without one).
@@ -143,7 +147,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         case id, url, session, state, bytesReceived, totalBytes, path, sha256, error, waitReason, folder, taskDescription
         case bytesPerSecond, etaSeconds, attempts, retryAt, createdAt, updatedAt, completedAt
         case kind, method, sourcePath, uploadProtocol, response, startAfter, options, connections, ranges, mirrors
-        case directory, checksum, verifiedBy, priority, fileMissing, member, requestedBy
+        case directory, checksum, verifiedBy, priority, fileMissing, member, requestedBy, httpVersion
     }
 
     /// `id`, `url`, `session`, `state`, `bytesReceived`, `totalBytes`, `path`, `sha256` and `error`
@@ -186,6 +190,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         try c.encodeIfPresent(fileMissing, forKey: .fileMissing)
         try c.encodeIfPresent(member, forKey: .member)
         try c.encodeIfPresent(requestedBy, forKey: .requestedBy)
+        try c.encodeIfPresent(httpVersion, forKey: .httpVersion)
     }
 
     /// Reads the JSON shape, taking the defaults for keys that an older daemon leaves out
@@ -228,6 +233,7 @@ public struct Transfer: Codable, Sendable, Hashable, Identifiable {
         fileMissing = try c.decodeIfPresent(Bool.self, forKey: .fileMissing)
         member = try c.decodeIfPresent(String.self, forKey: .member)
         requestedBy = try c.decodeIfPresent(String.self, forKey: .requestedBy)
+        httpVersion = try c.decodeIfPresent(String.self, forKey: .httpVersion)
     }
 }
 

@@ -52,6 +52,7 @@ extension JSONWriter {
         if let value = t.etaSeconds { key("etaSeconds"); try double(value) }
         if let value = t.fileMissing { key("fileMissing"); raw(value ? "true" : "false") }
         key("folder"); string(t.folder)
+        if let value = t.httpVersion { key("httpVersion"); string(value) }
         key("id"); integer(t.id)
         key("kind"); string(t.kind.rawValue)
         if let value = t.member { key("member"); string(value) }
