@@ -31,6 +31,32 @@ import Testing
         }
     }
 
+    /// A large file's bytes come over HTTP/1.1 even from an HTTP/2 server: its framing cost
+    /// twice the CPU a byte (see ``TransferWorker/prefersHTTP1(_:)``). The first answer, over
+    /// HTTP/2, is dropped once its length is known.
+    @Test func aLargeFileFromAnHTTP2HostComesOverHTTP11() async throws {
+        let file = Origin.File(data: Origin.bytes(40 << 20, seed: 3))
+        try await Origin.run(http2: true) { origin, base in
+            origin.serve("/big", file)
+            try await withTemporaryDirectory { home in
+                do {
+                    try await EngineHarness.run(home: home) { h in
+                        // Trusted as a user trusts a server of their own: both clients take it.
+                        let trust = TransferOptions(caCertificate: Origin.certificatesFolder().appendingPathComponent("localhost.crt").path)
+                        let t = try await h.engine.enqueue(.init(urls: [base.appendingPathComponent("big")], session: "test", options: trust))[0]
+                        let done = try await h.wait(t.id, for: .completed)
+                        #expect(done.sha256 == file.sha256 && done.httpVersion == "HTTP/1.1", "\(done)")
+                        let requests = origin.requests(for: "/big")
+                        #expect(requests.first?.http2 == true, "asked over HTTP/2 first")
+                        #expect(requests.count >= 2 && requests.dropFirst().allSatisfy { !$0.http2 }, "\(requests.map(\.http2))")
+                        let sent = origin.bytesSentPerRequest("/big").first ?? 0
+                        #expect(sent < file.data.count / 2, "the HTTP/2 answer was dropped early: \(sent) bytes")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aPlainServerIsHTTP11() async throws {
         let file = Origin.File(data: Origin.bytes(10_000))
         try await Origin.run { origin, base in

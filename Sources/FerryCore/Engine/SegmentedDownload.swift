@@ -40,11 +40,13 @@ final class SegmentedDownload: Sendable {
     private let worker: TransferWorker
     private let settings: TransferSettings
     private let pace: (@Sendable (Int) async throws -> Void)?
+    /// Ranges over HTTP/1.1 connections of their own (a large file: ``TransferWorker/prefersHTTP1(_:)``).
+    private let http1: Bool
     private let started = ContinuousClock.now
 
     init(
         id: Int64, attempt: SegmentedAttempt, validator: String, sink: DownloadSink, worker: TransferWorker, settings: TransferSettings,
-        pace: (@Sendable (Int) async throws -> Void)?
+        pace: (@Sendable (Int) async throws -> Void)?, http1: Bool = false
     ) throws(FerryError) {
         self.id = id
         self.validator = validator
@@ -55,6 +57,7 @@ final class SegmentedDownload: Sendable {
         self.worker = worker
         self.settings = settings
         self.pace = pace
+        self.http1 = http1
     }
 
     /// The attempt's clock.
@@ -176,7 +179,7 @@ final class SegmentedDownload: Sendable {
         let (response, _) = try await worker.fetcher.get(
             url, headers: [("Range", "bytes=\(assignment.from)-\(assignment.to - 1)"), ("If-Range", validator)],
             extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged,
-            session: settings.sessionName
+            session: settings.sessionName, http1: http1
         )
         let status = Int(response.status.code)
         let headers = response.headers

@@ -13,7 +13,7 @@ extension TransferWorker {
     /// When all fail, the error is one that waiting can mend if any was, else the last.
     /// - Returns: the response, its URL after redirects, and the source it came from.
     func open(
-        _ url: URL, mirrors: inout [URL], plan: ResumePlan, record: TransferRecord, settings: TransferSettings
+        _ url: URL, mirrors: inout [URL], plan: ResumePlan, record: TransferRecord, settings: TransferSettings, http1: Bool = false
     ) async throws -> (HTTPClientResponse, URL, URL) {
         var mendable: (any Error)?
         let sources = [url] + mirrors
@@ -23,7 +23,7 @@ extension TransferWorker {
             do {
                 let (response, finalURL) = try await fetcher.get(
                     source, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged,
-                    session: settings.sessionName
+                    session: settings.sessionName, http1: http1
                 )
                 let status = Int(response.status.code)
                 guard (200...299).contains(status) || status == 416 else {

@@ -131,6 +131,8 @@ struct TransferWorker: Sendable {
         )
         // The response being read: its URL after redirects, and the source it came from.
         var response: (head: HTTPClientResponse, url: URL, source: URL)?
+        // A large file's bytes come over HTTP/1.1 (``prefersHTTP1(_:)``).
+        var http1 = false
         while !actions.isEmpty {
             switch actions.removeFirst() {
             case .restart(let reason):
@@ -138,7 +140,14 @@ struct TransferWorker: Sendable {
             case .resumeRanges(let durable):
                 try await store.record(.rangesResumed(offset: durable), of: id)
             case .request(let plan):
-                let answer = try await open(url, mirrors: &mirrors, plan: plan, record: record, settings: settings)
+                var opened: (HTTPClientResponse, URL, URL)? = try await open(url, mirrors: &mirrors, plan: plan, record: record, settings: settings, http1: http1)
+                if !http1, Self.prefersHTTP1(opened!.0) {
+                    // Asked again over HTTP/1.1; the HTTP/2 stream is reset once its body is let go.
+                    http1 = true
+                    opened = nil
+                    opened = try await open(url, mirrors: &mirrors, plan: plan, record: record, settings: settings, http1: true)
+                }
+                let answer = opened!
                 response = answer
                 let headers = answer.0.headers
                 let head = DownloadAttempt.Head(
@@ -164,7 +173,7 @@ struct TransferWorker: Sendable {
                 do {
                     try await fetchRanges(
                         record, plan: plan, mode: mode, sources: sources, validator: validator, first: body, sink: sink, settings: settings,
-                        pace: pace, into: segmented
+                        pace: pace, into: segmented, http1: http1
                     )
                     actions += attempt.handle(.rangesEnded(changed: nil))
                 } catch let changed as FileChanged {
@@ -216,6 +225,17 @@ struct TransferWorker: Sendable {
         progress.set(record.transferId, bytes: from, total: total)
     }
 
+    /// Whether a download answered over HTTP/2 should be asked again over HTTP/1.1: a large file
+    /// (16 MiB or more) from a server that takes ranges. HTTP/2's framing took twice the CPU a
+    /// byte here (512 MiB from nginx over TLS on loopback: 3.8–4.0 s over HTTP/2, 1.8 s over
+    /// HTTP/1.1, curl 2.35 s; docs/PERFORMANCE.md), and ranges over connections of their own
+    /// decrypt on several cores. Small files stay streams of the shared connection.
+    static func prefersHTTP1(_ response: HTTPClientResponse) -> Bool {
+        guard response.version.major >= 2, acceptsRanges(response.headers.first(name: "Accept-Ranges")) else { return false }
+        let length = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0
+        return length >= 16 << 20
+    }
+
     /// `Accept-Ranges: bytes`.
     static func acceptsRanges(_ header: String?) -> Bool {
         header?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "bytes" } ?? false
@@ -237,7 +257,7 @@ struct TransferWorker: Sendable {
     func fetchRanges(
         _ record: TransferRecord, plan: SegmentPlan, mode: ConnectionTuner.Mode, sources: DownloadSources, validator: String,
         first: SegmentedDownload.FirstResponse?, sink: DownloadSink, settings: TransferSettings, pace: (@Sendable (Int) async throws -> Void)?,
-        into box: SegmentedBox
+        into box: SegmentedBox, http1: Bool = false
     ) async throws {
         let id = record.transferId
         var rules = SegmentedAttempt.Settings(mode: mode)
@@ -248,7 +268,7 @@ struct TransferWorker: Sendable {
         rules.bytesPerSecond = [settings.daemon.bytesPerSecond, settings.session.bytesPerSecond, settings.own.bytesPerSecond].compactMap { $0 }.min()
         let download = try SegmentedDownload(
             id: id, attempt: SegmentedAttempt(plan: plan, sources: sources, settings: rules), validator: validator, sink: sink, worker: self,
-            settings: settings, pace: pace
+            settings: settings, pace: pace, http1: http1
         )
         box.current = download
         progress.set(id, bytes: plan.writtenBytes, total: plan.total)

@@ -16,6 +16,8 @@ package final class HTTPClients: Sendable {
     package let environment: ProxyEnvironment
     let configuration: HTTPClient.Configuration
     private let proxied = Mutex<[ProxyURL: HTTPClient]>([:])
+    /// Direct connections that speak HTTP/1.1 only (``client(for:options:http1:)``), made on first use.
+    private let http1Only = Mutex<HTTPClient?>(nil)
     /// The daemon's own options (`ferry session set '*' --proxy …`), for requests that belong to
     /// no transfer: catalog searches and feed refreshes.
     private let daemonOptions = Mutex(TransferOptions())
@@ -50,8 +52,20 @@ package final class HTTPClients: Sendable {
     }
 
     /// The client to request `url` with.
-    package func client(for url: URL, options: TransferOptions? = nil) -> HTTPClient {
-        guard let proxy = proxy(for: url, options: options) else { return direct }
+    /// - Parameter http1: HTTP/1.1 even where the server offers HTTP/2 (a large file's bytes:
+    ///   ``TransferWorker/prefersHTTP1(_:)``).
+    package func client(for url: URL, options: TransferOptions? = nil, http1: Bool = false) -> HTTPClient {
+        guard let proxy = proxy(for: url, options: options) else {
+            guard http1 else { return direct }
+            return http1Only.withLock { client in
+                if let client { return client }
+                var configuration = configuration
+                configuration.httpVersion = .http1Only
+                let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                client = made
+                return made
+            }
+        }
         return proxied.withLock { clients in
             if let client = clients[proxy] { return client }
             var configuration = configuration
@@ -84,6 +98,9 @@ package final class HTTPClients: Sendable {
         let clients = proxied.withLock { clients in
             defer { clients = [:] }
             return Array(clients.values)
+        } + http1Only.withLock { client in
+            defer { client = nil }
+            return client.map { [$0] } ?? []
         }
         for client in clients { try? await client.shutdown() }
     }

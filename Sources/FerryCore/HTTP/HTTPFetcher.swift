@@ -23,11 +23,12 @@ package struct HTTPFetcher: Sendable {
     ///   - session: whose cookie jar the hops use (nil: none).
     ///   - form: a form to POST to `url` (a login): a 307 or 308 posts it again to the next hop,
     ///     any other redirect is followed with a GET, as browsers do.
+    ///   - http1: over HTTP/1.1 even where the server offers HTTP/2.
     /// - Returns: the first non-redirect response and the URL that gave it.
     func get(
         _ url: URL, headers: [(name: String, value: String)], extra: [(name: String, value: String)] = [],
         headTimeout: Duration? = nil, options: TransferOptions = TransferOptions(), session: String? = nil,
-        form: String? = nil
+        form: String? = nil, http1: Bool = false
     ) async throws -> (response: HTTPClientResponse, url: URL) {
         var current = url
         var visited = [url]
@@ -54,7 +55,7 @@ package struct HTTPFetcher: Sendable {
             }
             for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
             let deadline: NIODeadline = headTimeout.map { .now() + .init($0) } ?? .distantFuture
-            let response = try await clients.client(for: current, options: options).execute(request, deadline: deadline, logger: logger)
+            let response = try await clients.client(for: current, options: options, http1: http1).execute(request, deadline: deadline, logger: logger)
             if let (session, cookies) = jar {
                 try await cookies.receive(session: session, url: current, response.headers["Set-Cookie"])
             }
