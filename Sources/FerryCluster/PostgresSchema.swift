@@ -267,6 +267,12 @@ enum PostgresSchema {
                 #"UPDATE session SET acknowledges = true WHERE "acknowledgedSeq" > 0"#,
             ]
         ),
+        Migration(
+            version: 9, name: "the credential store",
+            statements: [
+                #"CREATE TABLE credential (host TEXT PRIMARY KEY, "user" TEXT NOT NULL, password TEXT NOT NULL, "addedAt" DOUBLE PRECISION NOT NULL)"#
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

@@ -103,6 +103,10 @@ package final class Origin: Sendable {
         package var http2 = false
         /// Which connection it came on (unique among the connections open at once).
         package var connection: ObjectIdentifier?
+        /// The `Authorization` it carried.
+        package var authorization: String? { headers["authorization"] }
+        /// The `Host` it named.
+        package var host: String? { headers["host"] }
     }
 
     /// The request context: BasicRequestContext's, the connection, and whether it is HTTP/2.
@@ -134,6 +138,11 @@ package final class Origin: Sendable {
         var gates: [Gate] = []
         /// Paths that answer 401 without this `Authorization` value.
         var protected: [String: String] = [:]
+        /// Paths that ask for Basic or Digest (``OriginLogin``).
+        var logins: [String: OriginLogin] = [:]
+        /// Digest nonces handed out: true while accepted, false once stale.
+        var nonces: [String: Bool] = [:]
+        var challenged: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -170,6 +179,21 @@ package final class Origin: Sendable {
         state.withLock { $0.protected[path] = "Basic \(credentials)" }
     }
 
+    /// Answers `path` only to a login (Basic, Digest MD5 or SHA-256: one challenge per scheme
+    /// given, in that order), else 401.
+    package func protect(_ path: String, _ login: OriginLogin) {
+        state.withLock { $0.logins[path] = login }
+    }
+
+    /// Makes every Digest nonce handed out so far stale: the next answer with one gets a 401
+    /// with `stale=true` and a new nonce.
+    package func expireNonces() {
+        state.withLock { state in for key in state.nonces.keys { state.nonces[key] = false } }
+    }
+
+    /// How many 401s the origin answered for `path`.
+    package func challenges(for path: String) -> Int { state.withLock { $0.challenged[path] ?? 0 } }
+
     package func redirect(_ path: String, to location: String, status: Int = 302) {
         state.withLock { $0.redirects[path] = (status, location) }
     }
@@ -201,6 +225,27 @@ package final class Origin: Sendable {
             headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a }),
             http2: context.http2, connection: context.connection
         )
+        if let login = state.withLock({ $0.logins[path] }) {
+            var target = request.uri.path
+            if let query = request.uri.query { target += "?" + query }
+            let verdict = state.withLock { state in
+                login.check(request.headers[.authorization], method: request.method.rawValue, target: target) { state.nonces[$0] }
+            }
+            if verdict != .accepted {
+                let nonce = Data((0..<18).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+                state.withLock { state in
+                    state.requests.append(seen)
+                    state.sentByRequest.append(0)
+                    state.nonces[nonce] = true
+                    state.challenged[path, default: 0] += 1
+                }
+                var headers: HTTPFields = [.contentType: "text/html"]
+                for challenge in login.challenges(nonce: nonce, stale: verdict == .stale) {
+                    headers.append(HTTPField(name: .wwwAuthenticate, value: challenge))
+                }
+                return Response(status: .unauthorized, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "<h1>who are you?</h1>")))
+            }
+        }
         let required = state.withLock { $0.protected[path] }
         if let required, request.headers[.authorization] != required {
             state.withLock { state in

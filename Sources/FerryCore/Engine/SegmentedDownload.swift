@@ -40,12 +40,15 @@ final class SegmentedDownload: Sendable {
     private let worker: TransferWorker
     private let settings: TransferSettings
     private let pace: (@Sendable (Int) async throws -> Void)?
+    /// Answers 401s, and sends what the first request learnt at once on every range.
+    private let auth: Authenticator?
     private let started = ContinuousClock.now
 
     init(
         id: Int64, attempt: SegmentedAttempt, validator: String, sink: DownloadSink, worker: TransferWorker, settings: TransferSettings,
-        pace: (@Sendable (Int) async throws -> Void)?
+        pace: (@Sendable (Int) async throws -> Void)?, auth: Authenticator? = nil
     ) throws(FerryError) {
+        self.auth = auth
         self.id = id
         self.validator = validator
         total = attempt.plan.total
@@ -175,7 +178,7 @@ final class SegmentedDownload: Sendable {
     private func request(_ assignment: SegmentPlan.Assignment, from url: URL) async throws -> HTTPClientResponse.Body {
         let (response, _) = try await worker.fetcher.get(
             url, headers: [("Range", "bytes=\(assignment.from)-\(assignment.to - 1)"), ("If-Range", validator)],
-            extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged
+            extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged, auth: auth
         )
         let status = Int(response.status.code)
         let headers = response.headers

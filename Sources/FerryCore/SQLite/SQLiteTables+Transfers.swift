@@ -125,6 +125,14 @@ extension SQLiteTables {
                 try db.alter(table: "session") { t in t.add(column: "acknowledges", .boolean).notNull().defaults(to: false) }
                 try db.execute(sql: "UPDATE session SET acknowledges = 1 WHERE acknowledgedSeq > 0")
             },
+            Migration(22, "v22: the credential store") { db in
+                try db.create(table: "credential") { t in
+                    t.column("host", .text).primaryKey()
+                    t.column("user", .text).notNull()
+                    t.column("password", .text).notNull()
+                    t.column("addedAt", .double).notNull()
+                }
+            },
         ]
     )
 }

@@ -78,6 +78,19 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     public var caCertificate: String?
     /// A folder of PEM certificates (`*.pem`, `*.crt`) to trust besides the system's: `--ca-directory`.
     public var caDirectory: String?
+    /// A user name for the URL's own origin (scheme, host, port), sent when its server asks
+    /// (401: Basic or Digest, the strongest it offers), never to another host: `--user`.
+    public var user: String?
+    /// ``user``'s password (`--password-stdin`). A secret: reads show it as `<redacted>`, backups
+    /// keep it only sealed.
+    public var password: String?
+    /// A `.netrc` file (an absolute path, mode 0600) the daemon reads when a server asks who the
+    /// user is: `--netrc`, `--netrc-file`. Its passwords are never journaled.
+    public var netrcFile: String?
+    /// True: passwords from a `.netrc` or the credential store may go over plain http, where
+    /// anyone on the way can read them (`--auth-over-http`). A `--user` given for an http URL is
+    /// sent regardless: the user named that URL.
+    public var authOverHTTP: Bool?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -88,8 +101,13 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         maxConnectionsPerHost: Int? = nil, directory: String? = nil, onComplete: String? = nil, onFail: String? = nil,
         notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil,
         allowsMeteredNetwork: Bool? = nil, discretionary: Bool? = nil, meteredInterfaces: [String]? = nil,
-        caCertificate: String? = nil, caDirectory: String? = nil
+        caCertificate: String? = nil, caDirectory: String? = nil, user: String? = nil, password: String? = nil,
+        netrcFile: String? = nil, authOverHTTP: Bool? = nil
     ) {
+        self.user = user
+        self.password = password
+        self.netrcFile = netrcFile
+        self.authOverHTTP = authOverHTTP
         self.caCertificate = caCertificate
         self.caDirectory = caDirectory
         self.allowsMeteredNetwork = allowsMeteredNetwork
@@ -151,6 +169,13 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         merged.meteredInterfaces = other.meteredInterfaces ?? meteredInterfaces
         merged.caCertificate = other.caCertificate ?? caCertificate
         merged.caDirectory = other.caDirectory ?? caDirectory
+        merged.netrcFile = other.netrcFile ?? netrcFile
+        merged.authOverHTTP = other.authOverHTTP ?? authOverHTTP
+        // A layer that names a user names its password too (or none).
+        if other.user != nil {
+            merged.user = other.user
+            merged.password = other.password
+        }
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -173,6 +198,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
             Dictionary(uniqueKeysWithValues: headers.map { ($0.key, Self.isSensitive(header: $0.key) ? "<redacted>" : $0.value) })
         }
         copy.proxy = proxy.map { text in (try? ProxyURL(parsing: text).redacted) ?? ProxyURL.redact(text) }
+        copy.password = password.map { _ in "<redacted>" }
         return copy
     }
 }
@@ -212,7 +238,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
         "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
         "notifyURL", "desktopNotify", "launch", "schedule", "allowsMeteredNetwork", "discretionary", "meteredInterfaces",
-        "caCertificate", "caDirectory",
+        "caCertificate", "caDirectory", "user", "password", "netrcFile", "authOverHTTP",
     ]
 
     /// `options` with this update applied.
@@ -243,6 +269,11 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
             case "meteredInterfaces": result.meteredInterfaces = nil
             case "caCertificate": result.caCertificate = nil
             case "caDirectory": result.caDirectory = nil
+            case "user", "password":
+                result.user = nil
+                result.password = nil
+            case "netrcFile": result.netrcFile = nil
+            case "authOverHTTP": result.authOverHTTP = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -295,7 +326,18 @@ extension TransferOptions {
             _ = try ProxyURL(parsing: proxy)
             if noProxy == true { throw FerryError.invalidRequest("Give a proxy or say to use none (noProxy), not both.") }
         }
-        for (name, path) in [("caCertificate", caCertificate), ("caDirectory", caDirectory)] {
+        if let user {
+            guard !user.isEmpty, user.utf8.count <= 256, !user.contains(where: { $0.isNewline || $0 == "\0" }) else {
+                throw FerryError.invalidRequest("user must be a name of 1 to 256 bytes without line breaks.")
+            }
+        }
+        if let password {
+            guard user != nil else { throw FerryError.invalidRequest("A password needs a user name (user) to go with it.") }
+            guard password.utf8.count <= 4096, !password.contains(where: { $0.isNewline || $0 == "\0" }) else {
+                throw FerryError.invalidRequest("The password must be at most 4096 bytes, without line breaks.")
+            }
+        }
+        for (name, path) in [("caCertificate", caCertificate), ("caDirectory", caDirectory), ("netrcFile", netrcFile)] {
             if let path, !path.hasPrefix("/") || path.utf8.contains(0) || path.utf8.count > 4096 {
                 throw FerryError.invalidRequest("\(name) must be an absolute path ('\(path.prefix(80))' is not).")
             }
