@@ -47,7 +47,8 @@ import Testing
 
     @Test(arguments: [
         (#"Basic realm="unterminated"#, "not closed"),
-        ("Digest realm=", "has no value"),
+        ("Digest realm=, nonce=\"x\"", "where a parameter name should start"),
+        ("Digest realm=\"a\", nonce=", "the parameter nonce has no value"),
         (#"Digest realm="a" nonce="b""#, "after the parameter realm"),
         (#"Digest realm="a", realm="b""#, "twice"),
         (#"="x""#, "authentication scheme"),

@@ -15,9 +15,12 @@ import Testing
         try await h.engine.enqueue(.init(urls: [url], session: "test", options: options))[0]
     }
 
+    /// The transfer once it ended, expected failed (a completed one fails the test at once).
     static func failure(_ h: EngineHarness, _ id: Int64) async throws -> Transfer {
-        try await eventually("transfer \(id) to fail") { try await h.engine.transfer(id).state == .failed }
-        return try await h.engine.transfer(id)
+        try await eventually("transfer \(id) to end") { try await h.engine.transfer(id).state.isFinal }
+        let ended = try await h.engine.transfer(id)
+        #expect(ended.state == .failed)
+        return ended
     }
 
     @Test(arguments: [OriginLogin.Scheme.basic, .digestMD5, .digestSHA256])

@@ -23,6 +23,9 @@ public struct HostCredential: Codable, Sendable, Hashable {
     /// - Throws: ``FerryError`` `invalid_request` for anything else (a URL, a path, spaces).
     public static func normalizedHost(_ text: String) throws(FerryError) -> String {
         let lower = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !lower.contains("/"), !lower.contains("@") else {
+            throw FerryError.invalidRequest("'\(text.prefix(80))' is not a host name: give one like example.com or example.com:8443, not a URL.")
+        }
         var host = Substring(lower)
         if let colon = lower.lastIndex(of: ":"), !lower.hasSuffix("]"), lower.firstIndex(of: ":") == colon || lower.hasPrefix("[") {
             guard let port = Int(lower[lower.index(after: colon)...]), (1...65535).contains(port) else {
