@@ -34,6 +34,8 @@ enum ExtensionAccess {
         // Files of the server read as certificates: the owner's to name, not a browser's or a member's.
         if body.options?.caCertificate != nil { refused.append("options.caCertificate") }
         if body.options?.caDirectory != nil { refused.append("options.caDirectory") }
+        // A .netrc is a file of the server's, with its owner's passwords.
+        if body.options?.netrcFile != nil { refused.append("options.netrcFile") }
         if body.options?.setsHooks == true || body.options?.desktopNotify != nil { refused.append("hooks") }
         guard refused.isEmpty else {
             throw FerryError(

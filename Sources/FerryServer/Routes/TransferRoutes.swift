@@ -106,10 +106,6 @@ struct TransferRoutes {
                 overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal
             )
             download.requestedBy = context.credential?.user
-            // A .netrc is a file of the server's, with its owner's passwords.
-            if context.credential?.isMember == true, body.options?.netrcFile != nil {
-                throw FerryError(.forbidden, "A member cannot have the daemon read a .netrc file; give --user NAME --password-stdin instead.")
-            }
             download.paused = body.paused ?? false
             // RFC 7240: the client needs the ids alone (`ferry get --no-wait -i`).
             if request.headers[HTTPField.Name("Prefer")!]?.lowercased().contains("return=minimal") == true {
