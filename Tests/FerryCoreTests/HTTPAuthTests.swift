@@ -209,4 +209,34 @@ import Testing
             }
         }
     }
+
+    /// A resume sends the Digest answer at once (the transfer's answers outlive its attempt); a
+    /// nonce the server has since made stale is answered again without asking anyone.
+    @Test func aResumeAnswersAtOnceAndAStaleNonceIsAnsweredAgain() async throws {
+        let file = Origin.File(data: Origin.bytes(600_000), bytesPerSecond: 400_000)
+        try await Origin.run { origin, base in
+            origin.serve("/f", file)
+            origin.protect("/f", OriginLogin([.digestMD5], user: "ann", password: "pw"))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let t = try await Self.get(h, base.appendingPathComponent("f"), TransferOptions(connections: 1, user: "ann", password: "pw"))
+                    for (round, expire) in [(1, false), (2, true)] {
+                        try await h.wait(t.id, bytes: Int64(round) * 150_000)
+                        _ = try await h.engine.pause(t.id)
+                        try await h.waitUntilReleased(t.id)
+                        if expire { origin.expireNonces() }
+                        let before = origin.requests(for: "/f").count
+                        _ = try await h.engine.resume(t.id)
+                        try await eventually("the resumed request") { origin.requests(for: "/f").count > before }
+                        let resumed = origin.requests(for: "/f")[before]
+                        #expect(resumed.authorization?.hasPrefix("Digest ") == true, "round \(round): sent at once")
+                        #expect(resumed.range != nil)
+                    }
+                    #expect(try await h.wait(t.id, for: .completed).sha256 == file.sha256)
+                    // The first 401, and the stale nonce's: no other.
+                    #expect(origin.challenges(for: "/f") == 2)
+                }
+            }
+        }
+    }
 }
