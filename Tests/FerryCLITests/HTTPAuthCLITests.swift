@@ -90,6 +90,12 @@ import Testing
                 let allowed = try await ferry("get", "--force", "--auth-over-http", url)
                 #expect(allowed.status == 0, "\(allowed)")
                 #expect(origin.requests.last?.authorization?.hasPrefix("Digest ") == true)
+                // Or for a whole session.
+                let session = try await ferry("session", "set", "lan", "--auth-over-http", "--user", "kept", "--password-stdin", input: "store-secret-3\n")
+                #expect(session.status == 0, "\(session)")
+                #expect(session.stdout.contains("logins over http allowed") && session.stdout.contains("user            kept (password <redacted>)"), "\(session.stdout)")
+                #expect(!(try await ferry("session", "show", "lan", "--json")).stdout.contains("store-secret-3"))
+                #expect(try await ferry("get", "--session", "lan", url).status == 0)
                 #expect(try await ferry("credentials", "rm", "127.0.0.1").status == 0)
                 #expect(try await ferry("credentials", "ls").stdout.contains("No logins kept"))
                 let gone = try await ferry("credentials", "rm", "127.0.0.1")
