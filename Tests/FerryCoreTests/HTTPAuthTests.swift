@@ -113,6 +113,35 @@ import Testing
         }
     }
 
+    /// Another host altogether (127.0.0.2): the store's and the .netrc's logins for 127.0.0.1
+    /// (any port) answer 127.0.0.1 and stay there when it redirects.
+    @Test func aRedirectToAnotherHostGetsNeitherStoreNorNetrc() async throws {
+        try await Origin.run(address: "127.0.0.2") { other, otherBase in
+            other.serve("/f", Self.file)
+            other.protect("/f", OriginLogin([.basic], user: "kept", password: "pw"))
+            try await Origin.run { origin, base in
+                origin.protect("/f", OriginLogin([.digestSHA256], user: "kept", password: "pw"))
+                origin.redirect("/f", to: otherBase.appendingPathComponent("f").absoluteString)
+                try await withTemporaryDirectory { home in
+                    let netrc = home.appendingPathComponent("netrc").path
+                    try Data("machine 127.0.0.1 login kept password pw\n".utf8).write(to: URL(fileURLWithPath: netrc))
+                    chmod(netrc, 0o600)
+                    try await EngineHarness.run(home: home) { h in
+                        try await h.journal.saveCredential(StoredCredential(host: "127.0.0.1", user: "kept", password: "pw"))
+                        for (session, options) in [("store", TransferOptions(maxRetries: 0, authOverHTTP: true)), ("netrc", TransferOptions(maxRetries: 0, netrcFile: netrc, authOverHTTP: true))] {
+                            let t = try await h.engine.enqueue(.init(urls: [base.appendingPathComponent("f")], session: session, options: options))[0]
+                            let failed = try await Self.failure(h, t.id)
+                            #expect(failed.error?.message.contains("401 Unauthorized for http://127.0.0.2") == true, "\(failed.error?.message ?? "")")
+                        }
+                        #expect(origin.requests(for: "/f").filter { $0.authorization != nil }.count == 2, "127.0.0.1 was answered each time")
+                        #expect(other.requests.count == 2)
+                        #expect(other.requests.allSatisfy { $0.authorization == nil && $0.host?.hasPrefix("127.0.0.2") == true })
+                    }
+                }
+            }
+        }
+    }
+
     /// A stored password goes over plain http only when the transfer allows it; refused, nothing
     /// carried it.
     @Test func storeCredentialsOverPlainHTTPNeedConsent() async throws {

@@ -105,8 +105,8 @@ package final class Origin: Sendable {
         package var connection: ObjectIdentifier?
         /// The `Authorization` it carried.
         package var authorization: String? { headers["authorization"] }
-        /// The `Host` it named.
-        package var host: String? { headers["host"] }
+        /// The `Host` it named (HTTPTypes keeps it as the request's authority).
+        package var host: String?
     }
 
     /// The request context: BasicRequestContext's, the connection, and whether it is HTTP/2.
@@ -223,7 +223,7 @@ package final class Origin: Sendable {
             method: request.method.rawValue, path: path, range: request.headers[.range],
             ifRange: request.headers[.ifRange],
             headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a }),
-            http2: context.http2, connection: context.connection
+            http2: context.http2, connection: context.connection, host: request.head.authority
         )
         if let login = state.withLock({ $0.logins[path] }) {
             var target = request.uri.path
@@ -405,8 +405,10 @@ package final class Origin: Sendable {
     ///   - tls: serve https with the test certificate (see ``Origin/trustingClientTLS``).
     ///   - http2: serve https offering HTTP/2 (ALPN `h2`, and HTTP/1.1 for clients without it).
     ///   - certificate: serve https with this chain and key (PEM files) instead of the test certificate.
+    ///   - address: the loopback address to listen on (127.0.0.2: another host for the client).
     package static func run<T: Sendable>(
-        tls: Bool = false, http2: Bool = false, certificate: (chain: URL, key: URL)? = nil, _ body: (Origin, URL) async throws -> T
+        tls: Bool = false, http2: Bool = false, certificate: (chain: URL, key: URL)? = nil, address: String = "127.0.0.1",
+        _ body: (Origin, URL) async throws -> T
     ) async throws -> T {
         let origin = Origin()
         let router = Router(context: Context.self)
@@ -421,16 +423,16 @@ package final class Origin: Sendable {
         if http2 {
             service = Application(
                 router: router, server: try .http2Upgrade(tlsConfiguration: serverTLS!),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
+                configuration: .init(address: .hostname(address, port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else if tls {
             service = Application(
                 router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS!),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
+                configuration: .init(address: .hostname(address, port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else {
             service = Application(
-                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning,
+                router: router, configuration: .init(address: .hostname(address, port: 0)), onServerRunning: onRunning,
                 logger: logger
             )
         }
@@ -439,7 +441,7 @@ package final class Origin: Sendable {
             tasks.addTask { try await group.run() }
             defer { tasks.cancelAll() }
             try await eventually("the origin to listen") { port.withLock { $0 } != nil }
-            let base = URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port.withLock { $0 }!)")!
+            let base = URL(string: "\(tls ? "https" : "http")://\(address):\(port.withLock { $0 }!)")!
             // A response still held would keep the server from stopping, whatever the test did or threw.
             defer { for gate in origin.state.withLock({ $0.gates }) { gate.open() } }
             let result = try await body(origin, base)
