@@ -45,7 +45,9 @@ public struct HostCredential: Codable, Sendable, Hashable {
 public struct HostCredentialRequest: Codable, Sendable {
     /// `example.com`, or `example.com:8443` for that port only.
     public var host: String
+    /// The user name to log in as.
     public var user: String
+    /// Its password: kept by the daemon, never read back.
     public var password: String
 
     /// Makes one from its fields; each parameter sets the property of the same name.
@@ -58,6 +60,7 @@ public struct HostCredentialRequest: Codable, Sendable {
 
 /// `GET /v1/credentials`: the store's logins, without their passwords.
 public struct HostCredentialList: Codable, Sendable, Hashable {
+    /// The logins, by host.
     public var credentials: [HostCredential]
 
     /// Makes one from its fields; each parameter sets the property of the same name.
