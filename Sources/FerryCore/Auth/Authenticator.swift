@@ -32,11 +32,12 @@ package final class Authenticator: Sendable {
     }
 
     /// The `Authorization` to send to `url` before it asks, when its origin asked before.
-    package func preemptive(for url: URL) -> String? {
+    /// - Parameter method: the request's method (Digest signs it).
+    package func preemptive(for url: URL, method: String = "GET") -> String? {
         answers.withLock { answers in
             guard var answer = answers[HTTPFetcher.origin(of: url)] else { return nil }
             defer { answers[HTTPFetcher.origin(of: url)] = answer }
-            return Self.value(&answer.scheme, url: url)
+            return Self.value(&answer.scheme, url: url, method: method)
         }
     }
 
@@ -44,11 +45,12 @@ package final class Authenticator: Sendable {
     /// - Parameters:
     ///   - challenges: the response's `WWW-Authenticate` headers.
     ///   - round: how many answers this request already made to fresh challenges (0 at the first 401).
+    ///   - method: the request's method (Digest signs it).
     /// - Returns: the `Authorization` to send again with, or nil when there is no credential for
     ///   `url` (the 401 stands).
     /// - Throws: ``FerryError`` `authentication_failed`: the server refused the password, its
     ///   challenge is malformed or of a kind Ferry does not speak; and what the lookup throws.
-    package func answer(challenges headers: [String], url: URL, round: Int) async throws -> String? {
+    package func answer(challenges headers: [String], url: URL, round: Int, method: String = "GET") async throws -> String? {
         guard let credential = try await lookup.credential(for: url) else { return nil }
         let challenges = try AuthChallenge.parse(headers)
         let host = url.host ?? "the server"
@@ -60,7 +62,7 @@ package final class Authenticator: Sendable {
             )
         }
         var scheme = try Self.strongest(challenges, credential: credential, host: host, cnonce: cnonce)
-        let value = Self.value(&scheme, url: url)
+        let value = Self.value(&scheme, url: url, method: method)
         answers.withLock { $0[HTTPFetcher.origin(of: url)] = Answer(credential: credential, scheme: scheme) }
         return value
     }
@@ -92,11 +94,11 @@ package final class Authenticator: Sendable {
         )
     }
 
-    static func value(_ scheme: inout Scheme, url: URL) -> String {
+    static func value(_ scheme: inout Scheme, url: URL, method: String) -> String {
         switch scheme {
         case .basic(let value): return value
         case .digest(var digest):
-            let value = digest.authorization(method: "GET", uri: requestTarget(url))
+            let value = digest.authorization(method: method, uri: requestTarget(url))
             scheme = .digest(digest)
             return value
         }
