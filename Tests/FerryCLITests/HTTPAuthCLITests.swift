@@ -103,4 +103,21 @@ import Testing
             }
         }
     }
+
+    @Test func putWithUserAndPasswordFromStandardInput() async throws {
+        try await UploadReceiver.run { receiver, base in
+            receiver.protect(OriginLogin([.digestMD5], user: "ann", password: "put-secret-4"))
+            try await CommandRunner.withHome { home in
+                let file = home.appendingPathComponent("episode.mp3")
+                try Origin.bytes(50_000).write(to: file)
+                let put = try await CommandRunner.ferry(
+                    ["put", file.path, base.appendingPathComponent("tus").absoluteString, "--user", "ann", "--password-stdin"], home: home, input: "put-secret-4\n"
+                )
+                #expect(put.status == 0, "\(put)")
+                #expect(receiver.completed.first?.body == (try Data(contentsOf: file)))
+                let list = try await CommandRunner.ferry(["ls", "--all", "--json"], home: home)
+                #expect(!list.stdout.contains("put-secret-4"))
+            }
+        }
+    }
 }

@@ -124,6 +124,7 @@ extension TransferEngine {
         try request.options?.validate()
         try Self.refuseSessionWide(request.options)
         try clients.trust.check(request.options)
+        if let netrc = request.options?.netrcFile { _ = try await BlockingIO.run { () throws(FerryError) in try Netrc.load(path: netrc) } }
         let url = try TransferURL.validate(request.url)
         guard request.file.hasPrefix("/") else {
             throw FerryError.invalidRequest("Give the file's absolute path ('\(request.file.prefix(80))' is relative).")
