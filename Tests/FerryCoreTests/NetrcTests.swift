@@ -34,7 +34,7 @@ import Testing
     @Test(arguments: [
         ("machine h login a password", "line 1: 'password' without a value"),
         ("login a", "line 1: 'login' before any 'machine'"),
-        ("machine h\nlogin a\npasswd x", "line 3: 'passwd' is not a .netrc keyword"),
+        ("machine h\nlogin a\npasswd x", "line 3: a word that is not a .netrc keyword"),
         ("machine h password \"open", "line 1: a quoted token is not closed"),
         ("machine", "'machine' without a host name"),
     ])
@@ -43,6 +43,15 @@ import Testing
             try Netrc(parsing: text, file: "/x/.netrc")
         } throws: { error in
             (error as? FerryError)?.message.contains("/x/.netrc, \(message)") == true || (error as? FerryError)?.message.contains(message) == true
+        }
+    }
+
+    /// A file that is not a .netrc (say, a secret of the daemon's named as one) is not quoted back.
+    @Test func garbageIsNotQuotedBack() {
+        #expect {
+            try Netrc(parsing: "s3cr3t-t0ken-value\n")
+        } throws: { error in
+            (error as? FerryError)?.message.contains("s3cr3t") == false
         }
     }
 

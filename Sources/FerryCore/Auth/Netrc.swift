@@ -52,7 +52,9 @@ package struct Netrc: Sendable, Hashable {
                 guard try tokens.next(file: file) != nil else { throw fail("'macdef' without a name", line) }
                 tokens.skipMacro()
             default:
-                throw fail("'\(word.prefix(40))' is not a .netrc keyword (machine, default, login, password, account, macdef)", line)
+                // The word is not quoted back: the file may be one the caller should not read
+                // (a 0600 file of the daemon's named as a .netrc).
+                throw fail("a word that is not a .netrc keyword (machine, default, login, password, account, macdef)", line)
             }
         }
         self.entries = entries
