@@ -54,6 +54,12 @@ import Testing
         #expect(try await lookup.credential(for: Self.url) == nil)
     }
 
+    @Test func storeEntryForAnIPv6Address() async throws {
+        let lookup = lookup(store: [StoredCredential(host: "[::1]:8443", user: "six", password: "x")])
+        #expect(try await lookup.credential(for: URL(string: "https://[::1]:8443/f")!)?.user == "six")
+        #expect(try await lookup.credential(for: URL(string: "https://[::1]/f")!) == nil)
+    }
+
     @Test func userWithoutPasswordTakesItsOwnFromTheStore() async throws {
         #expect(try await lookup(TransferOptions(user: "kept"), store: Self.stored).credential(for: Self.url)?.password == "stored-secret")
         #expect(try await lookup(TransferOptions(user: "someone"), store: Self.stored).credential(for: Self.url) == nil)

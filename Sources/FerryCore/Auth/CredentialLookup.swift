@@ -85,8 +85,10 @@ package struct CredentialLookup: Sendable {
         }
         if found == nil {
             let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+            // The store writes an IPv6 address in brackets ([::1]:8443); URL.host has none.
+            let named = host.contains(":") ? "[\(host)]" : host
             let logins = try await store()
-            if let stored = logins.first(where: { $0.host == "\(host):\(port)" }) ?? logins.first(where: { $0.host == host }),
+            if let stored = logins.first(where: { $0.host == "\(named):\(port)" }) ?? logins.first(where: { $0.host == named }),
                 login == nil || stored.user == login
             {
                 found = HTTPCredential(user: stored.user, password: stored.password, source: .store)
