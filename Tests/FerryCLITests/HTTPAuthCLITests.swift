@@ -51,6 +51,13 @@ import Testing
                 #expect(refused.status != 0)
                 #expect(refused.stderr.contains("can be read by other users (mode 644)") && refused.stderr.contains("chmod 600"), "\(refused)")
                 #expect(try await Self.transfers(home).isEmpty)
+                // Garbage: named by line, nothing queued.
+                let garbage = home.appendingPathComponent("garbage")
+                try Data("machine 127.0.0.1\nlogin net\npasswd x\n".utf8).write(to: garbage)
+                chmod(garbage.path, 0o600)
+                let unreadable = try await CommandRunner.ferry(["get", "--netrc-file", garbage.path, url], home: home)
+                #expect(unreadable.status != 0 && unreadable.stderr.contains("garbage, line 3: a word that is not a .netrc keyword"), "\(unreadable)")
+                #expect(try await Self.transfers(home).isEmpty)
                 chmod(netrc.path, 0o600)
                 // Plain http: a .netrc password needs the user's consent.
                 let plain = try await CommandRunner.ferry(["get", "--netrc-file", netrc.path, url], home: home)
