@@ -269,6 +269,12 @@ enum PostgresSchema {
         ),
         Migration(version: 9, name: "each session's cookie jar", statements: [#"ALTER TABLE session ADD COLUMN cookies TEXT"#]),
         Migration(version: 10, name: "the HTTP version a transfer's answer came over", statements: [#"ALTER TABLE transfer ADD COLUMN "httpVersion" TEXT"#]),
+        Migration(
+            version: 11, name: "the credential store",
+            statements: [
+                #"CREATE TABLE credential (host TEXT PRIMARY KEY, "user" TEXT NOT NULL, password TEXT NOT NULL, "addedAt" DOUBLE PRECISION NOT NULL)"#
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

@@ -102,6 +102,9 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let catalogUnreachable = Code(rawValue: "catalog_unreachable")
         /// Apple's catalog answered with something Ferry cannot read (HTTP 502).
         public static let catalogBadResponse = Code(rawValue: "catalog_bad_response")
+        /// A server asked who the user is (401) and Ferry has no credentials for it, or the
+        /// server refused the ones it had, or its challenge cannot be answered.
+        public static let authenticationFailed = Code(rawValue: "authentication_failed")
         /// The work was cancelled before it finished, such as a type-ahead search that a newer
         /// one replaced (HTTP 409).
         public static let cancelled = Code(rawValue: "cancelled")

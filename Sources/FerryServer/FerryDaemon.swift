@@ -206,6 +206,7 @@ private struct DaemonParts {
         PodcastRoutes(podcasts: podcasts).register(on: api)
         ListeningRoutes(podcasts: podcasts).register(on: api)
         SyncUserRoutes(sync: sync, auth: syncAuth, address: syncAddress).register(on: api)
+        CredentialRoutes(engine: engine).register(on: api)
         ListenerSettingsRoutes(files: ListenerSettingFiles(paths: configuration.paths), remote: self.remote, aria2Address: aria2Address, syncAddress: syncAddress)
             .register(on: api)
         DoctorRoutes(

@@ -24,6 +24,10 @@ import Testing
                 }
             )
             origin.serve("/night.xml", .init(data: feed.data))
+            origin.serve("/mine", .init(data: Origin.bytes(5000, seed: 5)))
+            origin.protect("/mine", OriginLogin([.digestMD5], user: "me", password: "user-sekrit-6"))
+            origin.serve("/kept", .init(data: Origin.bytes(6000, seed: 6)))
+            origin.protect("/kept", OriginLogin([.basic], user: "keeper", password: "store-sekrit-5"))
             try await CommandRunner.withHome { old in
                 try await CommandRunner.withHome { new in
                     func ferry(_ home: URL, _ arguments: String..., input: String? = nil) async throws -> CommandRunner.Output {
@@ -35,6 +39,10 @@ import Testing
                     #expect(try await ferry(old, "get", "-i", list.path).status == 0)
                     #expect(try await ferry(old, "podcast", "add", base.appendingPathComponent("night.xml").absoluteString).status == 0)
                     #expect(try await ferry(old, "user", "add", "alice", "--password-stdin", input: "alice's password\n").status == 0)
+                    // A login in the credential store, and a download with its own password.
+                    #expect(try await ferry(old, "credentials", "add", "127.0.0.1", "--user", "keeper", "--password-stdin", input: "store-sekrit-5\n").status == 0)
+                    let mine = try await ferry(old, "get", base.appendingPathComponent("mine").absoluteString, "--user", "me", "--password-stdin", input: "user-sekrit-6\n")
+                    #expect(mine.status == 0, "\(mine)")
                     let client = try Self.client(old)
                     let episodes = try await client.podcast(try #require(try await client.podcasts().first).id).episodes
                     let part1 = try #require(episodes.first { $0.title == "Part 1" })
@@ -51,7 +59,7 @@ import Testing
                     #expect(running.status == 0, "\(running)")
                     try await eventually("the slow download to run") { origin.bytesSent("/slow") >= 100_000 }
                     let before = try Self.transfers(try await ferry(old, "ls", "--all", "--json"))
-                    #expect(before.count == 22 && before.contains { $0.state == .running })
+                    #expect(before.count == 23 && before.contains { $0.state == .running })
 
                     let passphrase = old.appendingPathComponent("passphrase")
                     try "correct horse battery staple\n".write(to: passphrase, atomically: true, encoding: .utf8)
@@ -63,9 +71,9 @@ import Testing
                     #expect(try await ferry(old, "backup", plain.path).stderr.contains("--force"), "an existing backup is not replaced unasked")
                     for file in [backup, plain] {
                         let bytes = try Data(contentsOf: file)
-                        #expect(bytes.range(of: Data("sekrit-4711".utf8)) == nil, "no secret in the clear in \(file.lastPathComponent)")
-                        #expect(bytes.range(of: Data("pass-9913".utf8)) == nil, "no key passphrase in the clear in \(file.lastPathComponent)")
-                        #expect(bytes.range(of: Data("cookie-5150".utf8)) == nil, "no cookie in the clear in \(file.lastPathComponent)")
+                        for secret in ["sekrit-4711", "store-sekrit-5", "user-sekrit-6", "pass-9913", "cookie-5150"] {
+                            #expect(bytes.range(of: Data(secret.utf8)) == nil, "no \(secret) in the clear in \(file.lastPathComponent)")
+                        }
                         #expect(bytes.range(of: Data("X-Plain".utf8)) != nil)
                     }
                     held.open()
@@ -81,8 +89,8 @@ import Testing
 
                     let restored = try await ferry(new, "restore", backup.path, "--passphrase-file", passphrase.path)
                     #expect(restored.status == 0, "\(restored)")
-                    #expect(restored.stdout.contains("Restored 22 transfers, 1 podcasts and 1 accounts"), "\(restored)")
-                    #expect(restored.stdout.contains("Secrets restored.") && restored.stdout.contains("All 21 finished downloads' files are in"), "\(restored)")
+                    #expect(restored.stdout.contains("Restored 23 transfers, 1 podcasts and 1 accounts"), "\(restored)")
+                    #expect(restored.stdout.contains("Secrets restored.") && restored.stdout.contains("All 22 finished downloads' files are in"), "\(restored)")
                     #expect(try String(contentsOf: new.appendingPathComponent("state/token"), encoding: .utf8) == String(contentsOf: old.appendingPathComponent("state/token"), encoding: .utf8))
 
                     let after = try Self.transfers(try await ferry(new, "ls", "--all", "--json"))
@@ -97,6 +105,12 @@ import Testing
                     let kept = try #require(try await newClient.podcast(podcast.id).episodes.first { $0.title == "Part 1" })
                     #expect(kept.state == .downloaded && kept.playback?.positionSeconds == 321.5, "\(kept)")
                     #expect(try await ferry(new, "user", "ls").stdout.contains("alice"))
+                    // The store's login came back sealed, and answers its host again.
+                    #expect(try await ferry(new, "credentials", "ls").stdout.contains("127.0.0.1  keeper"))
+                    // (In another session: the cli session sends its own Authorization header, which wins.)
+                    let keptLogin = try await ferry(new, "get", "--session", "other", "--auth-over-http", base.appendingPathComponent("kept").absoluteString)
+                    #expect(keptLogin.status == 0, "\(keptLogin)")
+                    #expect(after.first { $0.url.hasSuffix("/mine") }?.options?.password == "<redacted>", "the download's password is back (shown redacted)")
                     #expect(try await newClient.sessionConfiguration("cli").options.headers?["X-Plain"] == "kept")
                     #expect(try await newClient.sessionConfiguration("cli").options.headers?["Authorization"] == "<redacted>", "the secret header is back (shown redacted)")
                     let mtls = try await newClient.sessionConfiguration("mtls").options

@@ -24,6 +24,11 @@ import Testing
             let get = try await CommandRunner.ferry(["get", "--help"], home: home)
             #expect(get.stdout.contains("Exit status"))
             #expect(get.stdout.contains("--no-wait"))
+            for flag in ["--user <name>", "--password-stdin", "--netrc ", "--netrc-file <file>", "--auth-over-http"] {
+                #expect(get.stdout.contains(flag), "get --help teaches \(flag)")
+            }
+            let credentials = try await CommandRunner.ferry(["credentials", "--help"], home: home)
+            #expect(credentials.stdout.contains("ferry credentials add files.example.com --user ann"))
             // --help never starts a daemon.
             #expect(CommandRunner.daemonInfo(home: home) == nil)
         }

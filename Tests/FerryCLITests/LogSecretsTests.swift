@@ -8,10 +8,12 @@ import Testing
 /// account's password, a wrong login at the sync API.
 @Suite struct LogSecretsTests {
     @Test func traceLoggingCarriesNoSecret() async throws {
-        let secrets = ["proxy-secret-1", "header-secret-2", "url-secret-3", "account-secret-4", "sync-secret-5"]
+        let secrets = ["proxy-secret-1", "header-secret-2", "url-secret-3", "account-secret-4", "sync-secret-5", "login-secret-6"]
         try await Origin.run { origin, base in
             origin.serve("/f", .init(data: Origin.bytes(2000)))
             origin.serve("/g", .init(data: Origin.bytes(3000, seed: 2)))
+            origin.serve("/h", .init(data: Origin.bytes(4000, seed: 3)))
+            origin.protect("/h", OriginLogin([.basic], user: "carol", password: secrets[5]))
             try await CommandRunner.withHome { home in
                 let environment = ["all_proxy": "http://ann:\(secrets[0])@127.0.0.1:9", "no_proxy": "127.0.0.1,localhost"]
                 func ferry(_ arguments: String..., input: String? = nil) async throws -> CommandRunner.Output {
@@ -26,6 +28,8 @@ import Testing
                 let got = try await ferry("get", withPassword.url!.absoluteString)
                 #expect(got.status == 0, "\(got)")
                 #expect(try await ferry("user", "add", "alice", "--password-stdin", input: "\(secrets[3])\n").status == 0)
+                let login = try await ferry("get", "--user", "carol", "--password-stdin", base.appendingPathComponent("h").absoluteString, input: "\(secrets[5])\n")
+                #expect(login.status == 0, "\(login)")
                 // A phone that logs in with a wrong password, then the right one.
                 for password in [secrets[4], secrets[3]] {
                     let login = try await CommandRunner.run(
@@ -42,6 +46,7 @@ import Testing
                 for secret in secrets { #expect(!log.contains(secret), "daemon.log carries \(secret)") }
                 // Nor the Basic credentials as they travel.
                 #expect(!log.contains(Data("alice:\(secrets[3])".utf8).base64EncodedString()))
+                #expect(!log.contains(Data("carol:\(secrets[5])".utf8).base64EncodedString()), "the Basic answer to a server")
             }
         }
     }

@@ -368,4 +368,23 @@ import Testing
             #expect(try await journal.sessionOptions("t").maxRetries == 1)
         }
     }
+
+    /// The credential store: one login per host, replaced by the next, removed once.
+    @Test(arguments: Kind.available) func theCredentialStore(_ kind: Kind) async throws {
+        try await Self.withJournal(kind) { journal in
+            #expect(try await journal.storedCredentials().isEmpty)
+            let added = Self.milliseconds(Date(timeIntervalSince1970: 1_800_000_000.25))
+            try await journal.saveCredential(StoredCredential(host: "b.example", user: "ann", password: "one", addedAt: added))
+            try await journal.saveCredential(StoredCredential(host: "a.example:8443", user: "bob", password: "p'w \"x\"", addedAt: added))
+            try await journal.saveCredential(StoredCredential(host: "b.example", user: "ann2", password: "two", addedAt: added))
+            let all = try await journal.storedCredentials()
+            #expect(all.map(\.host) == ["a.example:8443", "b.example"])
+            #expect(all.last?.user == "ann2" && all.last?.password == "two")
+            #expect(all.first?.password == "p'w \"x\"")
+            #expect(all.first.map { Self.milliseconds($0.addedAt) } == added)
+            #expect(try await journal.removeCredential(host: "b.example"))
+            #expect(try await !journal.removeCredential(host: "b.example"))
+            #expect(try await journal.storedCredentials().map(\.host) == ["a.example:8443"])
+        }
+    }
 }

@@ -233,4 +233,36 @@ import Testing
             }
         }
     }
+
+    /// A receiver that asks who the user is: the discovery's OPTIONS pays the one 401, then every
+    /// request (the PUT, or tus's POST, HEAD and PATCH) carries Digest signed with its own
+    /// method, and the file arrives once; a wrong password fails clearly.
+    @Test(arguments: ["plain/episode.mp3", "tus", "ietf"])
+    func anUploadAnswersTheServersChallenge(_ path: String) async throws {
+        try await UploadReceiver.run { receiver, base in
+            receiver.protect(OriginLogin([.digestSHA256], user: "ann", password: "up-secret"))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home) { h in
+                    let file = try Self.file(in: home)
+                    let t = try await Self.upload(h, file, to: base.appendingPathComponent(path), options: TransferOptions(user: "ann", password: "up-secret"))
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == Origin.sha256(Self.data))
+                    #expect(receiver.completed.count == 1 && receiver.completed.first?.body == Self.data)
+                    #expect(receiver.challenges == 1, "only the OPTIONS was refused")
+                    let answered = receiver.requestHeaders.dropFirst()
+                    #expect(answered.allSatisfy { $0["authorization"]?.contains("algorithm=SHA-256") == true })
+                    #expect(receiver.bytesReceived == Self.data.count, "the file went once")
+
+                    let wrong = try await h.engine.upload(
+                        CreateUploadRequest(file: file, url: base.appendingPathComponent(path).absoluteString, options: TransferOptions(user: "ann", password: "nope")),
+                        session: "other"
+                    )
+                    try await eventually("the wrong password to fail") { try await h.engine.transfer(wrong.id).state.isFinal }
+                    let failed = try await h.engine.transfer(wrong.id)
+                    #expect(failed.state == .failed)
+                    #expect(failed.error?.message.contains("refused the user ann's password") == true, "\(failed.error?.message ?? "")")
+                }
+            }
+        }
+    }
 }

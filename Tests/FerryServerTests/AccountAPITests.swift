@@ -83,6 +83,9 @@ import Testing
                     (.POST, "/v1/transfers/pause-all", nil), (.DELETE, "/v1/transfers", nil), (.GET, "/v1/transfers/1/resume-data", nil),
                     (.GET, "/v1/doctor", nil), (.POST, "/v1/doctor", nil),
                     (.POST, "/v1/transfers", #"{"urls": ["http://127.0.0.1:9/c"], "options": {"caCertificate": "/etc/ssl/private/key.pem"}}"#),
+                    (.POST, "/v1/transfers", #"{"urls": ["http://127.0.0.1:9/d"], "options": {"netrcFile": "/root/.netrc"}}"#),
+                    (.GET, "/v1/credentials", nil), (.POST, "/v1/credentials", #"{"host": "a.example", "user": "u", "password": "p"}"#),
+                    (.DELETE, "/v1/credentials/a.example", nil),
                     (.POST, "/v1/transfers", #"{"urls": ["http://127.0.0.1:9/b"], "directory": "/etc"}"#),
                     (.POST, "/v1/transfers", #"{"urls": ["http://127.0.0.1:9/b"], "options": {"onComplete": "touch /tmp/pwned"}}"#),
                 ]

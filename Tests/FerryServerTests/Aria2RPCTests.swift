@@ -207,6 +207,7 @@ import Testing
             #expect(try await rpc.error("aria2.addUri", [url], ["max-connection-per-server": "17"])["message"] as? String == "We encountered a problem while processing the option '--max-connection-per-server'.")
             #expect(try await rpc.error("aria2.addUri", [url], ["checksum": "sha-256=abc"])["code"] as? Int == 1)
             #expect(try await rpc.error("aria2.addUri", [url], ["out": "../x"])["code"] as? Int == 1)
+            #expect(try await rpc.error("aria2.addUri", [url], ["http-passwd": "alone"])["message"] as? String == "The option '--http-passwd' goes with '--http-user'.")
             #expect(try await d.client.transfers().transfers.isEmpty, "no refused call added anything")
 
             // A batch: each call answered on its own, in order.
@@ -349,5 +350,23 @@ import Testing
         #expect(Aria2RPC.page(items, offset: -1, count: 2) == [5, 4])
         #expect(Aria2RPC.page(items, offset: -4, count: 3) == [2, 1])
         #expect(Aria2RPC.page(items, offset: 0, count: 0) == [])
+    }
+
+    /// AriaNg's "HTTP user" and "HTTP password": the server's challenge answered (Digest here,
+    /// which aria2 itself does not speak), the password never read back.
+    @Test func httpUserAndPassword() async throws {
+        try await Self.withRPC { d, rpc, origin, base in
+            let file = Origin.File(data: Origin.bytes(20_000, seed: 9))
+            origin.serve("/private.bin", file)
+            origin.protect("/private.bin", OriginLogin([.digestSHA256], user: "ann", password: "aria-secret"))
+            let url = base.appendingPathComponent("private.bin").absoluteString
+            let gid = try #require(try await rpc.call("aria2.addUri", [url], ["http-user": "ann", "http-passwd": "aria-secret"]) as? String)
+            try await eventually("the download to complete") { try await rpc.call("aria2.tellStatus", gid, ["status"]) as? [String: String] == ["status": "complete"] }
+            #expect(origin.requests(for: "/private.bin").last?.authorization?.contains("algorithm=SHA-256") == true)
+            let transfer = try #require(try await d.client.transfers().transfers.first)
+            #expect(transfer.sha256 == file.sha256 && transfer.options?.password == "<redacted>")
+            let options = try await rpc.call("aria2.getOption", gid)
+            #expect(!String(describing: options).contains("aria-secret"))
+        }
     }
 }

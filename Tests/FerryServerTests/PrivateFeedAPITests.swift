@@ -49,7 +49,7 @@ import Testing
                     try await eventually("downloaded") { try await d.client.transfer(transfer.id).state == .completed }
                     let done = try await d.client.transfer(transfer.id)
                     #expect(done.sha256 == media[1].sha256)
-                    #expect(done.options?.headers?["Authorization"] == "<redacted>")
+                    #expect(done.options?.user == Self.user && done.options?.password == "<redacted>")
                     let events = try await d.daemon.engine.journal.events(session: nil, after: 0, limit: 10_000)
                     #expect(!String(decoding: try FerryJSON.encoder().encode(events), as: UTF8.self).contains("Basic "))
                 }
@@ -72,6 +72,33 @@ import Testing
                     #expect(detail.podcast.user == Self.user)
                     let opml = try await d.raw(.GET, "/v1/podcasts/export")
                     #expect(!opml.body.contains("open-sesame"))
+                }
+            }
+        }
+    }
+
+    /// A feed behind Digest (SHA-256), and its episodes: the challenge answered, no Basic header
+    /// sent to a server that did not ask for one.
+    @Test func aDigestFeedAndItsEpisodes() async throws {
+        try await Origin.run { origin, base in
+            let media = PodcastAPITests.serveMedia(origin, count: 1)
+            origin.serve("/digest.xml", .init(data: PodcastAPITests.feed(base, title: "Digest Only", count: 1).data, contentType: "application/rss+xml"))
+            for path in ["/digest.xml", "/media/ep1.mp3"] { origin.protect(path, OriginLogin([.digestSHA256], user: Self.user, password: Self.password)) }
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let feedURL = base.appendingPathComponent("digest.xml").absoluteString
+                    await #expect {
+                        _ = try await d.client.subscribe(url: feedURL, user: Self.user, password: "nope")
+                    } throws: { error in
+                        (error as? FerryError)?.message.contains("refused the user name and password") == true
+                    }
+                    let detail = try await d.client.subscribe(url: feedURL, user: Self.user, password: Self.password)
+                    #expect(detail.podcast.title == "Digest Only")
+                    let transfer = try await d.client.downloadEpisode(detail.episodes[0].id, session: "test")
+                    try await eventually("downloaded") { try await d.client.transfer(transfer.id).state == .completed }
+                    #expect(try await d.client.transfer(transfer.id).sha256 == media[0].sha256)
+                    #expect(origin.requests.allSatisfy { $0.authorization?.hasPrefix("Basic") != true })
+                    #expect(origin.requests(for: "/media/ep1.mp3").last?.authorization?.contains("algorithm=SHA-256") == true)
                 }
             }
         }

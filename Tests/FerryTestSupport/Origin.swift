@@ -105,6 +105,10 @@ package final class Origin: Sendable {
         package var http2 = false
         /// Which connection it came on (unique among the connections open at once).
         package var connection: ObjectIdentifier?
+        /// The `Authorization` it carried.
+        package var authorization: String? { headers["authorization"] }
+        /// The `Host` it named (HTTPTypes keeps it as the request's authority).
+        package var host: String?
     }
 
     /// The request context: BasicRequestContext's, the connection, and whether it is HTTP/2.
@@ -140,6 +144,11 @@ package final class Origin: Sendable {
         var setCookies: [String: [String]] = [:]
         /// Paths that answer 403 unless the request's `Cookie` header holds this `name=value`.
         var cookieRequired: [String: String] = [:]
+        /// Paths that ask for Basic or Digest (``OriginLogin``).
+        var logins: [String: OriginLogin] = [:]
+        /// Digest nonces handed out: true while accepted, false once stale.
+        var nonces: [String: Bool] = [:]
+        var challenged: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -186,6 +195,21 @@ package final class Origin: Sendable {
         state.withLock { $0.cookieRequired[path] = pair }
     }
 
+    /// Answers `path` only to a login (Basic, Digest MD5 or SHA-256: one challenge per scheme
+    /// given, in that order), else 401.
+    package func protect(_ path: String, _ login: OriginLogin) {
+        state.withLock { $0.logins[path] = login }
+    }
+
+    /// Makes every Digest nonce handed out so far stale: the next answer with one gets a 401
+    /// with `stale=true` and a new nonce.
+    package func expireNonces() {
+        state.withLock { state in for key in state.nonces.keys { state.nonces[key] = false } }
+    }
+
+    /// How many 401s the origin answered for `path`.
+    package func challenges(for path: String) -> Int { state.withLock { $0.challenged[path] ?? 0 } }
+
     package func redirect(_ path: String, to location: String, status: Int = 302) {
         state.withLock { $0.redirects[path] = (status, location) }
     }
@@ -225,7 +249,7 @@ package final class Origin: Sendable {
             method: request.method.rawValue, path: path, range: request.headers[.range],
             ifRange: request.headers[.ifRange],
             headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a }),
-            body: body, http2: context.http2, connection: context.connection
+            body: body, http2: context.http2, connection: context.connection, host: request.head.authority
         )
         if let pair = state.withLock({ $0.cookieRequired[path] }),
             !(request.headers[.cookie] ?? "").split(separator: ";").contains(where: { $0.trimmingCharacters(in: .whitespaces) == pair })
@@ -235,6 +259,27 @@ package final class Origin: Sendable {
                 state.sentByRequest.append(0)
             }
             return Response(status: .forbidden, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<h1>log in first</h1>")))
+        }
+        if let login = state.withLock({ $0.logins[path] }) {
+            var target = request.uri.path
+            if let query = request.uri.query { target += "?" + query }
+            let verdict = state.withLock { state in
+                login.check(request.headers[.authorization], method: request.method.rawValue, target: target) { state.nonces[$0] }
+            }
+            if verdict != .accepted {
+                let nonce = Data((0..<18).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+                state.withLock { state in
+                    state.requests.append(seen)
+                    state.sentByRequest.append(0)
+                    state.nonces[nonce] = true
+                    state.challenged[path, default: 0] += 1
+                }
+                var headers: HTTPFields = [.contentType: "text/html"]
+                for challenge in login.challenges(nonce: nonce, stale: verdict == .stale) {
+                    headers.append(HTTPField(name: .wwwAuthenticate, value: challenge))
+                }
+                return Response(status: .unauthorized, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "<h1>who are you?</h1>")))
+            }
         }
         let required = state.withLock { $0.protected[path] }
         if let required, request.headers[.authorization] != required {
@@ -395,8 +440,10 @@ package final class Origin: Sendable {
     ///   - tls: serve https with the test certificate (see ``Origin/trustingClientTLS``).
     ///   - http2: serve https offering HTTP/2 (ALPN `h2`, and HTTP/1.1 for clients without it).
     ///   - certificate: serve https with this chain and key (PEM files) instead of the test certificate.
+    ///   - address: the loopback address to listen on (127.0.0.2: another host for the client).
     package static func run<T: Sendable>(
-        tls: Bool = false, http2: Bool = false, certificate: (chain: URL, key: URL)? = nil, _ body: (Origin, URL) async throws -> T
+        tls: Bool = false, http2: Bool = false, certificate: (chain: URL, key: URL)? = nil, address: String = "127.0.0.1",
+        _ body: (Origin, URL) async throws -> T
     ) async throws -> T {
         let origin = Origin()
         let router = Router(context: Context.self)
@@ -412,16 +459,16 @@ package final class Origin: Sendable {
         if http2 {
             service = Application(
                 router: router, server: try .http2Upgrade(tlsConfiguration: serverTLS!),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
+                configuration: .init(address: .hostname(address, port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else if tls {
             service = Application(
                 router: router, server: try .tls(.http1(), tlsConfiguration: serverTLS!),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning, logger: logger
+                configuration: .init(address: .hostname(address, port: 0)), onServerRunning: onRunning, logger: logger
             )
         } else {
             service = Application(
-                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning,
+                router: router, configuration: .init(address: .hostname(address, port: 0)), onServerRunning: onRunning,
                 logger: logger
             )
         }
@@ -430,7 +477,7 @@ package final class Origin: Sendable {
             tasks.addTask { try await group.run() }
             defer { tasks.cancelAll() }
             try await eventually("the origin to listen") { port.withLock { $0 } != nil }
-            let base = URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port.withLock { $0 }!)")!
+            let base = URL(string: "\(tls ? "https" : "http")://\(address):\(port.withLock { $0 }!)")!
             // A response still held would keep the server from stopping, whatever the test did or threw.
             defer { for gate in origin.state.withLock({ $0.gates }) { gate.open() } }
             let result = try await body(origin, base)

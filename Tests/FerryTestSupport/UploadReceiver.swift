@@ -41,6 +41,10 @@ package final class UploadReceiver: Sendable {
         var headers: [[String: String]] = []
         /// The gates of ``holdNextBody(after:until:)``, opened when ``run(_:)``'s body ends.
         var gates: [Origin.Gate] = []
+        /// Every request must carry this login (``protect(_:)``).
+        var login: OriginLogin?
+        var nonces: [String: Bool] = [:]
+        var challenged = 0
     }
 
     private let state = Mutex(State())
@@ -61,6 +65,42 @@ package final class UploadReceiver: Sendable {
         state.withLock { state in
             state.failAfter = (bytes, gate)
             state.gates.append(gate)
+        }
+    }
+
+    /// Every request must carry `login` (Basic, or Digest computed with its own method), else
+    /// it is answered 401 with the login's challenges, its body unread.
+    package func protect(_ login: OriginLogin) { state.withLock { $0.login = login } }
+
+    /// How many 401s it answered.
+    package var challenges: Int { state.withLock { $0.challenged } }
+
+    /// A 401 for a request without the login, or nil.
+    func refusal(_ request: Request) -> Response? {
+        guard let login = state.withLock({ $0.login }) else { return nil }
+        var target = request.uri.path
+        if let query = request.uri.query { target += "?" + query }
+        let verdict = state.withLock { state in
+            login.check(request.headers[.authorization], method: request.method.rawValue, target: target) { state.nonces[$0] }
+        }
+        guard verdict != .accepted else { return nil }
+        _ = record(request)
+        let nonce = UUID().uuidString
+        state.withLock { state in
+            state.nonces[nonce] = true
+            state.challenged += 1
+        }
+        var headers: HTTPFields = [.connection: "close"]
+        for challenge in login.challenges(nonce: nonce, stale: verdict == .stale) { headers.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
+        return Response(status: .unauthorized, headers: headers)
+    }
+
+    struct LoginMiddleware: RouterMiddleware {
+        let receiver: UploadReceiver
+
+        func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
+            if let refusal = receiver.refusal(request) { return refusal }
+            return try await next(request, context)
         }
     }
 
@@ -182,6 +222,7 @@ package final class UploadReceiver: Sendable {
     package static func run<T: Sendable>(_ body: (UploadReceiver, URL) async throws -> T) async throws -> T {
         let receiver = UploadReceiver()
         let router = Router()
+        router.add(middleware: LoginMiddleware(receiver: receiver))
         router.put("plain/**") { request, _ in try await receiver.plain(request) }
         router.post("plain/**") { request, _ in try await receiver.plain(request) }
         router.on("plain/**", method: .options) { request, _ in

@@ -42,12 +42,15 @@ final class SegmentedDownload: Sendable {
     private let pace: (@Sendable (Int) async throws -> Void)?
     /// Ranges over HTTP/1.1 connections of their own (a large file: ``TransferWorker/prefersHTTP1(_:)``).
     private let http1: Bool
+    /// Answers 401s, and sends what the first request learnt at once on every range.
+    private let auth: Authenticator?
     private let started = ContinuousClock.now
 
     init(
         id: Int64, attempt: SegmentedAttempt, validator: String, sink: DownloadSink, worker: TransferWorker, settings: TransferSettings,
-        pace: (@Sendable (Int) async throws -> Void)?, http1: Bool = false
+        pace: (@Sendable (Int) async throws -> Void)?, http1: Bool = false, auth: Authenticator? = nil
     ) throws(FerryError) {
+        self.auth = auth
         self.id = id
         self.validator = validator
         total = attempt.plan.total
@@ -179,7 +182,7 @@ final class SegmentedDownload: Sendable {
         let (response, _) = try await worker.fetcher.get(
             url, headers: [("Range", "bytes=\(assignment.from)-\(assignment.to - 1)"), ("If-Range", validator)],
             extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged,
-            session: settings.sessionName, http1: http1
+            session: settings.sessionName, http1: http1, auth: auth
         )
         let status = Int(response.status.code)
         let headers = response.headers

@@ -48,6 +48,9 @@ extension TransferEngine {
         try request.options?.validate()
         try Self.refuseSessionWide(request.options)
         try clients.trust.check(request.options)
+        // A .netrc that others can read, or that is malformed, is refused before anything is
+        // journaled (it is read again whenever a server asks).
+        if let netrc = request.options?.netrcFile { _ = try await BlockingIO.run { () throws(FerryError) in try Netrc.load(path: netrc) } }
         if request.options?.setsHooks == true || request.options?.desktopNotify != nil {
             throw FerryError.invalidRequest("Hooks and notifications are set per session or for the daemon (`ferry session set`), not per transfer.")
         }
@@ -128,6 +131,7 @@ extension TransferEngine {
         try request.options?.validate()
         try Self.refuseSessionWide(request.options)
         try clients.trust.check(request.options)
+        if let netrc = request.options?.netrcFile { _ = try await BlockingIO.run { () throws(FerryError) in try Netrc.load(path: netrc) } }
         let url = try TransferURL.validate(request.url)
         guard request.file.hasPrefix("/") else {
             throw FerryError.invalidRequest("Give the file's absolute path ('\(request.file.prefix(80))' is relative).")

@@ -29,7 +29,7 @@ extension TransferRecord {
     func model(library: LibraryFolder, live: ProgressBoard.Snapshot?, shownOptions: TransferOptions?) -> Transfer {
         let path = state == .completed && kind == .download ? filePath(in: library) : nil
         return Transfer(
-            id: transferId, url: url, session: session, state: state,
+            id: transferId, url: HostCredential.redactingPassword(in: url), session: session, state: state,
             bytesReceived: live?.bytes ?? (state == .completed ? (totalBytes ?? durableBytes) : durableBytes),
             totalBytes: live?.total ?? totalBytes,
             path: path,

@@ -23,7 +23,7 @@ extension TransferWorker {
             do {
                 let (response, finalURL) = try await fetcher.get(
                     source, headers: plan.requestHeaders, extra: settings.headers, headTimeout: settings.headTimeout, options: settings.merged,
-                    session: settings.sessionName, http1: http1
+                    session: settings.sessionName, http1: http1, auth: authenticator(for: record, settings: settings)
                 )
                 let status = Int(response.status.code)
                 guard (200...299).contains(status) || status == 416 else {
@@ -54,6 +54,14 @@ extension TransferWorker {
             }
         }
         throw mendable ?? FerryError(.internalError, "No source of the file was tried.")
+    }
+
+    /// The transfer's ``Authenticator``: its own URL's credentials, the `.netrc` and the store.
+    func authenticator(for record: TransferRecord, settings: TransferSettings) -> Authenticator? {
+        guard let url = URL(string: record.url) else { return nil }
+        let journal = store.journal
+        let lookup = CredentialLookup(url: url, options: settings.merged, store: { try await journal.storedCredentials() })
+        return fetcher.authenticators.authenticator(for: record.transferId, lookup: lookup)
     }
 
     /// Why a mirror's answer to a resumed request shows another copy of the file, if it does.

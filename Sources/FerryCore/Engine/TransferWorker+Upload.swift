@@ -22,11 +22,13 @@ extension TransferWorker {
         } catch {
             return failed(url: record.url, error: error, progressed: false, policy: settings.retryPolicy(configuration.retry), options: settings.merged, logger: logger)
         }
-        let attempt = UploadAttempt(
+        var made = UploadAttempt(
             http: fetcher.clients.client(for: URL(string: record.url)!, options: settings.merged), tls: tls, store: store, progress: progress, extraHeaders: settings.headers,
             pace: bandwidth.pace(for: id, session: record.session, settings) ?? { _ in }, headTimeout: settings.headTimeout ?? .seconds(30),
             userAgent: configuration.userAgent, logger: logger
         )
+        made.auth = authenticator(for: record, settings: settings)
+        let attempt = made
         do {
             let response = try await signal.race {
                 try await IdleWatchdog.run(limit: settings.idleTimeout, network: network, bytes: { progress.snapshot(id)?.bytes ?? 0 }) {

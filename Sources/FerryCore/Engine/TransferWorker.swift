@@ -268,7 +268,7 @@ struct TransferWorker: Sendable {
         rules.bytesPerSecond = [settings.daemon.bytesPerSecond, settings.session.bytesPerSecond, settings.own.bytesPerSecond].compactMap { $0 }.min()
         let download = try SegmentedDownload(
             id: id, attempt: SegmentedAttempt(plan: plan, sources: sources, settings: rules), validator: validator, sink: sink, worker: self,
-            settings: settings, pace: pace, http1: http1
+            settings: settings, pace: pace, http1: http1, auth: authenticator(for: record, settings: settings)
         )
         box.current = download
         progress.set(id, bytes: plan.writtenBytes, total: plan.total)

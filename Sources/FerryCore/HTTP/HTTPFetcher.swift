@@ -6,7 +6,9 @@ import NIOCore
 
 /// GET with Ferry's own redirect handling (see ``RedirectPolicy``): every hop is checked
 /// before it is requested. Range headers go to every hop; configured extra headers too, except
-/// credentials, which never leave the origin they were configured for.
+/// credentials, which never leave the origin they were configured for. A 401 is answered by the
+/// transfer's ``Authenticator`` (Basic or Digest, credentials for that origin only), and a
+/// URL's `user:password@` never goes on the wire as such: it is one of those credentials.
 package struct HTTPFetcher: Sendable {
     let clients: HTTPClients
     let redirects: RedirectPolicy
@@ -14,6 +16,8 @@ package struct HTTPFetcher: Sendable {
     /// Sessions' cookie jars: sent with each hop, and what each hop sets kept (nil: no cookies).
     var cookies: SessionCookies? = nil
     let logger: Logger
+    /// Each transfer's answers to servers that asked who the user is.
+    let authenticators = Authenticators()
 
     /// - Parameters:
     ///   - headers: protocol headers (Range, If-Range), sent to every hop.
@@ -24,18 +28,24 @@ package struct HTTPFetcher: Sendable {
     ///   - form: a form to POST to `url` (a login): a 307 or 308 posts it again to the next hop,
     ///     any other redirect is followed with a GET, as browsers do.
     ///   - http1: over HTTP/1.1 even where the server offers HTTP/2.
+    ///   - auth: answers 401s; nil leaves them to the caller (and so does a configured
+    ///     `Authorization` header).
     /// - Returns: the first non-redirect response and the URL that gave it.
     func get(
         _ url: URL, headers: [(name: String, value: String)], extra: [(name: String, value: String)] = [],
         headTimeout: Duration? = nil, options: TransferOptions = TransferOptions(), session: String? = nil,
-        form: String? = nil, http1: Bool = false
+        form: String? = nil, http1: Bool = false, auth: Authenticator? = nil
     ) async throws -> (response: HTTPClientResponse, url: URL) {
+        let url = Self.withoutUserInfo(url)
         var current = url
         var visited = [url]
         var form = form
         let tls = try clients.tlsConfiguration(for: options)
         let jar = session.flatMap { session in cookies.map { (session, $0) } }
         let chainSite = url.host.map(CookieJar.site(of:))
+        let auth = extra.contains { $0.name.lowercased() == "authorization" } ? nil : auth
+        var authorization = auth?.preemptive(for: current)
+        var round = 0
         while true {
             var request = HTTPClientRequest(url: current.absoluteString)
             request.tlsConfiguration = tls
@@ -54,10 +64,20 @@ package struct HTTPFetcher: Sendable {
                 request.headers.replaceOrAdd(name: header.name, value: header.value)
             }
             for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+            if let authorization { request.headers.replaceOrAdd(name: "Authorization", value: authorization) }
             let deadline: NIODeadline = headTimeout.map { .now() + .init($0) } ?? .distantFuture
             let response = try await clients.client(for: current, options: options, http1: http1).execute(request, deadline: deadline, logger: logger)
             if let (session, cookies) = jar {
                 try await cookies.receive(session: session, url: current, response.headers["Set-Cookie"])
+            }
+            if response.status == .unauthorized, let auth,
+                let answer = try await auth.answer(challenges: response.headers["WWW-Authenticate"], url: current, round: round)
+            {
+                logger.debug("answering a challenge", metadata: ["http.url": "\(current)", "http.round": "\(round)"])
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                authorization = answer
+                round += 1
+                continue
             }
             guard RedirectPolicy.isRedirect(status: Int(response.status.code)) else { return (response, current) }
             let next = try redirects.next(location: response.headers.first(name: "Location"), from: current, visited: visited)
@@ -65,8 +85,20 @@ package struct HTTPFetcher: Sendable {
             _ = try? await response.body.collect(upTo: 64 * 1024)
             if ![307, 308].contains(Int(response.status.code)) { form = nil }
             visited.append(next)
-            current = next
+            current = Self.withoutUserInfo(next)
+            authorization = auth?.preemptive(for: current)
+            round = 0
         }
+    }
+
+    /// `url` without `user:password@`.
+    static func withoutUserInfo(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.user != nil || components.password != nil else {
+            return url
+        }
+        components.user = nil
+        components.password = nil
+        return components.url ?? url
     }
 
     /// An executor on one of the client's event loops (the next, round robin), to make a request

@@ -93,6 +93,16 @@ package protocol TransferJournal: Sendable {
     @discardableResult
     func updateCookies(session: String, _ change: @escaping @Sendable ([Cookie]) throws -> [Cookie]) async throws -> [Cookie]
 
+    /// The credential store: every host's login, by host.
+    func storedCredentials() async throws -> [StoredCredential]
+
+    /// Keeps `credential` for its host, replacing the one it had.
+    func saveCredential(_ credential: StoredCredential) async throws
+
+    /// Forgets the login for `host` (as stored: `host` or `host:port`). - Returns: whether there was one.
+    @discardableResult
+    func removeCredential(host: String) async throws -> Bool
+
     /// Calls `handler` with every event journaled from now on, once committed, in `seq` order,
     /// one at a time; it must return quickly.
     func onCommit(_ handler: @escaping @Sendable (TransferEvent) -> Void)

@@ -87,7 +87,10 @@ package struct AttemptFailure: Sendable {
         case nil: break
         }
         return switch status {
-        case 401, 403: " It needs credentials: a user name and password in the URL, or --header 'Authorization: …'."
+        case 401:
+            " It needs credentials: give them with --user NAME --password-stdin, --netrc or --netrc-file FILE,"
+                + " or keep them for the host with 'ferry credentials add HOST --user NAME'."
+        case 403: " It needs credentials: a user name and password (--user NAME --password-stdin), or --header 'Authorization: …'."
         case 404, 410: " The file is not there; check the URL."
         default: ""
         }

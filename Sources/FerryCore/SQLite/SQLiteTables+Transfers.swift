@@ -131,6 +131,14 @@ extension SQLiteTables {
             Migration(24, "v24: the HTTP version a transfer's answer came over") { db in
                 try db.alter(table: "transfer") { t in t.add(column: "httpVersion", .text) }
             },
+            Migration(25, "v25: the credential store") { db in
+                try db.create(table: "credential") { t in
+                    t.column("host", .text).primaryKey()
+                    t.column("user", .text).notNull()
+                    t.column("password", .text).notNull()
+                    t.column("addedAt", .double).notNull()
+                }
+            },
         ]
     )
 }

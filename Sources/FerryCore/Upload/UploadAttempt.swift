@@ -25,6 +25,9 @@ struct UploadAttempt: Sendable {
     let headTimeout: Duration
     let userAgent: String
     let logger: Logger
+    /// Answers 401s (Basic or Digest, signed with each request's method); nil when a configured
+    /// `Authorization` header speaks for the upload.
+    var auth: Authenticator? = nil
 
     func run(_ record: TransferRecord) async throws -> RecordedResponse {
         let id = record.transferId
@@ -71,10 +74,9 @@ struct UploadAttempt: Sendable {
         } else {
             headers.append(("Content-Type", contentType))
         }
-        let body = chunks(id, source, from: 0, to: size, around: parts)
-        let response = try await send(
-            HTTPMethod(rawValue: record.method ?? "PUT"), url, headers: headers, body: .stream(body, length: .known(length))
-        )
+        let response = try await send(HTTPMethod(rawValue: record.method ?? "PUT"), url, headers: headers) {
+            .stream(chunks(id, source, from: 0, to: size, around: parts, restartingAt: 0, of: size), length: .known(length))
+        }
         return try accept(response, url: url)
     }
 
@@ -122,11 +124,9 @@ struct UploadAttempt: Sendable {
             throw FerryError(.uploadRejected, "The server says it has \(offset) bytes of a \(size)-byte file; start a new upload.")
         }
         try await started(id, offset: offset, size: size)
-        let body = chunks(id, source, from: offset, to: size, around: nil)
-        let response = try await send(
-            .PATCH, uploadURL, headers: tus ? UploadRequests.tusAppend(offset: offset) : UploadRequests.ietfAppend(offset: offset),
-            body: .stream(body, length: .known(size - offset))
-        )
+        let response = try await send(.PATCH, uploadURL, headers: tus ? UploadRequests.tusAppend(offset: offset) : UploadRequests.ietfAppend(offset: offset)) {
+            .stream(chunks(id, source, from: offset, to: size, around: nil, restartingAt: offset, of: size), length: .known(size - offset))
+        }
         let accepted = try accept(response, url: uploadURL)
         if tus, let final = UploadRequests.offset(response.headers), final != size {
             throw FerryError(.connectionFailed, "The server has \(final) of \(size) bytes after the upload; continuing.")
@@ -142,8 +142,12 @@ struct UploadAttempt: Sendable {
         try await store.record(.uploadStarted(offset: offset, size: size), of: id)
     }
 
-    private func chunks(_ id: Int64, _ source: UploadSource, from: Int64, to: Int64, around parts: (Data, Data)?) -> UploadBody {
+    /// The body from `from`, progress counted again from `offset` (a body sent again after a 401).
+    private func chunks(
+        _ id: Int64, _ source: UploadSource, from: Int64, to: Int64, around parts: (Data, Data)?, restartingAt offset: Int64, of size: Int64
+    ) -> UploadBody {
         let progress = progress
+        progress.set(id, bytes: offset, total: size)
         let file = source.chunks(from: from, to: to, pace: pace, sent: { progress.add(id, bytes: $0) })
         return UploadBody(preamble: parts?.0, file: file, epilogue: parts?.1)
     }
@@ -158,19 +162,37 @@ struct UploadAttempt: Sendable {
         return response
     }
 
+    /// One request, answered again when the server asks who the user is (401), its body made
+    /// anew for it. After the first answer, the upload's later requests carry it at once: the
+    /// discovery's OPTIONS pays the 401, not the file.
     private func send(
-        _ method: HTTPMethod, _ url: URL, headers: [(String, String)], body: HTTPClientRequest.Body? = nil
+        _ method: HTTPMethod, _ url: URL, headers: [(String, String)], body: (() -> HTTPClientRequest.Body)? = nil
     ) async throws -> RecordedResponse {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.tlsConfiguration = tls
-        request.method = method
-        request.headers.add(name: "User-Agent", value: userAgent)
-        for header in extraHeaders { request.headers.replaceOrAdd(name: header.name, value: header.value) }
-        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        if let body { request.body = body }
-        let deadline: NIODeadline = body == nil ? .now() + .init(headTimeout) : .distantFuture
-        let response = try await http.execute(request, deadline: deadline, logger: logger)
-        return try await RecordedResponse(response)
+        let url = HTTPFetcher.withoutUserInfo(url)
+        let auth = extraHeaders.contains { $0.name.lowercased() == "authorization" } ? nil : auth
+        var authorization = auth?.preemptive(for: url, method: method.rawValue)
+        var round = 0
+        while true {
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.tlsConfiguration = tls
+            request.method = method
+            request.headers.add(name: "User-Agent", value: userAgent)
+            for header in extraHeaders { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+            for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+            if let authorization { request.headers.replaceOrAdd(name: "Authorization", value: authorization) }
+            if let body { request.body = body() }
+            let deadline: NIODeadline = body == nil ? .now() + .init(headTimeout) : .distantFuture
+            let response = try await http.execute(request, deadline: deadline, logger: logger)
+            if response.status == .unauthorized, let auth,
+                let answer = try await auth.answer(challenges: response.headers["WWW-Authenticate"], url: url, round: round, method: method.rawValue)
+            {
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                authorization = answer
+                round += 1
+                continue
+            }
+            return try await RecordedResponse(response)
+        }
     }
 
     /// The SHA-256 of the file sent.

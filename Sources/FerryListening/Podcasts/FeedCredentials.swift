@@ -1,8 +1,8 @@
 import FerryKit
 import Foundation
 
-/// A private feed's HTTP Basic credentials. A secret: kept in the journal, sent as
-/// `Authorization: Basic …` to the feed's host, never shown, logged or put in events.
+/// A private feed's credentials. A secret: kept in the journal, answered when the feed's origin
+/// asks (Basic or Digest, see ``FeedFetcher``), never shown, logged or put in events.
 package struct FeedCredentials: Sendable, Hashable {
     package var user: String
     package var password: String
@@ -11,9 +11,6 @@ package struct FeedCredentials: Sendable, Hashable {
         self.user = user
         self.password = password
     }
-
-    /// The `Authorization` header's value.
-    package var authorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
 
     /// Basic authentication cannot carry a `:` in the user name, nor line breaks anywhere.
     package func validate() throws(FerryError) {

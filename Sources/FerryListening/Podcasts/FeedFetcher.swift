@@ -60,7 +60,8 @@ struct FeedFetcher: Sendable {
     }
 
     /// A GET that follows redirects with the same checks as downloads, the credentials going only
-    /// to the first URL's origin.
+    /// to the first URL's origin: as the answer to its challenge (Basic or Digest, the strongest
+    /// it offers), never as a Basic header it did not ask for.
     /// - Parameter failed: the error for a request that could not be made, and the URL it was to.
     /// - Returns: the first answer that is not a redirect (its body unread, the caller's), the URL
     ///   that gave it, and whether every hop on the way was permanent (301, 308).
@@ -70,18 +71,37 @@ struct FeedFetcher: Sendable {
         var current = url
         var visited = [url]
         var permanent = true
+        let auth = credentials.map {
+            Authenticator(lookup: CredentialLookup(url: url, options: TransferOptions(user: $0.user, password: $0.password)))
+        }
+        var authorization: String?
+        var round = 0
         while true {
             var request = HTTPClientRequest(url: current.absoluteString)
             request.headers.add(name: "User-Agent", value: userAgent)
             for (name, value) in headers { request.headers.add(name: name, value: value) }
-            if let credentials, HTTPFetcher.origin(of: current) == HTTPFetcher.origin(of: url) {
-                request.headers.add(name: "Authorization", value: credentials.authorization)
-            }
+            if let authorization { request.headers.add(name: "Authorization", value: authorization) }
             let response: HTTPClientResponse
             do {
                 response = try await clients.client(for: current).execute(request, timeout: .init(timeout), logger: logger)
             } catch {
                 throw failed(AttemptFailure(error).error, current)
+            }
+            if response.status == .unauthorized, let auth {
+                let answer: String?
+                do {
+                    answer = try await auth.answer(challenges: response.headers["WWW-Authenticate"], url: current, round: round)
+                } catch let error as FerryError where error.code == .authenticationFailed {
+                    // Refused: the 401 stands, and its caller says so; a challenge Ferry cannot answer says why.
+                    if round > 0 { return (response, current, permanent) }
+                    throw FerryError(.feedCredentials, error.message)
+                }
+                if let answer {
+                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    authorization = answer
+                    round += 1
+                    continue
+                }
             }
             let status = Int(response.status.code)
             guard RedirectPolicy.isRedirect(status: status) else { return (response, current, permanent) }
@@ -90,6 +110,8 @@ struct FeedFetcher: Sendable {
             _ = try? await response.body.collect(upTo: 64 * 1024)
             visited.append(next)
             current = next
+            authorization = auth?.preemptive(for: current)
+            round = 0
         }
     }
 }

@@ -293,10 +293,10 @@ package struct PodcastLibrary: Sendable {
             throw FerryError(.invalidRequest, "Episode \(id) (\(episode.title)) has no audio or video file to download.")
         }
         let url = try TransferURL.validate(text)
-        // A private feed's credentials go with its episodes on the same host (and, as every
-        // credential, never to another host a redirect leads to).
+        // A private feed's credentials go with its episodes on the same host, as the answer to
+        // its challenge (Basic or Digest), and as every credential never to another origin.
         let sameHost = URL(string: podcast.feedURL)?.host?.lowercased() == url.host?.lowercased()
-        let options = podcast.credentials.flatMap { sameHost ? TransferOptions(headers: ["Authorization": $0.authorization]) : nil }
+        let options = podcast.credentials.flatMap { sameHost ? TransferOptions(user: $0.user, password: $0.password) : nil }
         let transfer = try await engine.enqueue(
             .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName,
                   taskDescription: "\(podcast.title): \(episode.title)", options: options)

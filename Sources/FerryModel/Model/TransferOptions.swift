@@ -89,6 +89,19 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// session's transfers made while it is set, never for the daemon. Such a transfer says so
     /// ("certificate not checked") wherever it is listed.
     public var insecure: Bool?
+    /// A user name for the URL's own origin (scheme, host, port), sent when its server asks
+    /// (401: Basic or Digest, the strongest it offers), never to another host: `--user`.
+    public var user: String?
+    /// ``user``'s password (`--password-stdin`). A secret: reads show it as `<redacted>`, backups
+    /// keep it only sealed.
+    public var password: String?
+    /// A `.netrc` file (an absolute path, mode 0600) the daemon reads when a server asks who the
+    /// user is: `--netrc`, `--netrc-file`. Its passwords are never journaled.
+    public var netrcFile: String?
+    /// True: passwords from a `.netrc` or the credential store may go over plain http, where
+    /// anyone on the way can read them (`--auth-over-http`). A `--user` given for an http URL is
+    /// sent regardless: the user named that URL.
+    public var authOverHTTP: Bool?
 
     /// Options with the given fields set; a nil field falls back to the session's, then the
     /// daemon's default. Each parameter sets the property of the same name.
@@ -100,12 +113,17 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil,
         allowsMeteredNetwork: Bool? = nil, discretionary: Bool? = nil, meteredInterfaces: [String]? = nil,
         caCertificate: String? = nil, caDirectory: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
-        clientKeyPassphrase: String? = nil, insecure: Bool? = nil
+        clientKeyPassphrase: String? = nil, insecure: Bool? = nil, user: String? = nil, password: String? = nil,
+        netrcFile: String? = nil, authOverHTTP: Bool? = nil
     ) {
         self.clientCertificate = clientCertificate
         self.clientKey = clientKey
         self.clientKeyPassphrase = clientKeyPassphrase
         self.insecure = insecure
+        self.user = user
+        self.password = password
+        self.netrcFile = netrcFile
+        self.authOverHTTP = authOverHTTP
         self.caCertificate = caCertificate
         self.caDirectory = caDirectory
         self.allowsMeteredNetwork = allowsMeteredNetwork
@@ -174,6 +192,13 @@ public struct TransferOptions: Codable, Sendable, Hashable {
             merged.clientKeyPassphrase = other.clientKeyPassphrase
         }
         merged.insecure = other.insecure ?? insecure
+        merged.netrcFile = other.netrcFile ?? netrcFile
+        merged.authOverHTTP = other.authOverHTTP ?? authOverHTTP
+        // A layer that names a user names its password too (or none).
+        if other.user != nil {
+            merged.user = other.user
+            merged.password = other.password
+        }
         // A layer that names a proxy, or says none, decides for itself and those below it.
         if other.proxy != nil || other.noProxy != nil {
             merged.proxy = other.proxy
@@ -197,6 +222,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         }
         copy.proxy = proxy.map { text in (try? ProxyURL(parsing: text).redacted) ?? ProxyURL.redact(text) }
         copy.clientKeyPassphrase = clientKeyPassphrase.map { _ in "<redacted>" }
+        copy.password = password.map { _ in "<redacted>" }
         return copy
     }
 }
@@ -236,7 +262,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
         "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
         "notifyURL", "desktopNotify", "launch", "schedule", "allowsMeteredNetwork", "discretionary", "meteredInterfaces",
-        "caCertificate", "caDirectory", "clientCertificate", "insecure",
+        "caCertificate", "caDirectory", "clientCertificate", "insecure", "user", "password", "netrcFile", "authOverHTTP",
     ]
 
     /// `options` with this update applied.
@@ -272,6 +298,11 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
                 result.clientKey = nil
                 result.clientKeyPassphrase = nil
             case "insecure": result.insecure = nil
+            case "user", "password":
+                result.user = nil
+                result.password = nil
+            case "netrcFile": result.netrcFile = nil
+            case "authOverHTTP": result.authOverHTTP = nil
             case "proxy", "noProxy":
                 result.proxy = nil
                 result.noProxy = nil
@@ -333,7 +364,21 @@ extension TransferOptions {
         if let passphrase = clientKeyPassphrase, passphrase.isEmpty || passphrase.utf8.count > 1024 || passphrase.utf8.contains(0) {
             throw FerryError.invalidRequest("A key passphrase has 1 to 1,024 bytes, without NUL.")
         }
-        for (name, path) in [("caCertificate", caCertificate), ("caDirectory", caDirectory), ("clientCertificate", clientCertificate), ("clientKey", clientKey)] {
+        if let user {
+            guard !user.isEmpty, user.utf8.count <= 256, !user.contains(where: { $0.isNewline || $0 == "\0" }) else {
+                throw FerryError.invalidRequest("user must be a name of 1 to 256 bytes without line breaks.")
+            }
+        }
+        if let password {
+            guard user != nil else { throw FerryError.invalidRequest("A password needs a user name (user) to go with it.") }
+            guard password.utf8.count <= 4096, !password.contains(where: { $0.isNewline || $0 == "\0" }) else {
+                throw FerryError.invalidRequest("The password must be at most 4096 bytes, without line breaks.")
+            }
+        }
+        for (name, path) in [
+            ("caCertificate", caCertificate), ("caDirectory", caDirectory), ("clientCertificate", clientCertificate), ("clientKey", clientKey),
+            ("netrcFile", netrcFile),
+        ] {
             if let path, !path.hasPrefix("/") || path.utf8.contains(0) || path.utf8.count > 4096 {
                 throw FerryError.invalidRequest("\(name) must be an absolute path ('\(path.prefix(80))' is not).")
             }

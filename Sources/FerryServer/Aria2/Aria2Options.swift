@@ -4,7 +4,8 @@ import Foundation
 
 /// The options of `aria2.addUri` Ferry carries out, read as aria2 writes them (strings, rates
 /// with K and M): `dir`, `out`, `header`, `checksum`, `max-download-limit`, `split`,
-/// `max-connection-per-server`, `pause`, `gid`. Others are ignored, as aria2 ignores what does not apply
+/// `max-connection-per-server`, `pause`, `gid`, `http-user` and `http-passwd` (answered as Ferry
+/// answers `--user`: Basic or Digest, to the URL's own origin only). Others are ignored, as aria2 ignores what does not apply
 /// to a download. A value Ferry cannot use is aria2's error for the call. Pure.
 struct Aria2Options {
     var directory: String?
@@ -58,6 +59,13 @@ struct Aria2Options {
         let split = try text("split").map { min(16, try Self.count($0, option: "split", upTo: .max)) }
         let perServer = try text("max-connection-per-server").map { try Self.count($0, option: "max-connection-per-server", upTo: 16) }
         transfer.connections = split ?? perServer
+        if let user = try text("http-user") {
+            transfer.user = user
+            transfer.password = try text("http-passwd")
+        } else if try text("http-passwd") != nil {
+            throw Aria2RPC.Failure.aria2("The option '--http-passwd' goes with '--http-user'.")
+        }
+        do { try transfer.validate() } catch let error as FerryError { throw Aria2RPC.Failure.aria2(error.message) }
         transferOptions = transfer.isEmpty ? nil : transfer
     }
 

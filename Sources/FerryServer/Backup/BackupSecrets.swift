@@ -8,7 +8,8 @@ import GRDB
 /// What a backup keeps apart from its snapshot, sealed with the user's passphrase (`ferry backup
 /// --with-secrets`): the state folder's secrets (the API token, aria2's secret, the extension's
 /// pairing, Ferry's CA and certificate keys) and the journal's (private feeds' passwords,
-/// sensitive headers, proxy credentials and key passphrases in options, sessions' cookies). The snapshot itself holds none of them.
+/// sensitive headers, proxy credentials, key passphrases and `--user` passwords in options,
+/// sessions' cookies, the credential store's logins). The snapshot itself holds none of them.
 struct BackupSecrets: Codable, Sendable, Equatable {
     /// State-folder files by their path in it (`token`, `tls/ca-key.pem`).
     var files: [String: Data] = [:]
@@ -18,6 +19,15 @@ struct BackupSecrets: Codable, Sendable, Equatable {
     var sessionOptions: [String: String] = [:]
     /// Sessions' cookie jars (JSON, as the journal keeps them).
     var sessionCookies: [String: String]? = nil
+    /// The credential store's rows (`ferry credentials`); absent from backups made before it.
+    var credentials: [HostLogin]?
+
+    struct HostLogin: Codable, Sendable, Equatable {
+        var host: String
+        var user: String
+        var password: String
+        var addedAt: Double
+    }
 
     struct FeedLogin: Codable, Sendable, Equatable {
         var podcastId: Int64
@@ -44,6 +54,13 @@ struct BackupSecrets: Codable, Sendable, Equatable {
             }
             try db.execute(sql: "UPDATE podcast SET username = NULL, password = NULL")
         }
+        if try db.tableExists("credential") {
+            let logins = try Row.fetchAll(db, sql: "SELECT host, user, password, addedAt FROM credential").map { row in
+                HostLogin(host: row["host"], user: row["user"], password: row["password"], addedAt: row["addedAt"])
+            }
+            if !logins.isEmpty { secrets.credentials = logins }
+            try db.execute(sql: "DELETE FROM credential")
+        }
         for row in try Row.fetchAll(db, sql: "SELECT id, options FROM transfer WHERE options IS NOT NULL") {
             let id: Int64 = row["id"], text: String = row["options"]
             guard let stripped = strip(text) else { continue }
@@ -65,7 +82,8 @@ struct BackupSecrets: Codable, Sendable, Equatable {
         return secrets
     }
 
-    /// Options without sensitive headers, a proxy's credentials or a key's passphrase; nil when there were none.
+    /// Options without sensitive headers, a proxy's credentials, a key's passphrase or a user's
+    /// password; nil when there were none.
     static func strip(_ text: String) -> String? {
         guard var options = try? FerryJSON.decoder().decode(TransferOptions.self, from: Data(text.utf8)) else { return nil }
         let before = options
@@ -73,6 +91,7 @@ struct BackupSecrets: Codable, Sendable, Equatable {
         if options.headers?.isEmpty == true { options.headers = nil }
         if let proxy = options.proxy, URL(string: proxy)?.user != nil { options.proxy = nil }
         options.clientKeyPassphrase = nil
+        options.password = nil
         guard options != before, let data = try? FerryJSON.encoder().encode(options) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
@@ -81,6 +100,12 @@ struct BackupSecrets: Codable, Sendable, Equatable {
     func apply(to db: Database, state: URL) throws {
         for feed in feeds {
             try db.execute(sql: "UPDATE podcast SET username = ?, password = ? WHERE id = ?", arguments: [feed.username, feed.password, feed.podcastId])
+        }
+        for login in credentials ?? [] {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO credential (host, user, password, addedAt) VALUES (?, ?, ?, ?)",
+                arguments: [login.host, login.user, login.password, login.addedAt]
+            )
         }
         for (id, options) in transferOptions { try db.execute(sql: "UPDATE transfer SET options = ? WHERE id = ?", arguments: [options, id]) }
         for (name, options) in sessionOptions { try db.execute(sql: "UPDATE session SET options = ? WHERE name = ?", arguments: [options, name]) }

@@ -129,11 +129,22 @@ package enum JournalRecovery {
 
     /// Rows read in their own statement, written in a transaction of the new journal's alone (a
     /// transaction that read the damaged file could not commit).
-    private static func write(_ rows: [Row], _ db: Database, _ insert: String) throws {
+    /// - Returns: how many were written: a row read from a damaged page that breaks the schema's
+    ///   rules (a NULL where none may be) is left out, not the table.
+    private static func write(_ rows: [Row], _ db: Database, _ insert: String) throws -> Int {
+        var written = 0
         try db.inTransaction {
-            for row in rows { try db.execute(sql: insert, arguments: StatementArguments(row.databaseValues)) }
+            for row in rows {
+                do {
+                    try db.execute(sql: insert, arguments: StatementArguments(row.databaseValues))
+                    written += 1
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    continue
+                }
+            }
             return .commit
         }
+        return written
     }
 
     /// Forwards by rowid until an error, then backwards from the end down to where that stopped.
@@ -144,9 +155,8 @@ package enum JournalRecovery {
         var low = Int64.min
         while true {
             let (rows, failed) = read(db, "SELECT rowid, \(list) FROM damaged.\"\(table)\" WHERE rowid > ? ORDER BY rowid LIMIT 500", [low])
-            try write(rows, db, insert)
+            copied += try write(rows, db, insert)
             low = rows.last?[0] ?? low
-            copied += rows.count
             if failed { break }
             if rows.count < 500 { return copied }
         }
@@ -155,9 +165,8 @@ package enum JournalRecovery {
             let (rows, failed) = read(
                 db, "SELECT rowid, \(list) FROM damaged.\"\(table)\" WHERE rowid < ? AND rowid > ? ORDER BY rowid DESC LIMIT 500", [high, low]
             )
-            try write(rows, db, insert)
+            copied += try write(rows, db, insert)
             high = rows.last?[0] ?? high
-            copied += rows.count
             if failed || rows.count < 500 { return copied }
         }
     }

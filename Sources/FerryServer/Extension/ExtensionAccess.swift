@@ -37,6 +37,8 @@ enum ExtensionAccess {
         // The user's client certificate is theirs to present; an unchecked certificate is theirs to accept.
         if body.options?.clientCertificate != nil || body.options?.clientKey != nil { refused.append("options.clientCertificate") }
         if body.options?.insecure != nil { refused.append("options.insecure") }
+        // A .netrc is a file of the server's, with its owner's passwords.
+        if body.options?.netrcFile != nil { refused.append("options.netrcFile") }
         if body.options?.setsHooks == true || body.options?.desktopNotify != nil { refused.append("hooks") }
         guard refused.isEmpty else {
             throw FerryError(

@@ -43,7 +43,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .resumeDataStale: .gone
         // The URL the caller gave does not lead to a feed Ferry can read: the request cannot be
         // carried out as made (a 5xx would blame the daemon).
-        case .feedInvalid, .feedTooLarge, .feedUnavailable, .feedCredentials: .unprocessableContent
+        case .feedInvalid, .feedTooLarge, .feedUnavailable, .feedCredentials, .authenticationFailed: .unprocessableContent
         // The catalog, the daemon's own upstream, misbehaved, not this request.
         case .catalogUnreachable, .catalogBadResponse: .badGateway
         case .catalogThrottled: .tooManyRequests

@@ -82,6 +82,8 @@ struct GetCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Transfer options (over the session's; see `ferry session`)") var transfer: TransferOptionFlags
 
+    @OptionGroup(title: "Logins (when a server answers 401; see `ferry credentials`)") var auth: AuthFlags
+
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -98,6 +100,7 @@ struct GetCommand: AsyncParsableCommand {
         }
         _ = try destination()
         _ = try transfer.options()
+        try auth.check(inputFromStdin: inputFile == "-")
     }
 
     /// The folder and name -o names: a path ending in / (or an existing folder) is a folder.
@@ -114,8 +117,10 @@ struct GetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (directory, name) = try destination()
+        var options = try transfer.options()
+        try auth.apply(to: &options)
         let request = CreateTransfersRequest(
-            urls: urls, session: session, force: force, options: try transfer.options(), mirrors: mirror.isEmpty ? nil : mirror,
+            urls: urls, session: session, force: force, options: options, mirrors: mirror.isEmpty ? nil : mirror,
             directory: directory, filename: name, overwrite: overwrite ? true : nil, createDirectory: mkdir ? true : nil,
             checksum: checksum, priority: priority
         )

@@ -45,19 +45,24 @@ struct PutCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Transfer options (over the session's; see `ferry session`)") var transfer: TransferOptionFlags
 
+    @OptionGroup(title: "Logins (when the server answers 401; see `ferry credentials`)") var auth: AuthFlags
+
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         _ = try transfer.options()
+        try auth.check(inputFromStdin: false)
     }
 
     func run() async throws {
         let path = URL(fileURLWithPath: file).standardizedFileURL.path
+        var options = try transfer.options()
+        try auth.apply(to: &options)
         let client = try await CLIConnection.connect()
         let created = try await client.upload(
             CreateUploadRequest(
                 file: path, url: url, method: post ? "POST" : nil, formField: form, uploadProtocol: uploadProtocol,
-                session: session, options: try transfer.options()
+                session: session, options: options
             )
         )
         try await TransferFollower.report(created.transfers, after: created.lastEventSeq, wait: !noWait, json: output.json)

@@ -81,6 +81,9 @@ struct SessionShowCommand: AsyncParsableCommand {
         if let value = options.maxRetries { Terminal.print("  max retries     \(value)") }
         if let value = options.proxy { Terminal.print("  proxy           \(value)") }
         if options.noProxy == true { Terminal.print("  proxy           none (direct connections)") }
+        if let user = options.user { Terminal.print("  user            \(user)\(options.password.map { " (password \($0))" } ?? "")") }
+        if let value = options.netrcFile { Terminal.print("  netrc           \(value)") }
+        if options.authOverHTTP == true { Terminal.print("  logins over http allowed (from a .netrc or `ferry credentials`)") }
         if let value = options.resourceTimeoutSeconds { Terminal.print("  resource timeout \(DurationText.describe(.seconds(value)))") }
         if let value = options.connections { Terminal.print("  connections     \(value) per download") }
         if let value = options.maxConnectionsPerHost { Terminal.print("  per host        at most \(value) connections") }
@@ -151,6 +154,8 @@ struct SessionSetCommand: AsyncParsableCommand {
 
     @OptionGroup var transfer: TransferOptionFlags
 
+    @OptionGroup(title: "Logins (when a server answers 401; see `ferry credentials`)") var auth: AuthFlags
+
     @Option(name: .long, help: ArgumentHelp("Transfers of the session running at once.", valueName: "n"))
     var maxConcurrent: Int?
 
@@ -196,6 +201,7 @@ struct SessionSetCommand: AsyncParsableCommand {
     func validate() throws {
         guard outside == nil || !during.isEmpty else { throw ValidationError("--outside goes with --during.") }
         _ = try schedule()
+        try auth.check(inputFromStdin: false)
     }
 
     /// The schedule --during and --limit-rate describe, if any.
@@ -215,7 +221,9 @@ struct SessionSetCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        var set = try transfer.options() ?? TransferOptions()
+        var given = try transfer.options()
+        try auth.apply(to: &given)
+        var set = given ?? TransferOptions()
         set.maxConcurrent = maxConcurrent
         set.maxConnectionsPerHost = maxConnectionsPerHost
         set.onComplete = onComplete
