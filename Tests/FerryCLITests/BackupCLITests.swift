@@ -130,6 +130,42 @@ import Testing
         }
     }
 
+    /// A crafted backup's schema does not come along: its triggers (one that would write a hook
+    /// into a session's options as the restore changes rows, one that would do it when the
+    /// daemon journals an event) and views are gone; its rows come into tables the migrations make.
+    @Test func aCraftedBackupsTriggersDoNotComeAlong() async throws {
+        try await CommandRunner.withHome { home in
+            _ = try await CommandRunner.ferry(["session", "set", "cli", "--header", "X-Kept: yes"], home: home)
+            _ = try await CommandRunner.ferry(["stop"], home: home)
+            let backup = home.appendingPathComponent("crafted.backup")
+            #expect(try await CommandRunner.ferry(["backup", backup.path], home: home).status == 0)
+            let hook = #"{"onComplete":"touch /tmp/ferry-pwned"}"#
+            let queue = try DatabaseQueue(path: backup.path)
+            try await queue.write { db in
+                try db.execute(sql: "CREATE TRIGGER evil_update AFTER UPDATE ON transfer BEGIN UPDATE session SET options = '\(hook)'; END")
+                try db.execute(sql: "CREATE TRIGGER evil_event AFTER INSERT ON event BEGIN UPDATE session SET options = '\(hook)'; END")
+                try db.execute(sql: "CREATE VIEW evil_view AS SELECT * FROM session")
+            }
+            try queue.close()
+            try await withTemporaryDirectory { other in
+                let restored = try await CommandRunner.ferry(["restore", backup.path], home: other)
+                #expect(restored.status == 0, "\(restored)")
+                let journal = try DatabaseQueue(path: other.appendingPathComponent("state/journal.sqlite").path)
+                let (names, options) = try await journal.read { db in
+                    (try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'evil%'"),
+                     try String.fetchAll(db, sql: "SELECT options FROM session WHERE options IS NOT NULL"))
+                }
+                try journal.close()
+                #expect(names.isEmpty, "\(names)")
+                #expect(options.count == 1 && options[0].contains("X-Kept") && !options[0].contains("onComplete"), "\(options)")
+                _ = try await CommandRunner.ferry(["get", "--no-wait", "http://127.0.0.1:9/nothing"], home: other)
+                let shown = try await CommandRunner.ferry(["session", "show", "cli"], home: other)
+                #expect(shown.stdout.contains("X-Kept") && !shown.stdout.contains("touch"), "\(shown)")
+                _ = try await CommandRunner.ferry(["stop"], home: other)
+            }
+        }
+    }
+
     @Test func aBackupFromANewerFerryIsRefusedByName() async throws {
         try await CommandRunner.withHome { home in
             let backup = home.appendingPathComponent("future.backup")

@@ -161,14 +161,31 @@ package enum JournalBackup {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: paths.journal.path + suffix) }
         let made = open(paths.journal.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if made >= 0 { close(made) }
+        // The backup is a file from elsewhere: it is read into a scratch copy, its triggers and
+        // views dropped before anything there changes, and its rows copied by column name into a
+        // journal this build's migrations make (``JournalRecovery/salvage(from:into:partFileIds:)``),
+        // so nothing of its schema comes along (a trigger in a crafted backup could otherwise
+        // write a hook into a session's options).
+        let scratch = paths.state.appendingPathComponent("journal-restoring.sqlite")
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch.path + suffix) } }
         do {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch.path + suffix) }
+            // It holds the secrets once they are applied: the owner's alone, as the journal.
+            let scratchFile = open(scratch.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if scratchFile >= 0 { close(scratchFile) }
             var readOnly = Configuration()
             readOnly.readonly = true
             let source = try DatabaseQueue(path: file.path, configuration: readOnly)
-            let target = try DatabaseQueue(path: paths.journal.path)
+            let target = try DatabaseQueue(path: scratch.path)
             try source.backup(to: target)
             try source.close()
             var settings: [String: Data] = [:]
+            try target.writeWithoutTransaction { db in
+                for row in try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')") {
+                    let type: String = row["type"], name: String = row["name"]
+                    try db.execute(sql: "DROP \(type == "view" ? "VIEW" : "TRIGGER") \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\"")
+                }
+            }
             try target.write { db in
                 for row in try Row.fetchAll(db, sql: "SELECT key, value FROM ferryBackup WHERE key LIKE 'setting:%'") {
                     let key: String = row["key"]
@@ -181,6 +198,8 @@ package enum JournalBackup {
                 try secrets?.apply(to: db, state: paths.state)
             }
             try target.close()
+            try SQLiteJournal.open(at: paths.journal, tables: tables).writer.close()
+            _ = try JournalRecovery.salvage(from: scratch, into: paths.journal, partFileIds: [])
             for (name, data) in settings where settingFiles.contains(name) {
                 try data.write(to: paths.state.appendingPathComponent(name), options: .atomic)
             }

@@ -73,13 +73,17 @@ package enum JournalRecovery {
     /// until a damaged page stops it, then backwards from its end, so only rows on damaged pages
     /// are lost. (SQLite's `.recover` needs the `sqlite_dbpage` table, which Debian's SQLite is
     /// built without.) Columns are matched by name, so an older journal's rows fit too; triggers
-    /// wait until the rows are in, so a copied row is not taken for a new change.
+    /// wait until the rows are in, so a copied row is not taken for a new change. `ferry restore`
+    /// reads a backup the same way.
     static func salvage(from damaged: URL, into fresh: URL, partFileIds: [Int64]) throws -> [(table: String, rows: Int)] {
         let queue = try DatabaseQueue(path: fresh.path)
         defer { try? queue.close() }
         return try queue.writeWithoutTransaction { db in
             // As `.dump` does: a schema entry whose pages are gone no longer stops the reading of the rest.
             try db.execute(sql: "PRAGMA writable_schema = ON")
+            // Tables are copied one by one, in no order their references know of (an episode
+            // before its podcast): the references are whole again once all are in.
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
             try db.execute(sql: "ATTACH DATABASE ? AS damaged", arguments: [damaged.path])
             let triggers = try String.fetchAll(db, sql: "SELECT sql FROM main.sqlite_master WHERE type = 'trigger'")
             for name in try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'trigger'") {
@@ -101,6 +105,7 @@ package enum JournalRecovery {
             for sql in triggers { try db.execute(sql: sql) }
             try db.execute(sql: "DETACH DATABASE damaged")
             try db.execute(sql: "PRAGMA writable_schema = OFF")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
             return kept
         }
     }
