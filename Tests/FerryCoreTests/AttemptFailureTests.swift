@@ -99,4 +99,14 @@ import Testing
         #expect(judged.retryable)
         #expect(judged.retryAfter == .zero)
     }
+
+    /// A server that is not TLS, or speaks only TLS before 1.2: said in words, and not retried.
+    @Test func tlsVersionsAreExplainedAndNotRetried() {
+        let (plain, plainRetry, _) = AttemptFailure.judge(tls: "sslError([Error: 268435703 error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER])", host: "files.lab")
+        #expect(!plainRetry && plain.message.contains("did not answer in TLS"))
+        let (old, oldRetry, _) = AttemptFailure.judge(tls: "sslError([Error: 268435696 error:100000f0:SSL routines:OPENSSL_internal:UNSUPPORTED_PROTOCOL])", host: "files.lab")
+        #expect(!oldRetry && old.message.contains("older than 1.2"))
+        let (cut, cutRetry, _) = AttemptFailure.judge(tls: "uncleanShutdown", host: "files.lab")
+        #expect(cutRetry && cut.message.contains("cut off"), "a handshake the network cut still waits")
+    }
 }

@@ -22,7 +22,7 @@ import pytest
 
 from ferry import Ferry
 from lab import Lab, sha256
-from tls_lab import CLIENT_PASSPHRASE, TLS_PORTS, Certificates, servers
+from tls_lab import CLIENT_PASSPHRASE, OLD_PORT, TLS_PORTS, Certificates, old_server, servers
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,15 @@ def test_each_certificate_refusal_says_why_in_one_line_and_fails_at_once(tls, tm
         assert "is for other.lab, not files.lab" in other, other
         stranger = failed_at_once(ferry, ferry.get(url(lab, "stranger"), *trust))["error"]["message"]
         assert 'signed by “CN=Nobody\'s CA”' in stranger, stranger
-        for message in (expired, other, stranger):
+        server = old_server(lab, certs)
+        try:
+            old = failed_at_once(ferry, ferry.get(f"https://{lab.origin_name}:{OLD_PORT}/one.bin", *trust))["error"]["message"]
+        finally:
+            Lab.stop_process(server)
+        assert "only TLS versions older than 1.2" in old, old
+        plain = failed_at_once(ferry, ferry.get(f"https://{lab.origin_name}:80/one.bin", *trust))["error"]["message"]
+        assert "did not answer in TLS" in plain, plain
+        for message in (expired, other, stranger, old, plain):
             assert "\n" not in message and "BoringSSL" not in message, message
     finally:
         ferry.stop()

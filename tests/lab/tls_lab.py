@@ -23,6 +23,8 @@ CLIENT_PASSPHRASE = "correct horse battery"
 
 # name → port of each TLS server the lab's nginx runs.
 TLS_PORTS = {"good": 8443, "expired": 8444, "other-host": 8445, "stranger": 8446, "mutual": 8447}
+# `openssl s_server` speaking TLS 1.1 only (old_server()).
+OLD_PORT = 8448
 
 
 def openssl(*args: str, cwd: Path):
@@ -116,3 +118,14 @@ def servers(certs: Certificates, www: Path, log: Path) -> str:
         location / {{ }}
     }}""")
     return "\n".join(blocks)
+
+
+def old_server(lab, certs: Certificates):
+    """A server that speaks TLS 1.1 only, in the origin namespace: OpenSSL's s_server (nginx's
+    per-server ssl_protocols did not hold in the lab's configuration). OpenSSL 3 allows 1.1 at
+    security level 0 alone."""
+    process = lab.exec_in(lab.origin, ["openssl", "s_server", "-quiet", "-accept", str(OLD_PORT), "-cert", certs.path("server.pem"),
+                                       "-key", certs.path("server.key"), "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0", "-www"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    lab._wait_listening(lab.origin, OLD_PORT, process, "openssl s_server")
+    return process

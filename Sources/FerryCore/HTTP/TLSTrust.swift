@@ -53,7 +53,7 @@ package final class TLSTrust: Sendable {
         let roots = try roots(for: options)
         let identity = try clientIdentity(for: options)
         guard roots != nil || identity != nil || options.insecure == true else { return nil }
-        var configuration = base ?? TLSConfiguration.makeClientConfiguration()
+        var configuration = base ?? TransferEngine.clientTLS()
         if let roots { configuration.additionalTrustRoots.append(.certificates(roots)) }
         if let identity {
             configuration.certificateChain = identity.chain.map { .certificate($0) }

@@ -33,14 +33,19 @@ extension TransferEngine {
         // AsyncHTTPClient's only access to a new connection's channel (named for debugging).
         configuration.http1_1ConnectionDebugInitializer = { useLargeReads($0) }
         configuration.http2ConnectionDebugInitializer = { useLargeReads($0) }
-        // The environment's SSL_CERT_FILE / SSL_CERT_DIR, trusted besides the system's roots.
-        let environment = TLSTrust.environment
-        if !environment.roots.isEmpty {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.certificates(environment.roots)]
-            configuration.tlsConfiguration = tls
-        }
+        configuration.tlsConfiguration = clientTLS()
         return configuration
+    }
+
+    /// TLS as every request of Ferry's speaks it: 1.2 or newer (NIOSSL would accept 1.0 and 1.1,
+    /// which curl and browsers refuse), trusting the system's roots and the environment's
+    /// SSL_CERT_FILE / SSL_CERT_DIR besides.
+    package static func clientTLS() -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        let environment = TLSTrust.environment
+        if !environment.roots.isEmpty { tls.additionalTrustRoots = [.certificates(environment.roots)] }
+        return tls
     }
 
     /// The most a connection reads from its socket at once.

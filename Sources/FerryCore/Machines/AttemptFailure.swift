@@ -134,6 +134,19 @@ package struct AttemptFailure: Sendable {
     /// else (a handshake cut off) waits.
     static func judge(tls description: String, host: String) -> (FerryError, Bool, String) {
         let lower = description.lowercased()
+        // Versions: the server's answer was not TLS at all, or only versions before 1.2. Waiting mends neither.
+        if lower.contains("wrong_version_number") || lower.contains("http_request") {
+            return (
+                FerryError(.connectionFailed, "\(host) did not answer in TLS there (is it an http:// address?); Ferry does not download from it over https."),
+                false, ""
+            )
+        }
+        if lower.contains("unsupported_protocol") || lower.contains("protocol_version") {
+            return (
+                FerryError(.connectionFailed, "\(host) offers only TLS versions older than 1.2, which Ferry does not speak; the server must be updated."),
+                false, ""
+            )
+        }
         if lower.contains("certificate") || lower.contains("hostname") {
             return (
                 FerryError(.untrustedCertificate, "\(host)'s certificate is not trusted (\(description.prefix(200))); Ferry does not download from it."),
