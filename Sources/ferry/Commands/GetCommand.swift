@@ -101,6 +101,16 @@ struct GetCommand: AsyncParsableCommand {
         _ = try destination()
         _ = try transfer.options()
         try auth.check(inputFromStdin: inputFile == "-")
+        if let loadCookies { _ = try CookiesInput.read(loadCookies) }
+    }
+
+    /// `--load-cookies`: the file's cookies into the session's jar (checked in ``validate()``).
+    /// Its own function: inlined into `run`, it crashed the release build's optimizer (Swift 6.3.1,
+    /// "While splitting coroutine GetCommand.run").
+    private func loadCookies(into client: DaemonClient) async throws {
+        guard let loadCookies else { return }
+        let text = try CookiesInput.read(loadCookies)
+        _ = try await client.importCookies(text, session: session)
     }
 
     /// The folder and name -o names: a path ending in / (or an existing folder) is a folder.
@@ -128,9 +138,8 @@ struct GetCommand: AsyncParsableCommand {
         let requests = try inputFile.map { path in
             try InputFile(try Self.read(path)).requests(template: request, resolve: TransferOptionFlags.absolutePath)
         } ?? [request]
-        let cookies = try loadCookies.map(CookiesInput.read)
         let client = try await CLIConnection.connect()
-        if let cookies { _ = try await client.importCookies(cookies, session: session) }
+        try await loadCookies(into: client)
         if noWait { return try await queueWithoutWaiting(requests, client: client) }
         var transfers: [Transfer] = []
         var after: Int64?
