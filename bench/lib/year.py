@@ -104,6 +104,16 @@ def measure(daemon, done, day, started):
     finally:
         connection.close()
     rss, peak = process_memory(daemon.pid)
+    # As fast as in the first month? What the web app asks first, timed (median of five).
+    def latency(path):
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            daemon.api("GET", path, timeout=60)
+            times.append((time.perf_counter() - start) * 1000)
+        return sorted(times)[2]
+    timings = {"list_ms": latency("/v1/transfers?limit=100"), "all_ms": latency("/v1/transfers"),
+               "podcasts_ms": latency("/v1/podcasts")}
     status = dict(line.split(":", 1) for line in open(f"/proc/{daemon.pid}/status").read().splitlines() if ":" in line)
     wal = journal.with_name("journal.sqlite-wal")
     return {
@@ -111,7 +121,7 @@ def measure(daemon, done, day, started):
         "wal_bytes": wal.stat().st_size if wal.exists() else 0,
         "rows": {name: count for name, count in rows.items() if count}, "rss_kib": rss, "peak_kib": peak,
         "fds": len(os.listdir(f"/proc/{daemon.pid}/fd")), "threads": int(status["Threads"].strip()),
-        "seconds": time.monotonic() - started,
+        "seconds": time.monotonic() - started, **timings,
     }
 
 
@@ -267,13 +277,15 @@ def markdown(result):
         f"{f['days']} simulated days in {f['seconds'] / 60:.1f} min: {f['per_day']} downloads a day, {f['feeds']} feeds; "
         f"restarts every {RESTART_EVERY} days, SIGKILL every {KILL_EVERY}.",
         "",
-        "| month | done | journal | per 1,000 done | WAL | RSS | fds | threads | " + " | ".join(tables) + " |",
-        "|---" * (8 + len(tables)) + "|",
+        "| month | done | journal | per 1,000 done | WAL | RSS | fds | threads | first page ms | whole list ms | podcasts ms | "
+        + " | ".join(tables) + " |",
+        "|---" * (11 + len(tables)) + "|",
     ]
     for n, m in enumerate(f["months"], 1):
         lines.append(
             f"| {n} | {m['done']:,} | {m['journal_bytes'] / 1e6:.2f} MB | {m['journal_bytes'] / max(m['done'], 1):.0f} kB | "
             f"{m['wal_bytes'] / 1e6:.2f} MB | {m['rss_kib'] >> 10} MiB | {m['fds']} | {m['threads']} | "
+            f"{m.get('list_ms', 0):.1f} | {m.get('all_ms', 0):.1f} | {m.get('podcasts_ms', 0):.1f} | "
             + " | ".join(f"{m['rows'].get(name, 0):,}" for name in tables) + " |")
     lines += [
         "",
