@@ -126,18 +126,8 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (directory, name) = try destination()
-        var options = try transfer.options()
-        try auth.apply(to: &options)
-        let request = CreateTransfersRequest(
-            urls: urls, session: session, force: force, options: options, mirrors: mirror.isEmpty ? nil : mirror,
-            directory: directory, filename: name, overwrite: overwrite ? true : nil, createDirectory: mkdir ? true : nil,
-            checksum: checksum, priority: priority
-        )
         // Everything is read and checked before anything is queued.
-        let requests = try inputFile.map { path in
-            try InputFile(try Self.read(path)).requests(template: request, resolve: TransferOptionFlags.absolutePath)
-        } ?? [request]
+        let requests = try requests()
         let client = try await CLIConnection.connect()
         try await loadCookies(into: client)
         if noWait { return try await queueWithoutWaiting(requests, client: client) }
@@ -149,6 +139,23 @@ struct GetCommand: AsyncParsableCommand {
             transfers += created.transfers
         }
         try await TransferFollower.report(transfers, after: after ?? 0, wait: true, json: output.json)
+    }
+
+    /// The requests to send: the URLs given, or -i FILE's, with the options and logins.
+    /// (Synchronous and apart from `run`: Swift 6.3.1's optimizer crashed splitting a `run` that
+    /// held it all, in release builds.)
+    private func requests() throws -> [CreateTransfersRequest] {
+        let (directory, name) = try destination()
+        var options = try transfer.options()
+        try auth.apply(to: &options)
+        let request = CreateTransfersRequest(
+            urls: urls, session: session, force: force, options: options, mirrors: mirror.isEmpty ? nil : mirror,
+            directory: directory, filename: name, overwrite: overwrite ? true : nil, createDirectory: mkdir ? true : nil,
+            checksum: checksum, priority: priority
+        )
+        return try inputFile.map { path in
+            try InputFile(try Self.read(path)).requests(template: request, resolve: TransferOptionFlags.absolutePath)
+        } ?? [request]
     }
 
     /// Queues and says each batch, then forgets it (half a million URLs from -i never sit in
