@@ -160,12 +160,16 @@ import Testing
                     let transfers = try await h.get((1...200).map { base.appendingPathComponent("\($0).bin") })
                     var live: [Int64] = []
                     var completed = Set<Int64>()
+                    // One that fails ends the wait too, so the test says why instead of timing out.
+                    var failed: [Int64: String] = [:]
                     for await message in subscription {
                         guard case .event(let event) = message, let seq = event.seq else { continue }
                         live.append(seq)
                         if event.kind == .completed { completed.insert(event.transferId) }
-                        if completed.count == transfers.count { break }
+                        if event.kind == .failed { failed[event.transferId] = event.error?.message ?? "failed" }
+                        if completed.count + failed.count == transfers.count { break }
                     }
+                    #expect(failed.isEmpty, "\(failed)")
                     let journaled = try await h.events().compactMap(\.seq).filter { $0 <= live.last ?? 0 }
                     #expect(live == journaled)
                 }

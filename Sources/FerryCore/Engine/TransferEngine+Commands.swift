@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FerryModel
 import Foundation
 
@@ -246,10 +247,18 @@ extension TransferEngine {
             daemon: try await journal.daemonOptions(), session: try await journal.sessionOptions(session), sessionName: session
         )
         let body = form.map { Self.formEncode($0.name) + "=" + Self.formEncode($0.value) }.joined(separator: "&")
-        let (response, finalURL) = try await worker.fetcher.get(
-            url, headers: [], extra: settings.headers, headTimeout: settings.headTimeout ?? .seconds(60), options: settings.merged,
-            session: session, form: body
-        )
+        let response: HTTPClientResponse, finalURL: URL
+        do {
+            (response, finalURL) = try await worker.fetcher.get(
+                url, headers: [], extra: settings.headers, headTimeout: settings.headTimeout ?? .seconds(60), options: settings.merged,
+                session: session, form: body
+            )
+        } catch let error as FerryError {
+            throw error
+        } catch {
+            // The site cannot be reached, or refused the connection: said as a transfer's failure is.
+            throw AttemptFailure(error, url: url).error
+        }
         _ = try? await response.body.collect(upTo: 1 << 20)
         return SessionLogin(
             session: session, status: Int(response.status.code), url: finalURL.absoluteString,

@@ -44,6 +44,8 @@ struct ErrorMiddleware: RouterMiddleware {
         // The URL the caller gave does not lead to a feed Ferry can read: the request cannot be
         // carried out as made (a 5xx would blame the daemon).
         case .feedInvalid, .feedTooLarge, .feedUnavailable, .feedCredentials, .authenticationFailed: .unprocessableContent
+        // A site the caller named (a login form's) cannot be reached, or refused: the same.
+        case .connectionFailed, .timeout, .untrustedCertificate, .httpStatus: .unprocessableContent
         // The catalog, the daemon's own upstream, misbehaved, not this request.
         case .catalogUnreachable, .catalogBadResponse: .badGateway
         case .catalogThrottled: .tooManyRequests
