@@ -35,7 +35,7 @@ import Testing
     /// twice the CPU a byte (see ``TransferWorker/prefersHTTP1(_:)``). The first answer, over
     /// HTTP/2, is dropped once its length is known.
     @Test func aLargeFileFromAnHTTP2HostComesOverHTTP11() async throws {
-        let file = Origin.File(data: Origin.bytes(40 << 20, seed: 3))
+        let file = Origin.File(data: Origin.bytes(24 << 20, seed: 3))
         try await Origin.run(http2: true) { origin, base in
             origin.serve("/big", file)
             try await withTemporaryDirectory { home in
