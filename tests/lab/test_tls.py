@@ -10,13 +10,19 @@ the test (tls_lab.py), and the real daemon and CLI in the client namespace:
   (the passphrase from stdin, never shown);
 - bad input refused before anything is journaled: a key that is not the certificate's, a wrong
   passphrase, an encrypted key without one, a PEM that is not one;
+- a pinned public key (curl's sha256// syntax): the pinned server serves, over several
+  connections too; another key is refused at once with both keys named, even with a valid chain;
+  the pin does not replace the chain's check, and with --insecure the pin alone is checked;
 - --insecure downloads from the untrusted server and is listed as "certificate not checked",
   per transfer and per session; never daemon-wide.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import subprocess
 
 import pytest
 
@@ -196,5 +202,50 @@ def test_many_small_files_from_an_h2_server_share_one_connection(tls, tmp_path):
         assert len(served) == 200 and {r["protocol"] for r in served} == {"HTTP/2.0"}
         serials = {r["connection"] for r in served}
         assert len(serials) == 1, f"200 files over {len(serials)} connections (nginx's serial numbers)"
+    finally:
+        ferry.stop()
+
+
+def key_pin(certs: Certificates, key: str) -> str:
+    """The pin of a key as a user makes it with openssl (curl's documented recipe)."""
+    public = subprocess.run(["openssl", "pkey", "-in", certs.path(key), "-pubout", "-outform", "der"], check=True, capture_output=True).stdout
+    return "sha256//" + base64.b64encode(hashlib.sha256(public).digest()).decode()
+
+
+def test_a_pinned_public_key_is_the_only_one_accepted(tls, files, tmp_path):
+    lab, certs, log = tls
+    ferry = Ferry(lab, tmp_path / "ferry")
+    trust = ("--ca-certificate", certs.path("ca.pem"))
+    good, stranger = key_pin(certs, "server.key"), key_pin(certs, "stranger.key")
+    try:
+        before = len(log.read_text().splitlines()) if log.exists() else 0
+        big = lab.add_file("pinned/big.bin", 96 << 20, seed=96)
+        pinned = ferry.get(url(lab, "good", "pinned/big.bin"), *trust, "--pinned-public-key", f"{stranger};{good}", "--connections", "4")
+        done = ferry.wait_for(pinned, lambda t: t["state"] == "completed", 60, "the pinned download")
+        assert sha256(done["path"]) == sha256(big) and done["options"]["pinnedPublicKey"] == f"{stranger};{good}"
+        served = [json.loads(line) for line in log.read_text().splitlines()[before:]]
+        ranges = [r for r in served if "/pinned/big.bin" in r["request"] and int(r["status"]) == 206]
+        assert len({r["connection"] for r in ranges}) >= 2, f"the ranges came over several pinned connections: {served}"
+
+        # A valid chain is not enough: the key must be the pinned one.
+        other = failed_at_once(ferry, ferry.get(url(lab, "good"), *trust, "--pinned-public-key", stranger))["error"]["message"]
+        assert f"public key is {good}, not the one pinned ({stranger})" in other and "\n" not in other, other
+        # Nor is the pin alone: the chain is still checked…
+        unchecked = failed_at_once(ferry, ferry.get(url(lab, "stranger"), "--pinned-public-key", stranger))["error"]["message"]
+        assert 'signed by “CN=Nobody\'s CA”' in unchecked, unchecked
+        # …unless the user says not to, when the pin is all that is checked (as curl -k --pinnedpubkey).
+        insecure = ferry.get(url(lab, "stranger", "four.bin"), "--insecure", "--pinned-public-key", stranger)
+        assert sha256(ferry.wait_for(insecure, lambda t: t["state"] == "completed", 30, "pinned, insecure")["path"]) == files["four.bin"]
+        wrong_insecure = failed_at_once(ferry, ferry.get(url(lab, "stranger"), "--insecure", "--pinned-public-key", good))
+        assert "not the one pinned" in wrong_insecure["error"]["message"], wrong_insecure
+
+        # A session's pin holds for its transfers.
+        ferry.cli("session", "set", "pinned", "--pinned-public-key", stranger, *trust)
+        session = failed_at_once(ferry, ferry.get(url(lab, "good", "four.bin"), "--session", "pinned"))
+        assert "not the one pinned" in session["error"]["message"], session
+
+        for bad in ("sha256//nothex", "md5//AAAA", good + ";"):
+            refused = refused_before_journaling(ferry, "--pinned-public-key", bad, url(lab, "good"))
+            assert "is not a public key pin" in refused and "openssl" in refused, refused
     finally:
         ferry.stop()

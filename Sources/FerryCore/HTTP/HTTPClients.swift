@@ -23,6 +23,8 @@ package final class HTTPClients: Sendable {
     private let daemonOptions = Mutex(TransferOptions())
     /// The authorities options add to the clients' trust.
     package let trust = TLSTrust()
+    /// Connections to servers whose key is pinned (`pinnedPublicKey`).
+    package let tunnels = PinnedTunnels()
 
     /// - Parameters:
     ///   - direct: the client for direct connections.
@@ -93,6 +95,23 @@ package final class HTTPClients: Sendable {
         try trust.configuration(for: options, base: configuration.tlsConfiguration)
     }
 
+    /// The tunnel a request to `url` goes through when `options` pin the server's key (nil: none,
+    /// or `url` is not https). A pinned download connects directly: a proxy's CONNECT would
+    /// need the tunnel's own HTTP client.
+    /// - Throws: `invalid_request` for a malformed pin, or a proxy set for `url`.
+    package func pinnedTunnel(for url: URL, options: TransferOptions) async throws -> PinnedTunnel? {
+        guard let text = options.pinnedPublicKey, url.scheme?.lowercased() == "https" else { return nil }
+        let pins = try PublicKeyPins(parsing: text)
+        if let proxy = proxy(for: url, options: options) {
+            throw FerryError.invalidRequest(
+                "A download with a pinned public key connects directly, and \(url.host ?? "this host") goes through the proxy \(proxy.redacted); give --no-proxy to download it directly.")
+        }
+        let tls = try tlsConfiguration(for: options) ?? baseTLS ?? TransferEngine.clientTLS()
+        let settings = [options.caCertificate, options.caDirectory, options.clientCertificate, options.clientKey, options.clientKeyPassphrase]
+            .map { $0 ?? "" }.joined(separator: "\u{0}")
+        return try await tunnels.tunnel(to: url, pins: pins, tls: tls, insecure: options.insecure == true, settings: settings)
+    }
+
     /// Shuts down the clients made for proxies (the direct one belongs to whoever made it).
     package func shutdownProxied() async {
         let clients = proxied.withLock { clients in
@@ -103,5 +122,6 @@ package final class HTTPClients: Sendable {
             return client.map { [$0] } ?? []
         }
         for client in clients { try? await client.shutdown() }
+        await tunnels.close()
     }
 }

@@ -47,8 +47,14 @@ package struct HTTPFetcher: Sendable {
         var authorization = auth?.preemptive(for: current)
         var round = 0
         while true {
-            var request = HTTPClientRequest(url: current.absoluteString)
-            request.tlsConfiguration = tls
+            // A pinned server is reached through its tunnel, which checks its key (see ``PinnedTunnel``).
+            let tunnel = try await clients.pinnedTunnel(for: current, options: options)
+            var request = HTTPClientRequest(url: tunnel?.url(for: current)?.absoluteString ?? current.absoluteString)
+            if tunnel != nil {
+                request.headers.add(name: "Host", value: Self.hostHeader(current))
+            } else {
+                request.tlsConfiguration = tls
+            }
             request.headers.add(name: "User-Agent", value: userAgent)
             request.headers.add(name: "Accept-Encoding", value: "identity")
             if let form {
@@ -66,7 +72,22 @@ package struct HTTPFetcher: Sendable {
             for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
             if let authorization { request.headers.replaceOrAdd(name: "Authorization", value: authorization) }
             let deadline: NIODeadline = headTimeout.map { .now() + .init($0) } ?? .distantFuture
-            let response = try await clients.client(for: current, options: options, http1: http1).execute(request, deadline: deadline, logger: logger)
+            let response: HTTPClientResponse
+            if let tunnel {
+                let mark = tunnel.failureMark
+                do {
+                    response = try await clients.direct.execute(request, deadline: deadline, logger: logger)
+                } catch {
+                    // The client saw a connection closed; the tunnel knows why.
+                    switch tunnel.failure(after: mark) {
+                    case let refusal as PinRefusal: throw CertificateRefusal(message: refusal.message)
+                    case let failure?: throw failure
+                    case nil: throw error
+                    }
+                }
+            } else {
+                response = try await clients.client(for: current, options: options, http1: http1).execute(request, deadline: deadline, logger: logger)
+            }
             if let (session, cookies) = jar {
                 try await cookies.receive(session: session, url: current, response.headers["Set-Cookie"])
             }
@@ -89,6 +110,14 @@ package struct HTTPFetcher: Sendable {
             authorization = auth?.preemptive(for: current)
             round = 0
         }
+    }
+
+    /// The Host header for `url`: its host, and its port when not the scheme's own.
+    static func hostHeader(_ url: URL) -> String {
+        let host = url.host ?? ""
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        guard let port = url.port, port != (url.scheme?.lowercased() == "https" ? 443 : 80) else { return bracketed }
+        return "\(bracketed):\(port)"
     }
 
     /// `url` without `user:password@`.

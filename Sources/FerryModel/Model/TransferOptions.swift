@@ -89,6 +89,10 @@ public struct TransferOptions: Codable, Sendable, Hashable {
     /// session's transfers made while it is set, never for the daemon. Such a transfer says so
     /// ("certificate not checked") wherever it is listed.
     public var insecure: Bool?
+    /// The server's public key must be one of these (`sha256//BASE64`, several separated by `;`:
+    /// ``PublicKeyPins``), whatever signed its certificate: `--pinned-public-key`. Checked on
+    /// every https connection of a download, its redirects' too.
+    public var pinnedPublicKey: String?
     /// A user name for the URL's own origin (scheme, host, port), sent when its server asks
     /// (401: Basic or Digest, the strongest it offers), never to another host: `--user`.
     public var user: String?
@@ -113,13 +117,14 @@ public struct TransferOptions: Codable, Sendable, Hashable {
         notifyURL: String? = nil, desktopNotify: Bool? = nil, launch: [String]? = nil, schedule: RateSchedule? = nil,
         allowsMeteredNetwork: Bool? = nil, discretionary: Bool? = nil, meteredInterfaces: [String]? = nil,
         caCertificate: String? = nil, caDirectory: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil,
-        clientKeyPassphrase: String? = nil, insecure: Bool? = nil, user: String? = nil, password: String? = nil,
+        clientKeyPassphrase: String? = nil, insecure: Bool? = nil, pinnedPublicKey: String? = nil, user: String? = nil, password: String? = nil,
         netrcFile: String? = nil, authOverHTTP: Bool? = nil
     ) {
         self.clientCertificate = clientCertificate
         self.clientKey = clientKey
         self.clientKeyPassphrase = clientKeyPassphrase
         self.insecure = insecure
+        self.pinnedPublicKey = pinnedPublicKey
         self.user = user
         self.password = password
         self.netrcFile = netrcFile
@@ -192,6 +197,7 @@ public struct TransferOptions: Codable, Sendable, Hashable {
             merged.clientKeyPassphrase = other.clientKeyPassphrase
         }
         merged.insecure = other.insecure ?? insecure
+        merged.pinnedPublicKey = other.pinnedPublicKey ?? pinnedPublicKey
         merged.netrcFile = other.netrcFile ?? netrcFile
         merged.authOverHTTP = other.authOverHTTP ?? authOverHTTP
         // A layer that names a user names its password too (or none).
@@ -262,7 +268,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
         "headers", "connectTimeoutSeconds", "idleTimeoutSeconds", "maxConcurrent", "bytesPerSecond", "startAfter", "maxRetries",
         "resourceTimeoutSeconds", "proxy", "noProxy", "connections", "maxConnectionsPerHost", "directory", "onComplete", "onFail",
         "notifyURL", "desktopNotify", "launch", "schedule", "allowsMeteredNetwork", "discretionary", "meteredInterfaces",
-        "caCertificate", "caDirectory", "clientCertificate", "insecure", "user", "password", "netrcFile", "authOverHTTP",
+        "caCertificate", "caDirectory", "clientCertificate", "insecure", "pinnedPublicKey", "user", "password", "netrcFile", "authOverHTTP",
     ]
 
     /// `options` with this update applied.
@@ -298,6 +304,7 @@ public struct TransferOptionsUpdate: Codable, Sendable, Hashable {
                 result.clientKey = nil
                 result.clientKeyPassphrase = nil
             case "insecure": result.insecure = nil
+            case "pinnedPublicKey": result.pinnedPublicKey = nil
             case "user", "password":
                 result.user = nil
                 result.password = nil
@@ -358,6 +365,7 @@ extension TransferOptions {
         if (clientCertificate == nil) != (clientKey == nil) {
             throw FerryError.invalidRequest("A client certificate goes with its private key: give both (--certificate FILE --private-key FILE).")
         }
+        if let pinnedPublicKey { _ = try PublicKeyPins(parsing: pinnedPublicKey) }
         if clientKeyPassphrase != nil, clientKey == nil {
             throw FerryError.invalidRequest("A key passphrase goes with a private key (--private-key FILE).")
         }

@@ -55,6 +55,9 @@ struct TransferOptionFlags: ParsableArguments {
     @Flag(name: [.customShort("k"), .long], help: "Do not check the server's certificate (a test server, a device with a self-made certificate). Per transfer or session only; such transfers are listed as \"certificate not checked\". Prefer --ca-certificate.")
     var insecure = false
 
+    @Option(name: .long, help: ArgumentHelp("Refuse the server unless its public key is this one, even with a valid certificate: sha256// and the base64 SHA-256 of its key, several separated by ';' (as curl takes it). `openssl x509 -in server.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64` prints it.", valueName: "sha256//hash"))
+    var pinnedPublicKey: String?
+
     @Option(name: [.customShort("A"), .long], help: ArgumentHelp("The User-Agent header to send (Ferry's own unless set).", valueName: "text"))
     var userAgent: String?
 
@@ -105,6 +108,13 @@ struct TransferOptionFlags: ParsableArguments {
             options.clientKeyPassphrase = try privateKeyPassphraseFile.map { try PasswordInput.readFile($0) } ?? PasswordInput.readStdin()
         }
         options.insecure = insecure ? true : nil
+        if let pinnedPublicKey {
+            do {
+                options.pinnedPublicKey = try PublicKeyPins(parsing: pinnedPublicKey).text
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
         return options.isEmpty ? nil : options
     }
 
