@@ -22,7 +22,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import stat
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -226,6 +229,15 @@ def test_a_pinned_public_key_is_the_only_one_accepted(tls, files, tmp_path):
         served = [json.loads(line) for line in log.read_text().splitlines()[before:]]
         ranges = [r for r in served if "/pinned/big.bin" in r["request"] and int(r["status"]) == 206]
         assert len({r["connection"] for r in ranges}) >= 2, f"the ranges came over several pinned connections: {served}"
+
+        # The tunnel's sockets carry this user's TLS (and client certificate): no other user may open them.
+        sockets = [path for path in Path("/tmp").glob("ferry-pinned-*/*.sock") if path.stat().st_mtime >= time.time() - 120]
+        assert sockets, "the pinned download's socket"
+        assert stat.S_IMODE(sockets[0].parent.stat().st_mode) == 0o700
+        other_user = subprocess.run(["runuser", "-u", "nobody", "--", "python3", "-c",
+                                     f"import socket; socket.socket(socket.AF_UNIX).connect({str(sockets[0])!r})"],
+                                    capture_output=True, text=True)
+        assert other_user.returncode != 0 and "PermissionError" in other_user.stderr, other_user
 
         # A valid chain is not enough: the key must be the pinned one.
         other = failed_at_once(ferry, ferry.get(url(lab, "good"), *trust, "--pinned-public-key", stranger))["error"]["message"]
