@@ -188,7 +188,8 @@ private struct DaemonParts {
         remoteRoutes.registerPublic(on: router)
         if remote != nil {
             // Phones sync and aria2's clients call where the web app is served (their own credentials).
-            SyncRoutes(sync: sync, auth: syncAuth, subscribeInBackground: { [sync] in Task { await sync.subscribePending() } }).register(on: router)
+            SyncRoutes(sync: sync, auth: syncAuth, subscribeInBackground: { [sync] in Task { await sync.subscribePending() } }, scheme: "https")
+                .register(on: router)
             if configuration.aria2 != nil, let secret = try? SecretFile.loadOrCreate(configuration.paths.aria2Secret, in: configuration.paths.state) {
                 Aria2Listener.register(Aria2RPC(engine: engine, secret: secret, sessionId: Aria2Listener.sessionId()), on: router)
             }

@@ -94,10 +94,12 @@ package struct EpisodeAction: Codable, Sendable, Hashable {
         return (scheme == "http" || scheme == "https") && url.host?.isEmpty == false
     }
 
-    /// `2009-12-12T09:00:00`, also with fractions of a second or a `Z`.
+    /// `2009-12-12T09:00:00`, also with fractions of a second, a `Z` or `+00:00`.
     static func seconds(fromWire text: String) -> Int64? {
         var trimmed = Substring(text)
         if trimmed.hasSuffix("Z") { trimmed = trimmed.dropLast() }
+        // Nextcloud's GPodderSync writes UTC as `+00:00`.
+        if trimmed.hasSuffix("+00:00") { trimmed = trimmed.dropLast(6) }
         if let dot = trimmed.firstIndex(of: ".") { trimmed = trimmed[..<dot] }
         let parts = trimmed.split(whereSeparator: { "-T:".contains($0) }).map { Int($0) }
         guard parts.count == 6, parts.allSatisfy({ $0 != nil }) else { return nil }

@@ -42,8 +42,12 @@ package struct SyncLibrary: Sendable {
     }
 
     /// Whether the password is the user's. Unknown users take as long as known ones.
+    /// An app password from the Nextcloud login flow (an account token) is one too.
     package func authenticate(_ name: String, password: String) async -> Bool {
-        await accounts.verify(name, password: password) != nil
+        if password.hasPrefix("ferry_"), let identity = try? await accounts.identity(secret: password, address: nil) {
+            return identity.user == name
+        }
+        return await accounts.verify(name, password: password) != nil
     }
 
     static func isIdentifier(_ text: String) -> Bool { AccountLibrary.isName(text) }

@@ -69,10 +69,13 @@ struct UserRoutes {
             api.delete(RouterPath(path)) { _, context in
                 let keeping = context.credential.flatMap { if case .account(let identity) = $0 { identity.hash } else { nil } }
                 try await accounts.end(kind, of: try Self.name(context), keeping: keeping)
+                // A token may be a sync app's password (Nextcloud's login flow), remembered there.
+                await syncAuth.forgetAll()
                 return Response(status: .noContent)
             }
             api.delete(RouterPath(path + "/:id")) { _, context in
                 try await accounts.end(kind, of: try Self.name(context), id: try context.parameters.require("id"))
+                await syncAuth.forgetAll()
                 return Response(status: .noContent)
             }
         }

@@ -59,7 +59,7 @@ package struct SyncListener: Sendable {
     func application(sync: SyncLibrary, auth: SyncAuthenticator, address: DaemonAddress, logger: Logger) throws -> any Service {
         let router = Router(context: FerryRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        SyncRoutes(sync: sync, auth: auth, subscribeInBackground: { Task { await sync.subscribePending() } }).register(on: router)
+        SyncRoutes(sync: sync, auth: auth, subscribeInBackground: { Task { await sync.subscribePending() } }, scheme: scheme).register(on: router)
         let scheme = scheme
         let onRunning: @Sendable (any Channel) async -> Void = { channel in
             let port = channel.localAddress?.port ?? 0

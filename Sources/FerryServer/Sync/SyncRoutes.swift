@@ -15,12 +15,16 @@ struct SyncRoutes {
     let auth: SyncAuthenticator
     /// Called after a phone adds subscriptions: fetches them without holding up its answer.
     let subscribeInBackground: @Sendable () -> Void
+    /// How clients reach the listener (`http` or `https`), for the Nextcloud login flow's URLs.
+    var scheme = "http"
 
     /// The paths, each group under ``SyncSessionMiddleware`` (its Basic challenge only here:
     /// on a listener that also serves the web app, a browser must never be asked for it).
     func register(on router: Router<FerryRequestContext>) {
         registerAdvanced(on: router.group("api/2").add(middleware: SyncSessionMiddleware(auth: auth)))
         registerSimple(on: router.group("subscriptions").add(middleware: SyncSessionMiddleware(auth: auth)))
+        NextcloudSyncRoutes(sync: sync, auth: auth, flows: NextcloudLoginFlows(), scheme: scheme, subscribeInBackground: subscribeInBackground)
+            .register(on: router)
     }
 
     /// gpodder.net's Advanced API (`/api/2/…`): logins, devices, subscription changes, episode actions.
