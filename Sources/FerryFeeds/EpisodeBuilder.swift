@@ -1,4 +1,5 @@
 import Crypto
+import FerryModel
 import Foundation
 
 /// What the parser has seen of one item so far, every source kept apart, so that the choice
@@ -42,6 +43,7 @@ struct EpisodeBuilder {
     var mediaThumbnail: String?
     var chaptersURL: String?
     var transcripts: [FeedEpisode.Transcript] = []
+    var podcasting = PodcastNamespace.Episode()
 
     func build() -> FeedEpisode {
         let title = [title, itunesTitle, dcTitle].lazy.compactMap(FeedText.nonBlank).first?.line ?? ""
@@ -61,8 +63,8 @@ struct EpisodeBuilder {
             enclosures: enclosures.isEmpty ? mediaContents : enclosures,
             descriptionHTML: rendering?.html ?? "",
             descriptionText: rendering?.text ?? "",
-            season: FeedText.count(season),
-            episodeNumber: FeedText.count(episodeNumber),
+            season: FeedText.count(season) ?? podcasting.season,
+            episodeNumber: FeedText.count(episodeNumber) ?? podcasting.episode.flatMap { $0 == $0.rounded() ? Int(exactly: $0) : nil },
             episodeType: episodeType.flatMap {
                 FeedEpisode.EpisodeType(rawValue: FeedText.trim($0).lowercased())
             } ?? .full,
@@ -71,7 +73,8 @@ struct EpisodeBuilder {
             artworkURL: itunesImage ?? mediaThumbnail,
             chaptersURL: chaptersURL,
             transcripts: transcripts,
-            author: [itunesAuthor, author, dcCreator].lazy.compactMap(FeedText.nonBlank).first?.line
+            author: [itunesAuthor, author, dcCreator].lazy.compactMap(FeedText.nonBlank).first?.line,
+            podcasting: podcasting.isEmpty ? nil : podcasting
         )
     }
 

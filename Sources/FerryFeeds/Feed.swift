@@ -1,3 +1,4 @@
+import FerryModel
 import Foundation
 
 /// A podcast (or any RSS/Atom feed) as Ferry keeps it, whichever format it came in.
@@ -39,6 +40,8 @@ public struct Feed: Codable, Sendable, Hashable {
     public var ownerEmail: String?
     /// `podcast:guid`: the show's identity across moves, if it declares one.
     public var podcastGUID: String?
+    /// The rest of the Podcasting 2.0 namespace; nil when the feed uses none of it.
+    public var podcasting: PodcastNamespace.Show?
     /// In document order (usually newest first).
     public var episodes: [FeedEpisode]
 
@@ -46,7 +49,7 @@ public struct Feed: Codable, Sendable, Hashable {
         format: Format = .rss, title: String = "", author: String? = nil, descriptionText: String = "",
         descriptionHTML: String = "", artworkURL: URL? = nil, link: URL? = nil, newFeedURL: URL? = nil,
         language: String? = nil, explicit: Bool? = nil, ownerName: String? = nil, ownerEmail: String? = nil,
-        podcastGUID: String? = nil, episodes: [FeedEpisode] = []
+        podcastGUID: String? = nil, podcasting: PodcastNamespace.Show? = nil, episodes: [FeedEpisode] = []
     ) {
         self.format = format
         self.title = title
@@ -61,6 +64,7 @@ public struct Feed: Codable, Sendable, Hashable {
         self.ownerName = ownerName
         self.ownerEmail = ownerEmail
         self.podcastGUID = podcastGUID
+        self.podcasting = podcasting
         self.episodes = episodes
     }
 }

@@ -1,3 +1,4 @@
+import FerryModel
 import Foundation
 
 /// What the parser has seen of the channel (RSS) or feed (Atom), every source kept apart until
@@ -27,6 +28,7 @@ struct FeedBuilder {
     var newFeedURL: URL?
     var explicit: String?
     var podcastGUID: String?
+    var podcasting = PodcastNamespace.Show()
 
     /// Whether anything was read: what a broken document must have to be kept.
     var hasContent: Bool {
@@ -51,6 +53,7 @@ struct FeedBuilder {
             ownerName: ownerName,
             ownerEmail: FeedText.nonEmpty(ownerEmail),
             podcastGUID: FeedText.nonEmpty(podcastGUID),
+            podcasting: podcasting.isEmpty ? nil : podcasting,
             episodes: episodes
         )
     }

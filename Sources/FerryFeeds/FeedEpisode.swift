@@ -40,13 +40,15 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
     public var transcripts: [Transcript]
     /// `itunes:author`, else the RSS `author`, Atom author or `dc:creator`.
     public var author: String?
+    /// The rest of the Podcasting 2.0 namespace; nil when the item uses none of it.
+    public var podcasting: PodcastNamespace.Episode?
 
     public init(
         guid: String, title: String = "", published: Date? = nil, duration: Double? = nil,
         enclosures: [Enclosure] = [], descriptionHTML: String = "", descriptionText: String = "",
         season: Int? = nil, episodeNumber: Int? = nil, episodeType: EpisodeType = .full, explicit: Bool? = nil,
         link: String? = nil, artworkURL: String? = nil, chaptersURL: String? = nil, transcripts: [Transcript] = [],
-        author: String? = nil
+        author: String? = nil, podcasting: PodcastNamespace.Episode? = nil
     ) {
         self.guid = guid
         self.title = title
@@ -64,6 +66,7 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
         self.chaptersURL = chaptersURL
         self.transcripts = transcripts
         self.author = author
+        self.podcasting = podcasting
     }
 
     /// The episode as Ferry keeps and serves it: its primary enclosure, its first transcript,

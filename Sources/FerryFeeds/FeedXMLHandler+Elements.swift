@@ -50,6 +50,10 @@ extension FeedXMLHandler {
             if isCore, name == "name" {
                 beginCapture(.author, context == .feedAuthor ? .feed : .episode, attributes: attributes, base: base)
             }
+        case .podroll:
+            if namespace == .podcast, name == "remoteItem" { addRemoteItem(attributes, base: base) }
+        case .alternateEnclosure:
+            if namespace == .podcast { alternateChild(name, attributes: attributes, base: base) }
         case .skip:
             break
         }
@@ -93,6 +97,18 @@ extension FeedXMLHandler {
         case (.dublinCore, "language"): capture(.dcLanguage)
         case (.dublinCore, "title"): capture(.dcTitle)
         case (.podcast, "guid"): capture(.podcastGUID)
+        case (.podcast, "person"): capture(.person)
+        case (.podcast, "funding"): capture(.funding)
+        case (.podcast, "locked"): capture(.locked)
+        case (.podcast, "medium"): capture(.medium)
+        case (.podcast, "license"): capture(.license)
+        case (.podcast, "updateFrequency"): capture(.updateFrequency)
+        case (.podcast, "txt"): capture(.txt)
+        case (.podcast, "trailer"): capture(.trailer)
+        case (.podcast, "podping"): feed.podcasting.usesPodping = FeedText.flag(attributes["usesPodping"]) ?? feed.podcasting.usesPodping
+        case (.podcast, "podroll"): return .podroll
+        // A publisher feed lists its shows as the channel's own remoteItems: offered the same way.
+        case (.podcast, "remoteItem"): addRemoteItem(attributes, base: base)
         case (.media, "thumbnail"): feed.mediaThumbnail = feed.mediaThumbnail ?? href(attributes["url"], base)
         default: break
         }
@@ -157,6 +173,14 @@ extension FeedXMLHandler {
             if episode?.mediaThumbnail == nil { episode?.mediaThumbnail = hrefText(attributes["url"], base) }
         case (.podcast, "chapters"):
             if episode?.chaptersURL == nil { episode?.chaptersURL = hrefText(attributes["url"], base) }
+        case (.podcast, "person"): capture(.person)
+        case (.podcast, "funding"): capture(.funding)
+        case (.podcast, "license"): capture(.license)
+        case (.podcast, "txt"): capture(.txt)
+        case (.podcast, "season"): capture(.podcastSeason)
+        case (.podcast, "episode"): capture(.podcastEpisode)
+        case (.podcast, "soundbite"): capture(.soundbite)
+        case (.podcast, "alternateEnclosure"): return startAlternate(attributes)
         case (.podcast, "transcript"):
             if let url = hrefText(attributes["url"], base) {
                 episode?.transcripts.append(

@@ -13,6 +13,8 @@ import FoundationXML
 final class FeedXMLHandler: NSObject, XMLParserDelegate {
     enum Context: Equatable {
         case feed, episode, image, owner, feedAuthor, episodeAuthor, skip
+        /// `podcast:podroll` (its `remoteItem`s) and `podcast:alternateEnclosure` (its sources).
+        case podroll, alternateEnclosure
     }
 
     struct Frame {
@@ -33,6 +35,15 @@ final class FeedXMLHandler: NSObject, XMLParserDelegate {
         case contentEncoded, content, description, summary, itunesSummary, itunesSubtitle, otherDescription
         case author, itunesAuthor, dcCreator, duration, explicit, season, episodeNumber, episodeType
         case language, dcLanguage, imageURL, logo, icon, ownerName, ownerEmail, newFeedURL, podcastGUID
+        /// Podcasting 2.0 elements whose attributes matter as much as their text.
+        case person, funding, locked, medium, license, updateFrequency, txt, trailer, podcastSeason, podcastEpisode, soundbite
+
+        var isPodcasting: Bool {
+            switch self {
+            case .person, .funding, .locked, .medium, .license, .updateFrequency, .txt, .trailer, .podcastSeason, .podcastEpisode, .soundbite: true
+            default: false
+            }
+        }
     }
 
     /// The element being read. Its text arrives in pieces; child elements (markup written
@@ -196,6 +207,10 @@ final class FeedXMLHandler: NSObject, XMLParserDelegate {
     }
 
     private func finish(_ capture: Capture) {
+        if capture.field.isPodcasting {
+            assignPodcasting(FeedText(capture.value, kind: capture.markup == nil ? .unknown : .html, base: capture.base), capture)
+            return
+        }
         var text = FeedText(capture.value, kind: capture.markup == nil ? .unknown : .html, base: capture.base)
         if capture.isAtomText { text = atomText(capture) }
         assign(text, to: capture.field, of: capture.target)
