@@ -78,7 +78,7 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
             enclosureLength: enclosure?.length, enclosureType: enclosure?.type,
             descriptionHTML: descriptionHTML.isEmpty ? nil : descriptionHTML, descriptionText: descriptionText.isEmpty ? nil : descriptionText,
             season: season, episodeNumber: episodeNumber, episodeType: episodeType.rawValue, explicit: explicit, link: link,
-            artworkURL: artworkURL, chaptersURL: chaptersURL, transcriptURL: transcripts.first?.url
+            artworkURL: artworkURL, chaptersURL: chaptersURL, transcriptURL: transcripts.first?.url, podcasting: podcasting
         )
     }
 

@@ -8,6 +8,7 @@ package enum Digests {
         switch algorithm {
         case .sha256: Data(SHA256.hash(data: data))
         case .sha512: Data(SHA512.hash(data: data))
+        case .sha384: Data(SHA384.hash(data: data))
         case .sha1: Data(Insecure.SHA1.hash(data: data))
         case .md5: Data(Insecure.MD5.hash(data: data))
         }

@@ -10,6 +10,7 @@ enum FileDigest {
         switch algorithm {
         case .sha256: try hex(of: url, SHA256())
         case .sha512: try hex(of: url, SHA512())
+        case .sha384: try hex(of: url, SHA384())
         case .sha1: try hex(of: url, Insecure.SHA1())
         case .md5: try hex(of: url, Insecure.MD5())
         }

@@ -169,7 +169,8 @@ extension PodcastLibrary {
             artworkURL: record.artworkURL, link: record.link, folder: record.folder, autoDownload: subscription.autoDownload,
             keepLatest: subscription.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
             refreshedAt: record.refreshedAt, error: record.error, user: record.username,
-            playbackSpeed: subscription.playbackSpeed, oldestFirst: subscription.oldestFirst, refreshMinutes: record.refreshMinutes
+            playbackSpeed: subscription.playbackSpeed, oldestFirst: subscription.oldestFirst, refreshMinutes: record.refreshMinutes,
+            podcasting: record.podcasting
         )
     }
 }

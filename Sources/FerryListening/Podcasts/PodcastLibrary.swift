@@ -289,17 +289,21 @@ package struct PodcastLibrary: Sendable {
             case .cancelled: break
             }
         }
-        guard let text = episode.enclosureURL else {
+        guard let sources = EpisodeSources(episode.fields) else {
             throw FerryError(.invalidRequest, "Episode \(id) (\(episode.title)) has no audio or video file to download.")
         }
-        let url = try TransferURL.validate(text)
+        let url = try TransferURL.validate(sources.url)
+        if let note = sources.note { logger.notice("episode \(id): \(note)") }
+        // The feed's other copies (podcast:alternateEnclosure sources), when valid URLs.
+        let mirrors = sources.mirrors.compactMap { try? TransferURL.validate($0) }
         // A private feed's credentials go with its episodes on the same host, as the answer to
         // its challenge (Basic or Digest), and as every credential never to another origin.
         let sameHost = URL(string: podcast.feedURL)?.host?.lowercased() == url.host?.lowercased()
         let options = podcast.credentials.flatMap { sameHost ? TransferOptions(user: $0.user, password: $0.password) : nil }
         let transfer = try await engine.enqueue(
             .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName,
-                  taskDescription: "\(podcast.title): \(episode.title)", options: options)
+                  taskDescription: "\(podcast.title): \(episode.title)", options: options, mirrors: mirrors,
+                  checksum: sources.checksum)
         )[0]
         try await store.updateEpisode(id: id) { episode in
             episode.transferId = transfer.id

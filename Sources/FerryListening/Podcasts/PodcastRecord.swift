@@ -37,6 +37,8 @@ package struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     /// A private feed's HTTP Basic credentials: a secret, never shown or logged.
     package var username: String?
     package var password: String?
+    /// The show's Podcasting 2.0 fields (persons, funding, medium, update frequency, podroll, …).
+    package var podcasting: PodcastNamespace.Show?
 
     package init(feedURL: String, title: String, folder: String, catalogId: Int64? = nil, now: Date = Date()) {
         self.feedURL = feedURL
@@ -79,6 +81,7 @@ package struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
         descriptionHTML = feed.descriptionHTML.isEmpty ? descriptionHTML : feed.descriptionHTML
         artworkURL = feed.artworkURL?.absoluteString ?? artworkURL
         link = feed.link?.absoluteString ?? link
+        podcasting = feed.podcasting
     }
 }
 

@@ -58,7 +58,9 @@ package struct PodcastRefresher: Service {
     @discardableResult
     package func refreshDue(now: Date = Date()) async -> Date {
         let feeds = ((try? await podcasts.store.podcasts()) ?? []).map {
-            RefreshSchedule.Feed(id: $0.podcastId, refreshedAt: $0.refreshedAt, minutes: $0.refreshMinutes)
+            RefreshSchedule.Feed(
+                id: $0.podcastId, refreshedAt: $0.refreshedAt, minutes: $0.refreshMinutes,
+                publishing: $0.podcasting?.updateFrequency.flatMap(PublishingSchedule.init))
         }
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let (due, next) = RefreshSchedule.due(feeds, defaultInterval: seconds, now: now)

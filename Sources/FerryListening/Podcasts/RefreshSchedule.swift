@@ -2,12 +2,14 @@ import FerryFeeds
 import Foundation
 
 /// When each feed is fetched again: its own interval (`refreshMinutes`), else the daemon's,
-/// counted from its last fetch (a failed one too, so a broken feed is not hammered). Pure.
+/// counted from its last fetch (a failed one too, so a broken feed is not hammered), shaped by
+/// when the show says it publishes (``PublishingSchedule``). Pure.
 enum RefreshSchedule {
     struct Feed {
         var id: Int64
         var refreshedAt: Date?
         var minutes: Int?
+        var publishing: PublishingSchedule? = nil
     }
 
     /// The feeds due now (never fetched, or their interval has passed), and when to look again:
@@ -17,11 +19,16 @@ enum RefreshSchedule {
         var next = now.addingTimeInterval(defaultInterval)
         for feed in feeds {
             let interval = feed.minutes.map { TimeInterval($0) * 60 } ?? defaultInterval
-            guard let last = feed.refreshedAt, last.addingTimeInterval(interval) > now else {
+            guard let last = feed.refreshedAt else {
                 due.append(feed.id)
                 continue
             }
-            next = min(next, last.addingTimeInterval(interval))
+            let turn = feed.publishing?.nextFetch(after: last, interval: interval) ?? last.addingTimeInterval(interval)
+            guard turn > now else {
+                due.append(feed.id)
+                continue
+            }
+            next = min(next, turn)
         }
         return (due, max(next, now.addingTimeInterval(60)))
     }

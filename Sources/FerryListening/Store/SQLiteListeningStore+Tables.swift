@@ -248,6 +248,10 @@ extension SQLiteTables {
             Migration(22, "v22: when the feed stopped listing an episode") { db in
                 try db.alter(table: "episode") { t in t.add(column: "goneSince", .datetime) }
             },
+            Migration(26, "v26: the Podcasting 2.0 fields of shows and episodes (JSON)") { db in
+                try db.alter(table: "episode") { t in t.add(column: "podcasting", .jsonText) }
+                try db.alter(table: "podcast") { t in t.add(column: "podcasting", .jsonText) }
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

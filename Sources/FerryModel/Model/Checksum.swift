@@ -7,6 +7,8 @@ public struct Checksum: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Algorithm: String, Sendable, Hashable, Codable, CaseIterable {
         case sha256 = "sha-256"
         case sha512 = "sha-512"
+        /// Podcasting 2.0's `podcast:integrity` writes SRI values, mostly sha384.
+        case sha384 = "sha-384"
         case sha1 = "sha-1"
         case md5
 
@@ -15,6 +17,7 @@ public struct Checksum: Sendable, Hashable, Codable, CustomStringConvertible {
             switch self {
             case .sha256: 32
             case .sha512: 64
+            case .sha384: 48
             case .sha1: 20
             case .md5: 16
             }

@@ -41,13 +41,15 @@ public struct EpisodeFields: Sendable, Hashable {
     public var chaptersURL: String?
     /// A Podcasting 2.0 transcript (`podcast:transcript`).
     public var transcriptURL: String?
+    /// The rest of the Podcasting 2.0 namespace (persons, alternate enclosures, soundbites, …).
+    public var podcasting: PodcastNamespace.Episode?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         guid: String, title: String = "", published: Date? = nil, duration: Double? = nil, enclosureURL: String? = nil,
         enclosureLength: Int64? = nil, enclosureType: String? = nil, descriptionHTML: String? = nil, descriptionText: String? = nil,
         season: Int? = nil, episodeNumber: Int? = nil, episodeType: String? = nil, explicit: Bool? = nil, link: String? = nil,
-        artworkURL: String? = nil, chaptersURL: String? = nil, transcriptURL: String? = nil
+        artworkURL: String? = nil, chaptersURL: String? = nil, transcriptURL: String? = nil, podcasting: PodcastNamespace.Episode? = nil
     ) {
         self.guid = guid
         self.title = title
@@ -66,6 +68,7 @@ public struct EpisodeFields: Sendable, Hashable {
         self.artworkURL = artworkURL
         self.chaptersURL = chaptersURL
         self.transcriptURL = transcriptURL
+        self.podcasting = podcasting
     }
 
     // MARK: - Coding, flat among the holder's own keys
@@ -100,6 +103,7 @@ public struct EpisodeFields: Sendable, Hashable {
         artworkURL = try value("artworkURL")
         chaptersURL = try value("chaptersURL")
         transcriptURL = try value("transcriptURL")
+        podcasting = try value("podcasting")
     }
 
     /// Encodes the fields into a holder's container, nil ones left out as synthesized coding does.
@@ -122,5 +126,6 @@ public struct EpisodeFields: Sendable, Hashable {
         try put(artworkURL, "artworkURL")
         try put(chaptersURL, "chaptersURL")
         try put(transcriptURL, "transcriptURL")
+        try put(podcasting, "podcasting")
     }
 }

@@ -42,6 +42,9 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
     public var oldestFirst: Bool?
     /// Minutes between fetches of its feed (nil: the daemon's interval, an hour by default).
     public var refreshMinutes: Int?
+    /// The show's Podcasting 2.0 fields: persons, funding, medium (music, video), license,
+    /// `locked`, how often it publishes, the shows it recommends, trailers.
+    public var podcasting: PodcastNamespace.Show?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
@@ -49,8 +52,9 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
         descriptionHTML: String? = nil, artworkURL: String? = nil, link: String? = nil, folder: String,
         autoDownload: Int = 0, keepLatest: Int? = nil, episodeCount: Int = 0, newCount: Int = 0,
         downloadedCount: Int = 0, refreshedAt: Date? = nil, error: TransferErrorInfo? = nil, user: String? = nil,
-        playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil
+        playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil, podcasting: PodcastNamespace.Show? = nil
     ) {
+        self.podcasting = podcasting
         self.playbackSpeed = playbackSpeed
         self.oldestFirst = oldestFirst
         self.refreshMinutes = refreshMinutes
