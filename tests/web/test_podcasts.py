@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import expect
 
-from conftest import XSS_TITLE
+from conftest import PHONE, XSS_TITLE
 from helpers import episode, wait_for_playable
 
 
@@ -189,3 +189,51 @@ def test_a_private_feed_asks_for_a_login_and_subscribes_with_it(daemon, pages, f
     podcast = [p for p in daemon.api("GET", "/v1/podcasts")["podcasts"] if p["title"] == "Members Only"][0]
     assert podcast["user"] == "member"
     assert "open sesame" not in str(daemon.api("GET", f"/v1/podcasts/{podcast['id']}"))
+
+
+def namespace_feed(files, name: str, title: str, channel: str) -> str:
+    """A feed whose channel carries Podcasting 2.0 elements (`channel`, raw XML)."""
+    xml = f"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>{title}</title>{channel}
+<item><guid>{name}-1</guid><title>{title} 1</title><pubDate>Fri, 20 Nov 2026 09:00:00 GMT</pubDate></item>
+</channel></rss>"""
+    return files.add(f"/feeds/{name}.xml", xml.encode(), "application/rss+xml")
+
+
+def test_what_a_podcasting_2_feed_says_of_its_show(daemon, pages, files):
+    recommended = namespace_feed(files, "recommended", "The Recommended Show", "")
+    feed = namespace_feed(files, "namespace-show", "Namespace Show", f"""
+<podcast:medium>music</podcast:medium><podcast:locked owner="me@example.org">yes</podcast:locked>
+<podcast:updateFrequency rrule="FREQ=WEEKLY;BYDAY=TU">Weekly on Tuesday</podcast:updateFrequency>
+<podcast:person>Ann Host</podcast:person><podcast:person role="guest">&lt;b&gt;Bo&lt;/b&gt;</podcast:person>
+<podcast:funding url="{files.base}/fund">Support &lt;script&gt;</podcast:funding><podcast:funding url="javascript:alert(1)">Evil</podcast:funding>
+<podcast:license url="{files.base}/license">CC-BY-4.0</podcast:license>
+<podcast:podroll><podcast:remoteItem feedGuid="11111111-2222-3333-4444-555555555555" feedUrl="{recommended}"/></podcast:podroll>""")
+    detail = daemon.api("POST", "/v1/podcasts", {"url": feed})
+    for locale, viewport in (("en-US", PHONE), ("ru-RU", None)):
+        page = pages.new(daemon, path=f"#/podcasts/{detail['podcast']['id']}", locale=locale, **({"viewport": viewport} if viewport else {}))
+        about = page.locator(".podcast-about")
+        if locale == "ru-RU":
+            expect(about.locator(".badge").first).to_have_text("Музыка")
+            expect(about).to_contain_text("Выходит: Weekly on Tuesday")
+            page.close()
+            continue
+        expect(about.locator(".badge")).to_have_text(["Music", "Locked by its publisher"])
+        expect(about).to_contain_text("Publishes: Weekly on Tuesday")
+        # A name written as markup is shown as its text (as titles are), never as markup.
+        expect(about.locator(".podcast-people")).to_have_text("Hosted by Ann Host · With Bo")
+        assert about.locator(".podcast-people b").count() == 0
+        # Only the http(s) funding link is kept (the javascript: one is dropped by the parser), its
+        # text without the markup it tried.
+        expect(about.locator(".podcast-funding a")).to_have_count(1)
+        expect(about.locator(".podcast-funding a")).to_have_text("Support")
+        expect(about.locator(".podcast-funding a")).to_have_attribute("href", f"{files.base}/fund")
+        expect(about.locator(".podcast-funding a")).to_have_attribute("rel", "noopener noreferrer nofollow external")
+        assert "Evil" not in about.locator(".podcast-funding").inner_text()
+        expect(about).to_contain_text("License: CC-BY-4.0")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "fits a phone"
+        # A recommended show is subscribed with a tap.
+        about.locator(".podroll-item").get_by_role("button", name="Subscribe").click()
+        expect(page.locator("h1.podcast-title")).to_have_text("The Recommended Show")
+        page.close()
+    assert recommended in {p["feedURL"] for p in daemon.api("GET", "/v1/podcasts")["podcasts"]}

@@ -1,4 +1,4 @@
-// One podcast: its artwork, description and settings (refresh now or how often, auto-download,
+// One podcast: its artwork, description, what its Podcasting 2.0 feed says of it (podcast-about.js) and settings (refresh now or how often, auto-download,
 // unsubscribe), and its episodes (rows in episode-row.js) with their downloads, their files (to
 // delete one) and where the listener is in them (played, or the time left; played or unplayed by
 // hand, one or all at once), shown all or only the unplayed, downloaded or begun ones, searched by
@@ -15,6 +15,7 @@ import { phase } from "../transfers.js";
 import { sanitizedFragment } from "../sanitize.js";
 import { errorBox, emptyState, showError, toast, withBusy, spinner } from "../ui.js";
 import { episodeRow } from "./episode-row.js";
+import { podcastAbout } from "./podcast-about.js";
 
 const FILTERS = ["all", "unplayed", "downloaded", "progress"];
 
@@ -191,6 +192,7 @@ export function mountPodcast(root, params, ctx) {
         h("p", { class: "podcast-meta", text: meta }),
         p.error ? errorBox(tr("podcast.refreshFailed", { reason: p.error.message })) : null,
         description.childNodes.length ? [description, more] : null,
+        podcastAbout(p, ctx),
         h(
           "div",
           { class: "podcast-actions" },
