@@ -4,11 +4,13 @@ OPML, broken feeds, and a feed and catalog entry that try to inject script."""
 from __future__ import annotations
 
 import re
+import time
 
 from playwright.sync_api import expect
 
 from conftest import PHONE, XSS_TITLE
-from helpers import episode, wait_for_playable
+from helpers import audio, episode, wait_for_playable, wait_until
+from servers import wav
 
 
 def test_subscribe_from_search_and_download_an_episode(daemon, pages, files):
@@ -237,3 +239,36 @@ def test_what_a_podcasting_2_feed_says_of_its_show(daemon, pages, files):
         expect(page.locator("h1.podcast-title")).to_have_text("The Recommended Show")
         page.close()
     assert recommended in {p["feedURL"] for p in daemon.api("GET", "/v1/podcasts")["podcasts"]}
+
+
+def test_seasons_people_and_soundbites_of_an_episode(daemon, pages, files):
+    sound = wav(40, rate=8000, seed=7)
+    media = files.add("/media/bites.wav", sound, "audio/wav")
+    xml = f"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Bites Show</title>
+<item><guid>bites-1</guid><title>The Bitten One</title><pubDate>Fri, 20 Nov 2026 09:00:00 GMT</pubDate>
+<enclosure url="{media}" length="{len(sound)}" type="audio/wav"/>
+<podcast:season name="Egypt">2</podcast:season><podcast:episode display="Ch. 3">3</podcast:episode>
+<podcast:person>Ann Host</podcast:person><podcast:person role="guest">Cy Guest</podcast:person>
+<podcast:soundbite startTime="10" duration="3">The best bit</podcast:soundbite>
+</item></channel></rss>"""
+    feed = files.add("/feeds/bites.xml", xml.encode(), "application/rss+xml")
+    detail = daemon.api("POST", "/v1/podcasts", {"url": feed})
+    episode_id = detail["episodes"][0]["id"]
+    page = pages.new(daemon, viewport=PHONE, path=f"#/podcasts/{detail['podcast']['id']}")
+    row = episode(page, "The Bitten One")
+    expect(row.locator(".episode-facts")).to_contain_text("S2 · Egypt Ch. 3")
+    row.locator(".episode-open").click()
+    expect(row.locator(".episode-people")).to_have_text("Hosted by Ann Host · With Cy Guest")
+    clip = row.get_by_role("button", name=re.compile("^Clip: The best bit"))
+    expect(clip).to_have_text(re.compile(r"Clip: The best bit \(0:03\)"))
+    clip.click()
+    wait_for_playable(page)
+    # It plays from 10 s and stops by itself after 3.
+    wait_until(lambda: audio(page, "!a.paused && a.currentTime >= 10"), timeout=10, message="the clip to play from its start")
+    wait_until(lambda: audio(page, "a.paused"), timeout=10, message="the clip to stop")
+    stopped = audio(page, "a.currentTime")
+    assert 12.9 <= stopped <= 14, f"stopped at {stopped} s"
+    # A clip is not listening on: the episode's place is not changed.
+    time.sleep(1)
+    assert daemon.api("GET", f"/v1/episodes/{episode_id}/playback") is None, "no place saved (204)"

@@ -135,7 +135,12 @@ export class Player extends EventTarget {
       if (document.visibilityState === "hidden") this.save({ keepalive: true });
     });
     audio.addEventListener("durationchange", () => this.updateTime());
-    audio.addEventListener("timeupdate", () => this.updateTime());
+    audio.addEventListener("timeupdate", () => {
+      // A soundbite ends where it ends; the item stays a clip until played or sought by hand.
+      const clip = this.current?.clip;
+      if (clip && audio.currentTime >= clip.end && !audio.paused) audio.pause();
+      this.updateTime();
+    });
     audio.addEventListener("error", () => {
       if (!this.current || !audio.error) return;
       toast(t("player.cantPlay", { title: this.current.title || t("player.untitled"), reason: mediaError(audio.error.code) }), { kind: "error" });
@@ -149,6 +154,7 @@ export class Player extends EventTarget {
     });
     this.seek.addEventListener("change", () => {
       this.seeking = false;
+      if (this.current) this.current.clip = null;
       if (Number.isFinite(audio.duration)) audio.currentTime = Number(this.seek.value);
     });
 
@@ -218,7 +224,7 @@ export class Player extends EventTarget {
    */
   save({ ended = false, keepalive = false } = {}) {
     const item = this.current;
-    if (!item?.key || this.loading || this.audio.error) return;
+    if (!item?.key || this.loading || this.audio.error || item.clip) return;
     const audio = this.audio;
     const duration = Number.isFinite(audio.duration) && audio.duration > 0 ? audio.duration : null;
     const position = Math.round((ended && duration ? duration : audio.currentTime) * 10) / 10;
@@ -301,6 +307,7 @@ export class Player extends EventTarget {
    */
   play(item, { autoplay = true } = {}) {
     if (sameMedia(this.current, item)) {
+      if (autoplay) this.current.clip = null;
       if (this.audio.paused && autoplay) this.audio.play().catch((error) => this.playFailed(error));
       return;
     }
@@ -347,6 +354,7 @@ export class Player extends EventTarget {
   toggle(item) {
     if (item && !this.isCurrent(item)) return this.play(item);
     if (!this.current) return undefined;
+    this.current.clip = null;
     if (this.audio.paused || this.audio.ended) this.audio.play().catch((error) => this.playFailed(error));
     else this.audio.pause();
     return undefined;
@@ -367,6 +375,17 @@ export class Player extends EventTarget {
     const audio = this.audio;
     const end = Number.isFinite(audio.duration) ? audio.duration : Infinity;
     audio.currentTime = Math.max(0, Math.min(end, audio.currentTime + seconds));
+  }
+
+  /**
+   * Plays `seconds` of `item` from `start` and pauses (a soundbite). Where the listener was in
+   * it stays as it was: a clip is not listening on.
+   */
+  playClip(item, start, seconds) {
+    this.play(item, { autoplay: false });
+    if (!this.current) return;
+    this.current.clip = { end: start + seconds };
+    this.seekTo(start);
   }
 
   /** Goes to `seconds` into the item (a chapter, a line of the transcript), and plays. */

@@ -14,6 +14,7 @@ import { sanitizedFragment } from "../sanitize.js";
 import { withBusy } from "../ui.js";
 import { t as tr } from "../i18n.js";
 import { keepControl } from "../keep-control.js";
+import { people } from "./podcast-about.js";
 
 /**
  * A row for `initial`. `env`: {ctx, podcast() (the show), transferOf(episodeId),
@@ -215,6 +216,28 @@ export function episodeRow(initial, env) {
     if (open) renderMore(p, playing, position);
   }
 
+  /** "S2 · Egypt", "S2 E5" or the feed's own display ("Ch. 3"), from itunes and podcast: tags. */
+  function season() {
+    const extra = episode.podcasting || {};
+    const number = episode.season ?? extra.season;
+    const name = extra.seasonName;
+    const ep = extra.episodeDisplay || (episode.episodeNumber != null ? tr("episode.number", { number: episode.episodeNumber }) : null);
+    const s = number != null ? tr("episode.season", { number }) : null;
+    return [s && name ? `${s} · ${name}` : s || name, ep].filter(Boolean).join(" ") || null;
+  }
+
+  /** The feed's soundbites: each plays its moment of the episode and stops. */
+  function soundbites(onDisk) {
+    const bites = (episode.podcasting?.soundbites || []).slice(0, 10);
+    if (!bites.length || !hasMedia()) return null;
+    return h("div", { class: "episode-soundbites", role: "group", aria: { label: tr("episode.soundbites") } },
+      bites.map((bite) => h("button", {
+        type: "button",
+        class: "btn btn-secondary act-soundbite",
+        on: { click: () => ctx.player.playClip(playItem(!onDisk), bite.start, bite.duration) },
+      }, icon("play"), h("span", { class: "btn-label", text: tr("episode.soundbite", { title: bite.title || clock(bite.start), length: clock(bite.duration) }) }))));
+  }
+
   /** The open row's labelled buttons. */
   function renderMore(p, playing, position) {
     const onDisk = p === "done" || p === "disk";
@@ -242,6 +265,8 @@ export function episodeRow(initial, env) {
       more,
       h("div", { class: "episode-more-actions" }, main, hasMedia() ? env.extraActions?.(episode, () => playItem(!onDisk)) : null, remove),
       hasMedia() ? keepControl(keepItem) : null,
+      episode.podcasting?.persons?.length ? h("p", { class: "episode-people", text: people(episode.podcasting.persons) }) : null,
+      soundbites(onDisk),
       facts.length ? h("p", { class: "episode-more-facts" }, facts.map((f) => h("span", { class: "tag", text: f }))) : null,
     );
   }
@@ -255,7 +280,7 @@ export function episodeRow(initial, env) {
       newBadge.hidden = !(episode.isNew && episode.state === "notDownloaded");
       const t = transfer();
       const size = t?.totalBytes > 0 ? t.totalBytes : episode.enclosureLength > 0 ? episode.enclosureLength : null;
-      metaText.textContent = [date(episode.published), length(episode.durationSeconds), size ? bytes(size) : null].filter(Boolean).join(" · ");
+      metaText.textContent = [season(), date(episode.published), length(episode.durationSeconds), size ? bytes(size) : null].filter(Boolean).join(" · ");
       openButton.textContent = label();
       notes.hidden = !(episode.descriptionHTML || episode.descriptionText);
       if (notesFilled) fillNotes();

@@ -25,7 +25,7 @@ function hostOf(url) {
 }
 
 /** People by role: "Hosted by Ann, Bo · With Cy" (a person without a role hosts, as the spec says). */
-function people(persons) {
+export function people(persons) {
   const byRole = new Map();
   for (const person of persons) {
     const role = person.role || "host";
