@@ -268,6 +268,18 @@ def test_a_nextcloud_phone_and_a_gpodder_laptop_see_each_others_changes(synced, 
     assert status == 404
     assert phone.poll(endpoint, "0" * 64) is None
 
+    # The sign-in page speaks the browser's language (the web app's four).
+    russian_login, _, _ = NextcloudPhone(url).start_login()
+    context = browser.new_context(locale="ru-RU")
+    try:
+        page = context.new_page()
+        page.goto(russian_login)
+        expect(page.get_by_role("heading")).to_have_text("Вход в Ferry")
+        expect(page.get_by_role("button", name="Разрешить")).to_be_visible()
+        assert page.evaluate("document.documentElement.lang") == "ru"
+    finally:
+        context.close()
+
     # Revoked in Ferry (the user's tokens), the app password stops working at once.
     daemon.api("DELETE", f"/v1/users/alice/tokens/{app_token[0]['id']}", token=alice)
     with pytest.raises(PermissionError, match="401"):

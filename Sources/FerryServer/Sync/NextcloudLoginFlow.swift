@@ -78,25 +78,27 @@ struct NextcloudLoginRoutes {
             }
             return try jsonResponse(Granted(server: granted.server, loginName: granted.user, appPassword: granted.appPassword))
         }
-        router.get("index.php/login/v2/flow/:id") { _, context in
+        router.get("index.php/login/v2/flow/:id") { request, context in
+            let words = LoginFlowWords(acceptLanguage: request.headers[.acceptLanguage])
             let id = try context.parameters.require("id")
-            guard let app = await flows.app(of: id) else { return Self.page(Self.expired, status: .notFound) }
-            return Self.page(Self.loginForm(app: app, error: nil))
+            guard let app = await flows.app(of: id) else { return Self.page(words.expired, words, status: .notFound) }
+            return Self.page(Self.loginForm(app: app, error: nil, words), words)
         }
         router.post("index.php/login/v2/flow/:id") { request, context in
+            let words = LoginFlowWords(acceptLanguage: request.headers[.acceptLanguage])
             let id = try context.parameters.require("id")
-            guard let app = await flows.app(of: id) else { return Self.page(Self.expired, status: .notFound) }
+            guard let app = await flows.app(of: id) else { return Self.page(words.expired, words, status: .notFound) }
             let form = try await Self.form(request, context: context)
             let user = form["user"] ?? "", password = form["password"] ?? ""
             let address = context.remoteAddress ?? ""
             guard !user.isEmpty, await sync.authenticate(user, password: password) else {
                 try? await Task.sleep(for: await flows.failed(from: address))
-                return Self.page(Self.loginForm(app: app, error: "Wrong user name or password."), status: .unauthorized)
+                return Self.page(Self.loginForm(app: app, error: words.wrong, words), words, status: .unauthorized)
             }
             await flows.succeeded(from: address)
             let appPassword = try await sync.accounts.makeToken(for: user, label: "\(app.prefix(60)) (Nextcloud sign-in)").token
             await flows.grant(id, server: try base(of: request), user: user, appPassword: appPassword)
-            return Self.page(Self.granted(app: app, user: user))
+            return Self.page(Self.granted(app: app, user: user, words), words)
         }
     }
 
@@ -117,10 +119,10 @@ struct NextcloudLoginRoutes {
         return fields
     }
 
-    static func page(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+    static func page(_ body: String, _ words: LoginFlowWords, status: HTTPResponse.Status = .ok) -> Response {
         let html = """
-            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Ferry: sign in an app</title><style>body{font:16px system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem}
+            <!doctype html><html lang="\(words.language)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(words.title))</title><style>body{font:16px system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem}
             label,input,button{display:block;width:100%;box-sizing:border-box;margin:.4rem 0}input,button{padding:.6rem;font-size:1rem}
             .error{color:#b00020}</style></head><body>\(body)</body></html>
             """
@@ -131,22 +133,22 @@ struct NextcloudLoginRoutes {
         )
     }
 
-    static func loginForm(app: String, error: String?) -> String {
+    static func loginForm(app: String, error: String?, _ words: LoginFlowWords) -> String {
         """
-        <h1>Sign in to Ferry</h1>
-        <p><strong>\(escape(app))</strong> asks to sync your podcasts and places. Sign in only if you started this from that app.</p>
+        <h1>\(escape(words.heading))</h1>
+        <p>\(words.asks.replacingOccurrences(of: "{app}", with: "<strong>\(escape(app))</strong>"))</p>
         \(error.map { "<p class=\"error\" role=\"alert\">\(escape($0))</p>" } ?? "")
-        <form method="post"><label for="user">User name</label><input id="user" name="user" autocomplete="username" required>
-        <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-        <button type="submit">Allow</button></form>
+        <form method="post"><label for="user">\(escape(words.user))</label><input id="user" name="user" autocomplete="username" required>
+        <label for="password">\(escape(words.password))</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit">\(escape(words.allow))</button></form>
         """
     }
 
-    static func granted(app: String, user: String) -> String {
-        "<h1>Signed in</h1><p>\(escape(app)) now syncs as <strong>\(escape(user))</strong>. You can close this page and go back to the app.</p>"
+    static func granted(app: String, user: String, _ words: LoginFlowWords) -> String {
+        "<h1>\(escape(words.signedIn))</h1><p>"
+            + words.syncsAs.replacingOccurrences(of: "{app}", with: escape(app)).replacingOccurrences(of: "{user}", with: "<strong>\(escape(user))</strong>")
+            + "</p>"
     }
-
-    static let expired = "<h1>This sign-in has ended</h1><p>Start it again from the app.</p>"
 
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
@@ -166,5 +168,48 @@ struct NextcloudLoginRoutes {
         var server: String
         var loginName: String
         var appPassword: String
+    }
+}
+
+/// The sign-in page's words in the web app's four languages, chosen by the browser's
+/// Accept-Language (English otherwise). `{app}` and `{user}` are filled in escaped.
+struct LoginFlowWords {
+    var language = "en"
+    var title = "Ferry: sign in an app"
+    var heading = "Sign in to Ferry"
+    var asks = "{app} asks to sync your podcasts and places. Sign in only if you started this from that app."
+    var user = "User name"
+    var password = "Password"
+    var allow = "Allow"
+    var wrong = "Wrong user name or password."
+    var signedIn = "Signed in"
+    var syncsAs = "{app} now syncs as {user}. You can close this page and go back to the app."
+    var expired = "<h1>This sign-in has ended</h1><p>Start it again from the app.</p>"
+
+    init(acceptLanguage: String?) {
+        let wanted = (acceptLanguage ?? "").lowercased().split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) }
+        guard let first = wanted.first(where: { ["ru", "vi", "zh", "en"].contains(String($0.prefix(2))) }) else { return }
+        switch first.prefix(2) {
+        case "ru":
+            (language, title, heading) = ("ru", "Ferry: вход для приложения", "Вход в Ferry")
+            asks = "{app} просит синхронизировать ваши подкасты и места прослушивания. Входите, только если начали это в том приложении."
+            (user, password, allow, wrong) = ("Имя пользователя", "Пароль", "Разрешить", "Неверное имя пользователя или пароль.")
+            (signedIn, syncsAs) = ("Вход выполнен", "{app} теперь синхронизируется как {user}. Эту страницу можно закрыть и вернуться в приложение.")
+            expired = "<h1>Этот вход больше не действует</h1><p>Начните заново в приложении.</p>"
+        case "vi":
+            (language, title, heading) = ("vi", "Ferry: đăng nhập cho ứng dụng", "Đăng nhập Ferry")
+            asks = "{app} muốn đồng bộ podcast và vị trí nghe của bạn. Chỉ đăng nhập nếu bạn bắt đầu việc này từ ứng dụng đó."
+            (user, password, allow, wrong) = ("Tên người dùng", "Mật khẩu", "Cho phép", "Sai tên người dùng hoặc mật khẩu.")
+            (signedIn, syncsAs) = ("Đã đăng nhập", "{app} giờ đồng bộ với tư cách {user}. Bạn có thể đóng trang này và quay lại ứng dụng.")
+            expired = "<h1>Lần đăng nhập này đã kết thúc</h1><p>Hãy bắt đầu lại từ ứng dụng.</p>"
+        case "zh":
+            (language, title, heading) = ("zh-Hans", "Ferry：为应用登录", "登录 Ferry")
+            asks = "{app} 请求同步你的播客和收听位置。只有当你是从该应用发起时才登录。"
+            (user, password, allow, wrong) = ("用户名", "密码", "允许", "用户名或密码错误。")
+            (signedIn, syncsAs) = ("已登录", "{app} 现在以 {user} 的身份同步。你可以关闭此页面并返回应用。")
+            expired = "<h1>此次登录已结束</h1><p>请在应用中重新开始。</p>"
+        default:
+            break
+        }
     }
 }
