@@ -251,13 +251,20 @@ def test_seasons_people_and_soundbites_of_an_episode(daemon, pages, files):
 <podcast:season name="Egypt">2</podcast:season><podcast:episode display="Ch. 3">3</podcast:episode>
 <podcast:person>Ann Host</podcast:person><podcast:person role="guest">Cy Guest</podcast:person>
 <podcast:soundbite startTime="10" duration="3">The best bit</podcast:soundbite>
-</item></channel></rss>"""
+</item>
+<item><guid>bites-0</guid><title>An Older One</title><pubDate>Fri, 13 Nov 2026 09:00:00 GMT</pubDate>
+<podcast:season>1</podcast:season></item></channel></rss>"""
     feed = files.add("/feeds/bites.xml", xml.encode(), "application/rss+xml")
     detail = daemon.api("POST", "/v1/podcasts", {"url": feed})
     episode_id = detail["episodes"][0]["id"]
     page = pages.new(daemon, viewport=PHONE, path=f"#/podcasts/{detail['podcast']['id']}")
     row = episode(page, "The Bitten One")
     expect(row.locator(".episode-facts")).to_contain_text("S2 · Egypt Ch. 3")
+    # Two seasons: listed season by season, each under its heading.
+    expect(page.locator(".episode-list > li")).to_have_count(4)
+    expect(page.locator(".season-heading")).to_have_text(["Season 2 · Egypt", "Season 1"])
+    order = page.locator(".episode-list > li").evaluate_all("items => items.map(i => i.classList.contains('season-heading') ? 'H' : 'E')")
+    assert order == ["H", "E", "H", "E"], order
     row.locator(".episode-open").click()
     expect(row.locator(".episode-people")).to_have_text("Hosted by Ann Host · With Cy Guest")
     clip = row.get_by_role("button", name=re.compile("^Clip: The best bit"))

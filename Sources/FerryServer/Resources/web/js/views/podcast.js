@@ -286,7 +286,32 @@ export function mountPodcast(root, params, ctx) {
     const visible = detail.episodes.filter(shown);
     countText.textContent = visible.length === detail.episodes.length ? tr("podcasts.episodes", { count: visible.length }) : tr("podcast.shownOf", { shown: visible.length, count: detail.episodes.length });
     noMatch.hidden = visible.length > 0;
-    reconcile(list, rows, visible, (e) => e.id, (e) => episodeRow(e, rowEnv));
+    reconcile(list, rows, withSeasons(visible), (e) => (e.heading ? `season:${e.season}` : e.id), (e) => (e.heading ? seasonHeading(e) : episodeRow(e, rowEnv)));
+  }
+
+  /** A feed of several seasons is listed season by season: a heading where each run begins. */
+  function seasonOf(episode) {
+    return episode.season ?? episode.podcasting?.season ?? null;
+  }
+  function withSeasons(episodes) {
+    if (new Set(detail.episodes.map(seasonOf).filter((s) => s !== null)).size < 2) return episodes;
+    const items = [];
+    let last;
+    for (const episode of episodes) {
+      const season = seasonOf(episode);
+      if (season !== last && season !== null) {
+        const name = detail.episodes.find((e) => seasonOf(e) === season && e.podcasting?.seasonName)?.podcasting.seasonName;
+        items.push({ heading: true, season, name });
+      }
+      last = season;
+      items.push(episode);
+    }
+    return items;
+  }
+  function seasonHeading(item) {
+    const title = tr("podcast.seasonHeading", { number: item.season });
+    const el = h("li", { class: "season-heading", role: "presentation" }, h("h3", { text: item.name ? `${title} · ${item.name}` : title }));
+    return { el, update() {}, renderState() {}, transferId: () => undefined };
   }
 
   const rowEnv = {
