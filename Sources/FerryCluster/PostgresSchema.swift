@@ -275,6 +275,24 @@ enum PostgresSchema {
                 #"CREATE TABLE credential (host TEXT PRIMARY KEY, "user" TEXT NOT NULL, password TEXT NOT NULL, "addedAt" DOUBLE PRECISION NOT NULL)"#
             ]
         ),
+        Migration(
+            version: 12, name: "each listener's bookmarks",
+            statements: [
+                #"""
+                CREATE TABLE bookmark (
+                    id BIGSERIAL PRIMARY KEY, listener TEXT NOT NULL, media TEXT NOT NULL, "mediaId" BIGINT NOT NULL,
+                    seconds DOUBLE PRECISION NOT NULL, note TEXT, "createdAt" TIMESTAMPTZ NOT NULL
+                )
+                """#,
+                #"CREATE INDEX bookmark_item ON bookmark (listener, media, "mediaId")"#,
+                // A forgotten episode takes its bookmarks with it (a bookmark keeps it from being forgotten).
+                #"""
+                CREATE FUNCTION ferry_episode_bookmarks() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN DELETE FROM bookmark WHERE media = 'episode' AND "mediaId" = OLD.id; RETURN OLD; END $$
+                """#,
+                #"CREATE TRIGGER episode_bookmarks AFTER DELETE ON episode FOR EACH ROW EXECUTE FUNCTION ferry_episode_bookmarks()"#,
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

@@ -241,6 +241,35 @@ import Testing
         }
     }
 
+    /// Bookmarks are the listener's own, keep a gone episode from being forgotten, and go with
+    /// their episode, their podcast and their listener.
+    @Test(arguments: Kind.available) func bookmarksAreEachListenersAndGoWithWhatTheyMark(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, ["a", "b"].map { item($0) })
+            let mark = try await store.addBookmark("ann", .episode, id: ids[0], seconds: 61.5, note: "here", now: t0)
+            _ = try await store.addBookmark("ann", .episode, id: ids[0], seconds: 12, note: nil, now: t0)
+            _ = try await store.addBookmark("bob", .episode, id: ids[1], seconds: 3, note: nil, now: t0)
+            #expect(try await store.bookmarks("ann", .episode, id: ids[0]).map(\.seconds) == [12, 61.5])
+            #expect(try await store.bookmarks("ann", nil, id: nil).count == 2)
+            #expect(try await store.bookmarks("bob", nil, id: nil).count == 1)
+            await #expect(throws: FerryError.self) { try await store.updateBookmark("bob", id: mark.id, note: "mine") }
+            await #expect(throws: FerryError.self) { try await store.deleteBookmark("bob", id: mark.id) }
+            #expect(try await store.updateBookmark("ann", id: mark.id, note: "there").note == "there")
+            await #expect(throws: FerryError.self) { try await store.addBookmark("ann", .episode, id: 999_999, seconds: 1, note: nil, now: t0) }
+
+            // Gone from the feed, a bookmarked episode stays; without its bookmarks it goes, and they with it.
+            _ = try await store.mergeEpisodes(podcastId: podcast, [item("c")], markNew: true, now: t0)
+            #expect(try await store.forgetGoneEpisodes(podcastId: podcast, goneBefore: t0 + 1) == 0)
+            let bobs = try await store.bookmarks("bob", nil, id: nil)
+            try await store.deleteBookmark("bob", id: try #require(bobs.first).id)
+            #expect(try await store.forgetGoneEpisodes(podcastId: podcast, goneBefore: t0 + 1) == 1)
+            #expect(try await store.episode(id: ids[1]) == nil)
+            // The podcast removed: its episodes' bookmarks go too.
+            try await store.deletePodcast(id: podcast)
+            #expect(try await store.bookmarks("ann", nil, id: nil).isEmpty)
+        }
+    }
+
     /// Newest first by publication date; the same date: the later added first; no date: last
     /// (as SQLite sorts NULL in a descending order).
     @Test(arguments: Kind.available) func episodesAreListedNewestFirstUndatedLast(_ kind: Kind) async throws {

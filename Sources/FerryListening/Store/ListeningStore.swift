@@ -101,6 +101,17 @@ package protocol ListeningStore: AccountStore {
     ///   for more than ``UpNext/limit`` items.
     func setUpNext(_ listener: String, _ entries: [UpNextEntry]) async throws
 
+    // MARK: Bookmarks
+
+    /// Adds a bookmark to an episode or song. - Throws: `not_found` when there is no such one.
+    func addBookmark(_ listener: String, _ media: PlaybackMedia, id: Int64, seconds: Double, note: String?, now: Date) async throws -> BookmarkRecord
+    /// The listener's bookmarks, of one episode or song or (nil) all; by item, then time.
+    func bookmarks(_ listener: String, _ media: PlaybackMedia?, id: Int64?) async throws -> [BookmarkRecord]
+    /// Changes a bookmark's note. - Throws: `not_found` unless it is the listener's.
+    func updateBookmark(_ listener: String, id: Int64, note: String?) async throws -> BookmarkRecord
+    /// - Throws: `not_found` unless it is the listener's.
+    func deleteBookmark(_ listener: String, id: Int64) async throws
+
     // MARK: Sync with phones (times in whole seconds since 1970, as the gpodder.net API counts)
 
     // (Users are accounts: ``AccountStore``.)
@@ -139,6 +150,25 @@ package protocol ListeningStore: AccountStore {
 }
 
 /// What a playback belongs to.
+/// A row of the `bookmark` table: a listener's moment in an episode or song.
+package struct BookmarkRecord: Sendable, Hashable {
+    package var id: Int64
+    package var media: PlaybackMedia
+    package var mediaId: Int64
+    package var seconds: Double
+    package var note: String?
+    package var createdAt: Date
+
+    package init(id: Int64, media: PlaybackMedia, mediaId: Int64, seconds: Double, note: String?, createdAt: Date) {
+        self.id = id
+        self.media = media
+        self.mediaId = mediaId
+        self.seconds = seconds
+        self.note = note
+        self.createdAt = createdAt
+    }
+}
+
 package enum PlaybackMedia: String, Sendable {
     case episode, track
 

@@ -73,6 +73,7 @@ extension SQLiteListeningStore: ListeningStore {
                     DELETE FROM episode WHERE podcastId = ? AND goneSince < ? AND transferId IS NULL AND filePath IS NULL
                         AND id NOT IN (SELECT mediaId FROM playback WHERE media = 'episode')
                         AND id NOT IN (SELECT mediaId FROM upNext WHERE media = 'episode')
+                        AND id NOT IN (SELECT mediaId FROM bookmark WHERE media = 'episode')
                     """, arguments: [podcastId, goneBefore]
             )
             return db.changesCount

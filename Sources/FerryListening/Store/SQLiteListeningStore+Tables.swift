@@ -252,6 +252,19 @@ extension SQLiteTables {
                 try db.alter(table: "episode") { t in t.add(column: "podcasting", .jsonText) }
                 try db.alter(table: "podcast") { t in t.add(column: "podcasting", .jsonText) }
             },
+            Migration(27, "v27: each listener's bookmarks") { db in
+                try db.execute(sql: """
+                    CREATE TABLE bookmark (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, listener TEXT NOT NULL, media TEXT NOT NULL, mediaId INTEGER NOT NULL,
+                        seconds DOUBLE NOT NULL, note TEXT, createdAt DATETIME NOT NULL
+                    );
+                    CREATE INDEX bookmark_item ON bookmark (listener, media, mediaId);
+                    -- A forgotten episode takes its bookmarks with it (a bookmark keeps it from being forgotten).
+                    CREATE TRIGGER episode_bookmarks AFTER DELETE ON episode BEGIN
+                        DELETE FROM bookmark WHERE media = 'episode' AND mediaId = OLD.id;
+                    END;
+                    """)
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

@@ -19,8 +19,8 @@ enum MemberAccess {
         case .get, .head: return reads(rest)
         case .post: return posts(rest)
         case .put: return rest == ["up-next"] || (rest.count == 3 && ["episodes", "tracks"].contains(rest[0]) && rest[2] == "playback")
-        case .patch: return rest.count == 2 && ["podcasts", "transfers"].contains(rest[0])
-        case .delete: return rest == ["session"] || (rest.count == 2 && ["podcasts", "transfers"].contains(rest[0]))
+        case .patch: return rest.count == 2 && ["podcasts", "transfers", "bookmarks"].contains(rest[0])
+        case .delete: return rest == ["session"] || (rest.count == 2 && ["podcasts", "transfers", "bookmarks"].contains(rest[0]))
         default: return false
         }
     }
@@ -30,7 +30,7 @@ enum MemberAccess {
 
     private static func reads(_ rest: [String]) -> Bool {
         switch rest.first {
-        case "status", "me", "transfers", "catalog", "podcasts", "episodes", "tracks", "up-next", "events", "openapi.yaml":
+        case "status", "me", "transfers", "catalog", "podcasts", "episodes", "tracks", "up-next", "bookmarks", "events", "openapi.yaml":
             // A transfer's resume data carries its request's headers.
             return !(rest.count == 3 && rest[0] == "transfers" && rest[2] == "resume-data")
         default:
@@ -46,6 +46,7 @@ enum MemberAccess {
             return (rest[0] == "transfers" && ["pause", "resume", "cancel"].contains(rest[2]))
                 || (rest[0] == "podcasts" && ["played", "refresh", "seen"].contains(rest[2]))
                 || (rest[0] == "episodes" && rest[2] == "download")
+                || (["episodes", "tracks"].contains(rest[0]) && rest[2] == "bookmarks")
         default: return false
         }
     }

@@ -44,10 +44,38 @@ struct ListeningRoutes {
             let id = try context.parameters.mediaID("an episode")
             return try jsonResponse(try await podcasts.as(context.listener).deleteEpisodeFile(id))
         }
+        registerBookmarks(on: api)
         api.get("up-next") { _, context in try jsonResponse(try await podcasts.as(context.listener).upNext()) }
         api.put("up-next") { request, context in
             let order = try await request.decodeJSON(UpNextOrder.self, context: context)
             return try jsonResponse(try await podcasts.as(context.listener).setUpNext(order))
+        }
+    }
+
+    /// Each listener's bookmarks: per episode or song, all together, a note changed, one removed.
+    private func registerBookmarks(on api: RouterGroup<FerryRequestContext>) {
+        for (media, path, what) in [(PlaybackMedia.episode, "episodes", "an episode"), (.track, "tracks", "a song's track")] {
+            api.get(RouterPath("\(path)/:id/bookmarks")) { _, context in
+                let id = try context.parameters.mediaID(what)
+                return try jsonResponse(BookmarkList(bookmarks: try await podcasts.as(context.listener).bookmarks(media, id: id)))
+            }
+            api.post(RouterPath("\(path)/:id/bookmarks")) { request, context in
+                let id = try context.parameters.mediaID(what)
+                let new = try await request.decodeJSON(NewBookmark.self, context: context)
+                return try jsonResponse(try await podcasts.as(context.listener).addBookmark(media, id: id, new), status: .created)
+            }
+        }
+        api.get("bookmarks") { _, context in
+            try jsonResponse(BookmarkList(bookmarks: try await podcasts.as(context.listener).bookmarks()))
+        }
+        api.patch("bookmarks/:id") { request, context in
+            let id = try context.parameters.mediaID("a bookmark")
+            let change = try await request.decodeJSON(BookmarkNote.self, context: context)
+            return try jsonResponse(try await podcasts.as(context.listener).updateBookmark(id: id, change))
+        }
+        api.delete("bookmarks/:id") { _, context in
+            try await podcasts.as(context.listener).deleteBookmark(id: try context.parameters.mediaID("a bookmark"))
+            return Response(status: .noContent)
         }
     }
 

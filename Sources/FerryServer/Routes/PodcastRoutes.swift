@@ -38,8 +38,12 @@ struct PodcastRoutes {
             let body = try await request.body.collect(upTo: 16 << 20)
             return try jsonResponse(try await podcasts.as(context.listener).importOPML(Data(body.readableBytesView)))
         }
-        api.get("podcasts/export") { _, context in
-            Response(
+        api.get("podcasts/export") { request, context in
+            // The JSON export: subscriptions and bookmarks.
+            if request.uri.queryParameters.get("format") == "json" {
+                return try jsonResponse(try await podcasts.as(context.listener).exportJSON())
+            }
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/x-opml; charset=utf-8", .contentDisposition: #"attachment; filename="ferry-podcasts.opml""#],
                 body: .init(byteBuffer: ByteBuffer(string: try await podcasts.as(context.listener).exportOPML()))

@@ -293,10 +293,15 @@ struct PodcastCommand: AsyncParsableCommand {
     }
 
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "export", abstract: "Print every subscription as OPML.")
+        static let configuration = CommandConfiguration(
+            commandName: "export", abstract: "Print every subscription as OPML (--json: with your bookmarks, as JSON).")
+
+        @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            Terminal.print(try await CLIConnection.connect().exportOPML(), terminator: "")
+            let client = try await CLIConnection.connect()
+            if output.json { return try FerryJSON.encoder(pretty: true).printing(try await client.exportLibrary()) }
+            Terminal.print(try await client.exportOPML(), terminator: "")
         }
     }
 }
