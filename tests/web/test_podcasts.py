@@ -279,3 +279,40 @@ def test_seasons_people_and_soundbites_of_an_episode(daemon, pages, files):
     # A clip is not listening on: the episode's place is not changed.
     time.sleep(1)
     assert daemon.api("GET", f"/v1/episodes/{episode_id}/playback") is None, "no place saved (204)"
+
+
+def test_bookmarks_are_made_in_the_player_and_jumped_to(daemon, pages, files):
+    sound = wav(60, rate=8000, seed=9)
+    media = files.add("/media/marks.wav", sound, "audio/wav")
+    xml = f"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Marks Show</title>
+<item><guid>marks-1</guid><title>Marked Episode</title><pubDate>Fri, 20 Nov 2026 09:00:00 GMT</pubDate>
+<enclosure url="{media}" length="{len(sound)}" type="audio/wav"/></item></channel></rss>"""
+    detail = daemon.api("POST", "/v1/podcasts", {"url": files.add("/feeds/marks.xml", xml.encode(), "application/rss+xml")})
+    episode_id = detail["episodes"][0]["id"]
+    page = pages.new(daemon, viewport=PHONE, path=f"#/podcasts/{detail['podcast']['id']}")
+    row = episode(page, "Marked Episode")
+    row.locator(".episode-open").click()
+    row.get_by_role("button", name=re.compile("^Stream")).first.click()
+    wait_for_playable(page)
+    audio(page, "a.currentTime = 20")
+    wait_until(lambda: audio(page, "a.currentTime >= 20 && !a.seeking"), timeout=10, message="the seek")
+    page.locator("#player .player-bookmark").click()
+    expect(page.locator("#toasts")).to_contain_text(re.compile(r"Bookmarked at 0:2\d"))
+    # The open row lists it; a note typed there is kept by the daemon.
+    mark = row.locator(".bookmark")
+    expect(mark).to_have_count(1)
+    mark.locator(".bookmark-note").fill("the good part")
+    mark.locator(".bookmark-note").press("Enter")
+    wait_until(lambda: daemon.api("GET", f"/v1/episodes/{episode_id}/bookmarks")["bookmarks"][0].get("note") == "the good part", message="the note saved")
+    saved = daemon.api("GET", "/v1/bookmarks")["bookmarks"][0]
+    assert 20 <= saved["seconds"] < 30 and saved["title"] == "Marked Episode" and saved["showTitle"] == "Marks Show", saved
+    # Elsewhere in the episode, a tap on the bookmark goes back there.
+    audio(page, "a.currentTime = 45")
+    wait_until(lambda: audio(page, "a.currentTime >= 45"), timeout=10, message="the seek to 45")
+    mark.locator(".act-bookmark").click()
+    wait_until(lambda: audio(page, f"Math.abs(a.currentTime - {saved['seconds']}) < 3"), timeout=10, message="the jump to the bookmark")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "fits a phone"
+    mark.get_by_role("button", name="Remove this bookmark").click()
+    expect(row.locator(".bookmark")).to_have_count(0)
+    assert daemon.api("GET", "/v1/bookmarks")["bookmarks"] == []

@@ -112,6 +112,14 @@ export const api = {
     preview: (trackId) => post("/catalog/previews", { trackId, session: SESSION }),
   },
 
+  bookmarks: {
+    list: () => request("/bookmarks"),
+    ofEpisode: (id) => request(`/episodes/${id}/bookmarks`),
+    addToEpisode: (id, bookmark) => post(`/episodes/${id}/bookmarks`, bookmark),
+    addToTrack: (id, bookmark) => post(`/tracks/${id}/bookmarks`, bookmark),
+    setNote: (id, note) => request(`/bookmarks/${id}`, { method: "PATCH", json: { note } }),
+    remove: (id) => request(`/bookmarks/${id}`, { method: "DELETE" }),
+  },
   podcasts: {
     list: () => request("/podcasts"),
     get: (id, signal) => request(`/podcasts/${id}`, { signal }),

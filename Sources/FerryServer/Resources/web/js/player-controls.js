@@ -1,10 +1,12 @@
-// The player's own controls beside play/pause: skip back 15 s and forward 30 s, the speed
-// (0.5×–3×; an episode's is its podcast's, see Player.setSpeed) and a sleep timer that pauses
-// after 15, 30 or 60 minutes or at the end of the episode.
+// The player's own controls beside play/pause: skip back 15 s and forward 30 s, a bookmark of
+// this moment of an episode or song, the speed (0.5×–3×; an episode's is its podcast's, see
+// Player.setSpeed) and a sleep timer that pauses after 15, 30 or 60 minutes or at the end of the
+// episode.
 
 import { h, icon, button } from "./dom.js";
 import { clock } from "./format.js";
-import { toast } from "./ui.js";
+import { toast, showError } from "./ui.js";
+import { api } from "./api.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 /** The sleep timer's choices: a value, and its name in the page's language. */
@@ -43,6 +45,15 @@ export class PlayerControls {
     player.transport.prepend(back);
     player.transport.append(forward);
 
+    // A bookmark of this moment (episodes and songs: the daemon keeps them per listener).
+    const mark = button(t("player.bookmark"), { icon: "bookmark", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost player-bookmark", onClick: () => this.bookmark() });
+    player.transport.append(mark);
+    const showMark = () => {
+      mark.hidden = !(player.current?.episodeId || player.current?.trackId);
+    };
+    player.addEventListener("itemchange", showMark);
+    showMark();
+
     this.speed = h("select", { class: "select player-speed", aria: { label: t("player.speed") }, title: t("player.speed") }, SPEEDS.map((s) => h("option", { value: String(s), text: speedName(s) })));
     this.speed.addEventListener("change", () => player.setSpeed(Number(this.speed.value)));
 
@@ -59,6 +70,7 @@ export class PlayerControls {
 
     onLanguageChange(() => {
       named(back, t("player.back", { count: SKIP_BACK }));
+      named(mark, t("player.bookmark"));
       named(forward, t("player.forward", { count: SKIP_FORWARD }));
       named(this.speed, t("player.speed"));
       named(this.sleepSelect, t("player.sleep.label"));
@@ -77,6 +89,19 @@ export class PlayerControls {
       event.preventDefault();
       this.fallAsleep();
     });
+  }
+
+  async bookmark() {
+    const item = this.player.current;
+    if (!item) return;
+    const seconds = Math.round(this.player.audio.currentTime * 10) / 10;
+    try {
+      const saved = item.episodeId ? await api.bookmarks.addToEpisode(item.episodeId, { seconds }) : await api.bookmarks.addToTrack(item.trackId, { seconds });
+      toast(t("player.bookmarked", { at: clock(saved.seconds) }), { kind: "success" });
+      this.player.dispatchEvent(new CustomEvent("bookmark", { detail: saved }));
+    } catch (error) {
+      showError(error, t("player.notBookmarked"));
+    }
   }
 
   showSpeed() {

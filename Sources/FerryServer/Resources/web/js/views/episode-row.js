@@ -11,7 +11,7 @@ import { store, transferMedia } from "../store.js";
 import { bytes, clock, date, eta, length } from "../format.js";
 import { phase, shortStatus, pause, resume, cancel, troubled } from "../transfers.js";
 import { sanitizedFragment } from "../sanitize.js";
-import { withBusy } from "../ui.js";
+import { withBusy, showError } from "../ui.js";
 import { t as tr } from "../i18n.js";
 import { keepControl } from "../keep-control.js";
 import { people } from "./podcast-about.js";
@@ -226,6 +226,55 @@ export function episodeRow(initial, env) {
     return [s && name ? `${s} · ${name}` : s || name, ep].filter(Boolean).join(" ") || null;
   }
 
+  // The listener's bookmarks of this episode: read when the row first opens, and again when the
+  // player bookmarks it.
+  let marks = null;
+  const marksEl = h("div", { class: "episode-bookmarks" });
+  async function loadMarks() {
+    try {
+      marks = (await api.bookmarks.ofEpisode(episode.id)).bookmarks;
+    } catch (error) {
+      marks = [];
+      showError(error);
+    }
+    renderMarks();
+  }
+  const onBookmark = (event) => {
+    if (event.detail?.media === "episode" && event.detail.mediaId === episode.id && marks !== null) loadMarks();
+  };
+  ctx.player.addEventListener?.("bookmark", onBookmark);
+  function renderMarks() {
+    if (!marks?.length) return replace(marksEl);
+    const onDisk = ["done", "disk"].includes(currentPhase());
+    replace(marksEl, h("h4", { class: "episode-bookmarks-title", text: tr("episode.bookmarks") }), h("ul", { class: "bookmark-list" }, marks.map((mark) => {
+      const jump = h("button", { type: "button", class: "btn btn-secondary act-bookmark", aria: { label: tr("episode.bookmarkAt", { at: clock(mark.seconds) }) }, on: {
+        click: () => {
+          ctx.player.play(playItem(!onDisk));
+          ctx.player.seekTo(mark.seconds);
+        },
+      } }, icon("bookmark"), h("span", { class: "btn-label", text: clock(mark.seconds) }));
+      const note = h("input", { type: "text", class: "input bookmark-note", value: mark.note || "", maxlength: "1000", placeholder: tr("episode.bookmarkNote"), aria: { label: tr("episode.bookmarkNoteAt", { at: clock(mark.seconds) }) } });
+      note.addEventListener("change", async () => {
+        try {
+          Object.assign(mark, await api.bookmarks.setNote(mark.id, note.value));
+        } catch (error) {
+          showError(error);
+          note.value = mark.note || "";
+        }
+      });
+      const remove = button(tr("episode.bookmarkRemove"), { icon: "trash", iconOnly: true, kind: "ghost", onClick: async () => {
+        try {
+          await api.bookmarks.remove(mark.id);
+          marks = marks.filter((m) => m.id !== mark.id);
+          renderMarks();
+        } catch (error) {
+          showError(error);
+        }
+      } });
+      return h("li", { class: "bookmark" }, jump, note, remove);
+    })));
+  }
+
   /** The feed's soundbites: each plays its moment of the episode and stops. */
   function soundbites(onDisk) {
     const bites = (episode.podcasting?.soundbites || []).slice(0, 10);
@@ -241,6 +290,7 @@ export function episodeRow(initial, env) {
   /** The open row's labelled buttons. */
   function renderMore(p, playing, position) {
     const onDisk = p === "done" || p === "disk";
+    if (marks === null) loadMarks();
     const main = [];
     if (onDisk) {
       const b = playButton(playing, { labelled: true });
@@ -267,6 +317,7 @@ export function episodeRow(initial, env) {
       hasMedia() ? keepControl(keepItem) : null,
       episode.podcasting?.persons?.length ? h("p", { class: "episode-people", text: people(episode.podcasting.persons) }) : null,
       soundbites(onDisk),
+      marksEl,
       facts.length ? h("p", { class: "episode-more-facts" }, facts.map((f) => h("span", { class: "tag", text: f }))) : null,
     );
   }
@@ -274,6 +325,7 @@ export function episodeRow(initial, env) {
   return {
     el,
     renderState,
+    destroy: () => ctx.player.removeEventListener?.("bookmark", onBookmark),
     transferId: () => env.transferOf(episode.id) ?? null,
     update(next) {
       episode = next;

@@ -417,6 +417,7 @@ export function mountPodcast(root, params, ctx) {
       clearTimeout(reloadTimer);
       unsubscribeStore();
       unsubscribePlayer();
+      for (const row of rows.values()) row.destroy?.();
       document.removeEventListener("visibilitychange", visible);
     },
   };
