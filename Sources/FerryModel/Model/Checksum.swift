@@ -7,10 +7,10 @@ public struct Checksum: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Algorithm: String, Sendable, Hashable, Codable, CaseIterable {
         case sha256 = "sha-256"
         case sha512 = "sha-512"
-        /// Podcasting 2.0's `podcast:integrity` writes SRI values, mostly sha384.
-        case sha384 = "sha-384"
         case sha1 = "sha-1"
         case md5
+        /// Podcasting 2.0's `podcast:integrity` writes SRI values, mostly sha384.
+        case sha384 = "sha-384"
 
         /// The digest's length in bytes.
         public var byteCount: Int {
