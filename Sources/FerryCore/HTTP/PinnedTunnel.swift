@@ -198,10 +198,10 @@ final class TunnelGlue: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // What was passed on is written before the partner closes.
+        // What was passed on is written before the partner closes (a close fails pending writes).
         if let other = partner?.context {
-            other.writeAndFlush(NIOAny(ByteBuffer()), promise: nil)
-            other.close(promise: nil)
+            let channel = other.channel
+            other.writeAndFlush(NIOAny(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
         }
         context.fireChannelInactive()
     }
