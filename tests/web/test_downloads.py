@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from pathlib import Path
 
 from playwright.sync_api import expect
 
+from conftest import PHONE
 from daemon import APIError, free_port
 from helpers import wait_for_playable
 
@@ -116,3 +119,29 @@ def test_downloads_progress_details_and_finished_files(daemon, pages, files):
     page.get_by_role("tab", name=re.compile("Cancelled")).click()
     expect(page).to_have_url(re.compile(r"#/downloads\?tab=cancelled$"))
     expect(page.locator("li.download", has_text="radio-2.wav").locator(".download-status")).to_have_text("Cancelled")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_download_whose_certificate_is_not_checked_says_so(daemon, pages, files):
+    """`--insecure` (per transfer, or a session's while it is set) is named on its row, in the
+    page's language; a checked one says nothing of the kind."""
+    data = b"unchecked" * 1000
+    url = files.add("/files/unchecked.bin", data, "application/octet-stream")
+    checked_url = files.add("/files/checked.bin", data, "application/octet-stream")
+    unchecked = daemon.api("POST", "/v1/transfers", {"urls": [url], "session": "lab", "options": {"insecure": True}})["transfers"][0]
+    checked = daemon.api("POST", "/v1/transfers", {"urls": [checked_url], "session": "lab"})["transfers"][0]
+    for locale, words in (("en-US", "certificate not checked"), ("ru-RU", None)):
+        page = pages.new(daemon, path="#/downloads", locale=locale, **({"viewport": PHONE} if locale == "en-US" else {}))
+        # Both finished at once: they are under Finished.
+        page.locator("#tab-finished").click()
+        row = page.locator(f'li.download[data-transfer-id="{unchecked["id"]}"] .download-source')
+        other = page.locator(f'li.download[data-transfer-id="{checked["id"]}"] .download-source')
+        expect(other).to_be_visible()
+        if words is None:
+            words = json.loads((ROOT / "Sources/FerryServer/Resources/web/i18n/ru.json").read_text())["transfer.insecure"]
+            assert words != "certificate not checked", "translated"
+        expect(row).to_contain_text(words)
+        assert words not in other.inner_text()
+        page.close()
