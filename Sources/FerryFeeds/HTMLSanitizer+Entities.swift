@@ -97,7 +97,7 @@ extension HTMLSanitizer {
     }
 
     /// `text` escaped for HTML text or a double-quoted attribute.
-    static func escape(_ text: String, attribute: Bool = false) -> String {
+    package static func escape(_ text: String, attribute: Bool = false) -> String {
         var text = text
         var output = ByteWriter(capacity: text.utf8.count + 16)
         text.withUTF8 { escape($0, into: &output, attribute: attribute) }

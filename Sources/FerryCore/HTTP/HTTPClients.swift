@@ -98,15 +98,16 @@ package final class HTTPClients: Sendable {
     /// The tunnel a request to `url` goes through when `options` pin the server's key (nil: none,
     /// or `url` is not https). A pinned download connects directly: a proxy's CONNECT would
     /// need the tunnel's own HTTP client.
+    /// - Parameter tls: the request's TLS configuration (``tlsConfiguration(for:)``), nil for the clients' own.
     /// - Throws: `invalid_request` for a malformed pin, or a proxy set for `url`.
-    package func pinnedTunnel(for url: URL, options: TransferOptions) async throws -> PinnedTunnel? {
+    package func pinnedTunnel(for url: URL, options: TransferOptions, tls: TLSConfiguration?) async throws -> PinnedTunnel? {
         guard let text = options.pinnedPublicKey, url.scheme?.lowercased() == "https" else { return nil }
         let pins = try PublicKeyPins(parsing: text)
         if let proxy = proxy(for: url, options: options) {
             throw FerryError.invalidRequest(
                 "A download with a pinned public key connects directly, and \(url.host ?? "this host") goes through the proxy \(proxy.redacted); give --no-proxy to download it directly.")
         }
-        let tls = try tlsConfiguration(for: options) ?? baseTLS ?? TransferEngine.clientTLS()
+        let tls = tls ?? baseTLS ?? TransferEngine.clientTLS()
         let settings = [options.caCertificate, options.caDirectory, options.clientCertificate, options.clientKey, options.clientKeyPassphrase]
             .map { $0 ?? "" }.joined(separator: "\u{0}")
         return try await tunnels.tunnel(to: url, pins: pins, tls: tls, insecure: options.insecure == true, settings: settings)

@@ -48,7 +48,7 @@ package struct HTTPFetcher: Sendable {
         var round = 0
         while true {
             // A pinned server is reached through its tunnel, which checks its key (see ``PinnedTunnel``).
-            let tunnel = try await clients.pinnedTunnel(for: current, options: options)
+            let tunnel = try await clients.pinnedTunnel(for: current, options: options, tls: tls)
             var request = HTTPClientRequest(url: tunnel?.url(for: current)?.absoluteString ?? current.absoluteString)
             if tunnel != nil {
                 request.headers.add(name: "Host", value: Self.hostHeader(current))

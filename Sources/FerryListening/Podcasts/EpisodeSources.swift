@@ -34,9 +34,9 @@ package struct EpisodeSources: Sendable, Hashable {
         var seen: Set<String> = [url]
         mirrors = same.sources.filter(\.isWeb).map(\.uri).filter { seen.insert($0).inserted }.prefix(Self.mostMirrors).map { $0 }
         guard let integrity = same.integrity else { return }
-        let algorithms: [String: Checksum.Algorithm] = ["sha512": .sha512, "sha384": .sha384, "sha256": .sha256]
-        if let strongest = integrity.digests.first, let algorithm = algorithms[strongest.algorithm] {
-            checksum = try? Checksum(algorithm: algorithm, hex: strongest.hex)
+        // SRI names its algorithms `sha384`; Checksum's parser takes them without the dash.
+        if let strongest = integrity.digests.first, let parsed = try? Checksum(parsing: "\(strongest.algorithm)=\(strongest.hex)") {
+            checksum = parsed
         } else {
             note = integrity.type == "sri"
                 ? "its podcast:integrity '\(integrity.value.prefix(80))' holds no sha256, sha384 or sha512 value Ferry can read, so the file is not checked against it"

@@ -91,7 +91,7 @@ public enum PodcastNamespace {
                 let algorithm = part[..<dash].lowercased()
                 guard let size = sizes[algorithm], let data = Data(base64Encoded: String(part[part.index(after: dash)...])), data.count == size
                 else { return nil }
-                return (algorithm, data.map { String(format: "%02x", $0) }.joined())
+                return (algorithm, data.hexText)
             }
             return found.sorted { (sizes[$0.0] ?? 0) > (sizes[$1.0] ?? 0) }
         }

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryFeeds
 import FerryKit
 import FerryListening
 import Foundation
@@ -150,10 +151,7 @@ struct NextcloudLoginRoutes {
             + "</p>"
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
-    }
+    static func escape(_ text: String) -> String { HTMLSanitizer.escape(text, attribute: true) }
 
     private struct Started: Encodable {
         struct Poll: Encodable {

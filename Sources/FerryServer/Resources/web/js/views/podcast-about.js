@@ -8,20 +8,13 @@ import { h, button } from "../dom.js";
 import { api } from "../api.js";
 import { t as tr } from "../i18n.js";
 import { toast, withBusy } from "../ui.js";
+import { host } from "../format.js";
 
 const MEDIUMS = ["music", "video", "film", "audiobook", "newsletter", "blog", "publisher", "course"];
 
 function webLink(url, text) {
   if (!/^https?:\/\//i.test(url || "")) return h("span", { text });
   return h("a", { href: url, text, target: "_blank", rel: "noopener noreferrer nofollow external" });
-}
-
-function hostOf(url) {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }
 
 /** People by role: "Hosted by Ann, Bo · With Cy" (a person without a role hosts, as the spec says). */
@@ -56,7 +49,7 @@ export function podcastAbout(podcast, ctx) {
   if (about.persons?.length) lines.push(h("p", { class: "podcast-people", text: people(about.persons) }));
   if (about.funding?.length) {
     lines.push(h("p", { class: "podcast-funding" }, h("span", { text: `${tr("podcast.about.support")} ` }),
-      ...about.funding.flatMap((f, i) => [i ? ", " : null, webLink(f.url, f.text || hostOf(f.url))])));
+      ...about.funding.flatMap((f, i) => [i ? ", " : null, webLink(f.url, f.text || host(f.url))])));
   }
   if (about.license) lines.push(h("p", {}, h("span", { text: `${tr("podcast.about.license")} ` }), about.license.url ? webLink(about.license.url, about.license.name) : h("span", { text: about.license.name })));
   const recommended = (about.podroll || []).filter((item) => /^https?:\/\//i.test(item.feedURL || ""));
@@ -75,7 +68,7 @@ export function podcastAbout(podcast, ctx) {
             }
           },
         });
-        return h("li", { class: "podroll-item" }, h("span", { class: "podroll-host", text: hostOf(item.feedURL) }), subscribe);
+        return h("li", { class: "podroll-item" }, h("span", { class: "podroll-host", text: host(item.feedURL) }), subscribe);
       })));
   }
   if (!badges.length && !lines.length && !podroll) return null;
