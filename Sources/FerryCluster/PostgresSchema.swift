@@ -293,6 +293,28 @@ enum PostgresSchema {
                 #"CREATE TRIGGER episode_bookmarks AFTER DELETE ON episode FOR EACH ROW EXECUTE FUNCTION ferry_episode_bookmarks()"#,
             ]
         ),
+        Migration(
+            version: 13, name: "transcripts indexed for search",
+            statements: [
+                #"""
+                CREATE TABLE "transcriptIndex" (
+                    "episodeId" BIGINT PRIMARY KEY REFERENCES episode (id) ON DELETE CASCADE, url TEXT NOT NULL,
+                    "claimedAt" TIMESTAMPTZ, "indexedAt" TIMESTAMPTZ, "cueCount" INT NOT NULL DEFAULT 0,
+                    "errorCode" TEXT, "errorMessage" TEXT, attempts INT NOT NULL DEFAULT 0
+                )
+                """#,
+                // `words` is the line's words as TranscriptQuery folds them (the 'simple'
+                // configuration: no stemming, any language), so both databases match alike.
+                #"""
+                CREATE TABLE "transcriptCue" (
+                    id BIGSERIAL PRIMARY KEY, "episodeId" BIGINT NOT NULL REFERENCES "transcriptIndex" ("episodeId") ON DELETE CASCADE,
+                    "startSeconds" DOUBLE PRECISION NOT NULL, speaker TEXT, body TEXT NOT NULL, words TSVECTOR NOT NULL
+                )
+                """#,
+                #"CREATE INDEX "transcriptCue_episode" ON "transcriptCue" ("episodeId")"#,
+                #"CREATE INDEX "transcriptCue_words" ON "transcriptCue" USING GIN (words)"#,
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

@@ -78,8 +78,15 @@ public struct FeedEpisode: Codable, Sendable, Hashable {
             enclosureLength: enclosure?.length, enclosureType: enclosure?.type,
             descriptionHTML: descriptionHTML.isEmpty ? nil : descriptionHTML, descriptionText: descriptionText.isEmpty ? nil : descriptionText,
             season: season, episodeNumber: episodeNumber, episodeType: episodeType.rawValue, explicit: explicit, link: link,
-            artworkURL: artworkURL, chaptersURL: chaptersURL, transcriptURL: transcripts.first?.url, podcasting: podcasting
+            artworkURL: artworkURL, chaptersURL: chaptersURL, transcriptURL: preferredTranscript?.url, podcasting: podcasting
         )
+    }
+
+    /// The transcript to show and search: one with times (JSON, WebVTT, SRT) before HTML or
+    /// plain text, else the first.
+    public var preferredTranscript: Transcript? {
+        let timed = ["application/json", "text/vtt", "application/x-subrip", "application/srt", "text/srt"]
+        return transcripts.first { timed.contains($0.type?.lowercased() ?? "") } ?? transcripts.first
     }
 
     /// What to download: the first audio or video enclosure, else the first of any type.

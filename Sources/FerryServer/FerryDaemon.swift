@@ -126,7 +126,7 @@ package func buildDaemon(
         router: parts.router(requestShutdown: requestShutdown),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         services: [
-            engine, refresher, HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger),
+            engine, refresher, TranscriptIndexer(podcasts: podcasts, clock: clock, logger: logger), HeapTrimmer(clock: clock, logger: logger), NetworkWatcher(changes: engine.network, logger: logger),
             TransferAnnouncer(
                 engine: engine, runsCommands: configuration.hooksEnabled, desktopBus: configuration.desktopBus,
                 hookTimeout: configuration.hookTimeout, webhookDelays: configuration.webhookDelays, logger: logger

@@ -270,6 +270,70 @@ import Testing
         }
     }
 
+    /// Transcripts: each claimed once, indexed, searched by the listener's podcasts (every word
+    /// in one line, phrases whole, case and accents aside); a failure tried again after its wait
+    /// at most three times, started over when the feed names another file; gone with the episode.
+    @Test(arguments: Kind.available) func transcriptsAreClaimedIndexedSearchedAndGoWithTheirEpisode(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            func episode(_ guid: String, _ transcript: String?) -> FeedEpisode {
+                var episode = item(guid)
+                episode.transcripts = transcript.map { [.init(url: "https://example.com/\($0)")] } ?? []
+                return episode
+            }
+            func claim(_ now: Date, retryBefore: Date? = nil) async throws -> [Int64] {
+                try await store.claimTranscripts(limit: 10, now: now, claimedBefore: now - 600, retryBefore: retryBefore ?? now - 86_400).map(\.episodeId).sorted()
+            }
+            func search(_ text: String, _ listener: String? = nil, podcast: Int64? = nil) async throws -> [TranscriptLine] {
+                try await store.searchTranscripts(listener ?? me, try TranscriptQuery(text), podcastId: podcast, limit: 10)
+            }
+            let (podcast, ids) = try await subscribe(store, [episode("a", "a.vtt"), episode("b", "b.vtt"), episode("c", nil)])
+            #expect(try await claim(t0) == [ids[0], ids[1]])
+            #expect(try await claim(t0 + 1).isEmpty, "claimed a moment ago")
+            #expect(try await store.transcriptIndexStatus(me) == TranscriptIndexStatus(indexed: 0, pending: 2, failed: 0))
+
+            try await store.indexTranscript(episodeId: ids[0], url: "https://example.com/a.vtt", cues: [
+                TranscriptCue(startSeconds: 12, endSeconds: 15, speaker: "Ann", text: "Welcome to the Café Müller show"),
+                TranscriptCue(startSeconds: 754.5, endSeconds: 760, text: "The big rocket went to the moon"),
+            ], now: t0)
+            try await store.transcriptFailed(episodeId: ids[1], url: "https://example.com/b.vtt", error: FerryError(.feedInvalid, "no"), now: t0)
+            #expect(try await store.transcriptIndexStatus(me) == TranscriptIndexStatus(indexed: 1, pending: 0, failed: 1))
+            #expect(try await store.transcriptIndexStatus("bob") == TranscriptIndexStatus(indexed: 0, pending: 0, failed: 0))
+
+            let hit = try #require(try await search("cafe MULLER").first)
+            #expect(hit == TranscriptLine(episodeId: ids[0], seconds: 12, speaker: "Ann", text: "Welcome to the Café Müller show"))
+            #expect(try await search("moon rocket").map(\.seconds) == [754.5])
+            #expect(try await search(#""big rocket""#).map(\.seconds) == [754.5])
+            #expect(try await search(#""rocket big""#).isEmpty, "a phrase is in its order")
+            #expect(try await search("moon welcome").isEmpty, "every word in one line")
+            #expect(try await search("moon", podcast: podcast).count == 1)
+            #expect(try await search("moon", podcast: podcast + 1_000).isEmpty)
+            #expect(try await search("moon", "bob").isEmpty, "not bob's podcast")
+
+            // A failure is tried again a day later, three times in all.
+            #expect(try await claim(t0 + 700).isEmpty)
+            for day in [2, 4] {
+                let now = t0 + Double(day) * 86_400
+                #expect(try await claim(now) == [ids[1]], "try \(day)")
+                try await store.transcriptFailed(episodeId: ids[1], url: "https://example.com/b.vtt", error: FerryError(.feedInvalid, "no"), now: now)
+            }
+            #expect(try await claim(t0 + 9 * 86_400).isEmpty, "given up")
+            // The feed names other files: both start over; indexing anew replaces the lines.
+            _ = try await store.mergeEpisodes(podcastId: podcast, [episode("a", "a2.vtt"), episode("b", "b2.vtt"), episode("c", nil)], markNew: false, now: t0)
+            #expect(try await claim(t0 + 10 * 86_400) == [ids[0], ids[1]])
+            #expect(try await store.transcriptIndexStatus(me) == TranscriptIndexStatus(indexed: 0, pending: 2, failed: 0))
+            try await store.indexTranscript(episodeId: ids[0], url: "https://example.com/a2.vtt", cues: [
+                TranscriptCue(startSeconds: 3, endSeconds: 4, text: "Only stars now"),
+            ], now: t0)
+            #expect(try await search("moon").isEmpty)
+            #expect(try await search("stars").map(\.seconds) == [3])
+
+            // Gone with the podcast (and so its episodes).
+            try await store.deletePodcast(id: podcast)
+            #expect(try await search("stars").isEmpty)
+            #expect(try await claim(t0 + 20 * 86_400).isEmpty)
+        }
+    }
+
     /// Newest first by publication date; the same date: the later added first; no date: last
     /// (as SQLite sorts NULL in a descending order).
     @Test(arguments: Kind.available) func episodesAreListedNewestFirstUndatedLast(_ kind: Kind) async throws {

@@ -63,7 +63,37 @@ import FerryCore
         ])
     }
 
-    @Test(arguments: ["", "just some text", "<html><body>404</body></html>", #"{"segments": 3}"#, "WEBVTT\n\n00:xx --> 00:01\nbad times"])
+    @Test func podcastingHTMLTranscript() throws {
+        let html = """
+            <cite>Travis:</cite>
+            <time>0:00</time>
+            <p>It&#39;s <b>day</b> one &amp; all.</p>
+            <cite>Sarah:</cite>
+            <time>0:53</time>
+            <p>Good   audio &#x2019;matters&rsquo;.</p>
+            <p>Same speaker, no new time.</p>
+            """
+        let cues = try EpisodeSidecars.transcript(from: Data(html.utf8))
+        #expect(cues == [
+            TranscriptCue(startSeconds: 0, endSeconds: 53, speaker: "Travis", text: "It's day one & all."),
+            TranscriptCue(startSeconds: 53, endSeconds: 53, speaker: "Sarah", text: "Good audio \u{2019}matters\u{2019}."),
+            TranscriptCue(startSeconds: 53, endSeconds: 53, speaker: "Sarah", text: "Same speaker, no new time."),
+        ])
+    }
+
+    /// The namespace's own examples, one per format, each read whole with its times and speakers.
+    @Test(arguments: ["html", "json", "srt", "vtt"])
+    func theNamespaceExamples(format: String) throws {
+        var folder = URL(fileURLWithPath: #filePath)
+        for _ in 0..<2 { folder.deleteLastPathComponent() }
+        let file = folder.appendingPathComponent("Fixtures/feeds/podcasting2/podcast-namespace/transcripts/example.\(format)")
+        let cues = try EpisodeSidecars.transcript(from: try Data(contentsOf: file))
+        #expect(cues.count > 3 && cues.contains { $0.startSeconds > 0 }, "\(cues.prefix(3))")
+        #expect(cues.allSatisfy { !$0.text.isEmpty && !$0.text.contains("&#39;") && !$0.text.contains("<") })
+        if format == "html" { #expect(cues.first?.speaker == "Travis" && cues[1].startSeconds == 53) }
+    }
+
+    @Test(arguments: ["", "just some text", "<html><body>404</body></html>", "<html><body><p>Not found</p></body></html>", #"{"segments": 3}"#, "WEBVTT\n\n00:xx --> 00:01\nbad times"])
     func notATranscriptIsRefused(text: String) {
         #expect(throws: FerryError.self) { try EpisodeSidecars.transcript(from: Data(text.utf8)) }
     }

@@ -105,6 +105,15 @@ extension DaemonClient {
         return transcript.cues
     }
 
+    /// Where the listener's podcasts said the words (all of them; "quoted phrases" whole), best
+    /// first, each hit with its episode and second.
+    public func searchTranscripts(_ words: String, podcast: Int64? = nil, limit: Int? = nil) async throws -> TranscriptSearch {
+        var query = ["q=\(Self.escape(words))"]
+        if let podcast { query.append("podcast=\(podcast)") }
+        if let limit { query.append("limit=\(limit)") }
+        return try await send(.GET, "/v1/transcripts/search?" + query.joined(separator: "&"))
+    }
+
     /// Marks every episode of a podcast played.
     public func markPlayed(podcast id: Int64) async throws -> PodcastDetail {
         try await send(.POST, "/v1/podcasts/\(id)/played")

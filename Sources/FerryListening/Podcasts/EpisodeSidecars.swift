@@ -31,7 +31,8 @@ enum EpisodeSidecars {
         .sorted { $0.startSeconds < $1.startSeconds }
     }
 
-    /// A transcript in WebVTT, SRT or Podcasting 2.0 JSON (told apart by their contents).
+    /// A transcript in WebVTT, SRT, Podcasting 2.0 JSON or HTML (told apart by their contents:
+    /// feeds' `type` attributes are often wrong).
     static func transcript(from data: Data) throws(FerryError) -> [TranscriptCue] {
         let text = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
         let trimmed = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
@@ -40,11 +41,13 @@ enum EpisodeSidecars {
             cues = try jsonCues(data)
         } else if trimmed.hasPrefix("WEBVTT") || text.contains(" --> ") {
             cues = timedCues(text)
+        } else if trimmed.hasPrefix("<") {
+            cues = htmlCues(text)
         } else {
             cues = []
         }
         guard !cues.isEmpty else {
-            throw FerryError(.feedInvalid, "This is not a transcript Ferry can read (WebVTT, SRT or Podcasting 2.0 JSON).")
+            throw FerryError(.feedInvalid, "This is not a transcript Ferry can read (WebVTT, SRT, Podcasting 2.0 JSON or HTML).")
         }
         guard cues.count <= maximumEntries else { throw FerryError(.feedInvalid, "The transcript has too many lines.") }
         return cues.sorted { $0.startSeconds < $1.startSeconds }
@@ -90,13 +93,78 @@ enum EpisodeSidecars {
                     speaker = String(line[voice.upperBound..<close]).trimmingCharacters(in: .whitespaces)
                     line.removeSubrange(voice.lowerBound...close)
                 }
-                words.append(stripTags(line))
+                words.append(decodeEntities(stripTags(line)))
             }
             let body = oneLine(words.joined(separator: " "))
             guard !body.isEmpty else { continue }
             cues.append(TranscriptCue(startSeconds: start, endSeconds: max(end, start), speaker: speaker, text: body))
         }
         return cues
+    }
+
+    /// The Podcasting 2.0 HTML transcript: `<cite>Speaker:</cite> <time>0:53</time> <p>words</p>`,
+    /// a cue for each paragraph at the time above it (a paragraph without one follows the last).
+    /// A line ends where the next begins. Without a single time it is not one (an error page).
+    private static func htmlCues(_ text: String) -> [TranscriptCue] {
+        var cues: [TranscriptCue] = []
+        var speaker: String?
+        var start = 0.0
+        var timed = false
+        var cursor = text.startIndex
+        // Each element of interest is read whole from its opening tag to its closing one.
+        while let open = text[cursor...].range(of: "<") {
+            guard let close = text[open.upperBound...].firstIndex(of: ">") else { break }
+            let name = text[open.upperBound..<close].prefix { $0.isLetter }.lowercased()
+            cursor = text.index(after: close)
+            guard ["p", "time", "cite"].contains(name), let end = text[cursor...].range(of: "</\(name)>", options: .caseInsensitive) else { continue }
+            let inner = oneLine(decodeEntities(stripTags(String(text[cursor..<end.lowerBound]))))
+            cursor = end.upperBound
+            switch name {
+            case "cite": speaker = inner.hasSuffix(":") ? String(inner.dropLast()) : inner
+            case "time":
+                if let seconds = timestamp(inner) {
+                    start = seconds
+                    timed = true
+                }
+            default:
+                guard !inner.isEmpty else { continue }
+                if let last = cues.last, last.endSeconds == last.startSeconds { cues[cues.count - 1].endSeconds = max(start, last.startSeconds) }
+                cues.append(TranscriptCue(startSeconds: start, endSeconds: start, speaker: speaker.flatMap { $0.isEmpty ? nil : $0 }, text: inner))
+            }
+        }
+        return timed ? cues : []
+    }
+
+    /// `&amp;`, `&#39;`, `&#x2019;` and the few named entities transcripts use.
+    static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "rsquo": "\u{2019}", "lsquo": "\u{2018}",
+                     "rdquo": "\u{201D}", "ldquo": "\u{201C}", "hellip": "\u{2026}", "mdash": "\u{2014}", "ndash": "\u{2013}"]
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            if let semicolon = after.prefix(10).firstIndex(of: ";") {
+                let entity = after[..<semicolon]
+                var decoded: String?
+                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                    decoded = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+                } else if entity.hasPrefix("#") {
+                    decoded = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+                } else {
+                    decoded = named[entity.lowercased()]
+                }
+                if let decoded {
+                    out += decoded
+                    rest = after[after.index(after: semicolon)...]
+                    continue
+                }
+            }
+            out += "&"
+            rest = after
+        }
+        return out + rest
     }
 
     /// `hh:mm:ss.ttt`, `mm:ss.ttt` (WebVTT) or `hh:mm:ss,ttt` (SRT), in seconds.
@@ -118,8 +186,7 @@ enum EpisodeSidecars {
         for character in line {
             if character == "<" { inTag = true } else if character == ">" && inTag { inTag = false } else if !inTag { out.append(character) }
         }
-        return out.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&nbsp;", with: " ")
+        return out
     }
 
     private static func oneLine(_ text: String) -> String {

@@ -81,11 +81,16 @@ extension PodcastLibrary {
         return try EpisodeSidecars.chapters(from: data)
     }
 
-    /// An episode's transcript (WebVTT, SRT or Podcasting 2.0 JSON), fetched now, as plain text.
+    /// An episode's transcript (WebVTT, SRT, Podcasting 2.0 JSON or HTML), fetched now, as plain text.
     /// - Throws: as ``chapters(episode:)``.
     package func transcript(episode id: Int64) async throws -> [TranscriptCue] {
         let data = try await sidecar(episode: id, "transcript", \.transcriptURL)
-        return try EpisodeSidecars.transcript(from: data)
+        let cues = try EpisodeSidecars.transcript(from: data)
+        // What was fetched to be shown is indexed too (a newer file than the index's, maybe).
+        if let url = try await store.episode(id: id)?.transcriptURL {
+            try? await store.indexTranscript(episodeId: id, url: url, cues: TranscriptPassages.of(cues), now: engine.configuration.now())
+        }
+        return cues
     }
 
     func sidecar(episode id: Int64, _ what: String, _ link: KeyPath<EpisodeRecord, String?>) async throws -> Data {

@@ -37,6 +37,8 @@ package struct PodcastLibrary: Sendable {
     package var goneEpisodeDays: Int? = Self.defaultGoneEpisodeDays
     package static let defaultGoneEpisodeDays = 30
     var library: LibraryFolder { engine.library }
+    /// Nudged when episodes arrive, for ``TranscriptIndexer``.
+    package let transcriptsWaiting = WorkSignal()
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
     package init(engine: TransferEngine, catalog: CatalogClient?, store: (any ListeningStore)? = nil, logger: Logger) {
@@ -128,6 +130,7 @@ package struct PodcastLibrary: Sendable {
         }
         if inserted {
             _ = try await store.mergeEpisodes(podcastId: record.podcastId, feed.episodes, markNew: false, now: engine.configuration.now())
+            transcriptsWaiting.signal()
             writeSidecar(record)
             try await adoptFilesOnDisk(record.podcastId)
             logger.info("subscribed", metadata: ["podcast.id": "\(record.podcastId)", "podcast.feed": "\(record.feedURL)"])
@@ -176,6 +179,7 @@ package struct PodcastLibrary: Sendable {
                 let feed = try FeedParser.parse(data, url: movedTo ?? URL(string: record.feedURL))
                 newFeedURL = feed.newFeedURL ?? newFeedURL
                 added = try await store.mergeEpisodes(podcastId: id, feed.episodes, markNew: true, now: engine.configuration.now())
+                if added.contains(where: { $0.transcriptURL != nil }) { transcriptsWaiting.signal() }
                 try await store.updatePodcast(id: id) { podcast in
                     podcast.update(from: feed)
                     podcast.etag = etag

@@ -112,6 +112,23 @@ package protocol ListeningStore: AccountStore {
     /// - Throws: `not_found` unless it is the listener's.
     func deleteBookmark(_ listener: String, id: Int64) async throws
 
+    // MARK: Transcripts, searched
+
+    /// Claims up to `limit` episodes whose transcript is to be fetched and indexed, marking them
+    /// taken at `now`: those never indexed, those whose feed names another transcript since,
+    /// those claimed before `claimedBefore` and never finished (a daemon stopped mid-way), and
+    /// those that failed before `retryBefore` fewer than ``TranscriptLine/maximumAttempts`` times.
+    func claimTranscripts(limit: Int, now: Date, claimedBefore: Date, retryBefore: Date) async throws -> [(episodeId: Int64, url: String)]
+    /// Replaces the episode's indexed lines with `cues` from `url`, in one transaction.
+    func indexTranscript(episodeId: Int64, url: String, cues: [TranscriptCue], now: Date) async throws
+    /// The transcript at `url` could not be had or read: kept with the reason, tried again later.
+    func transcriptFailed(episodeId: Int64, url: String, error: FerryError, now: Date) async throws
+    /// The lines of the listener's podcasts' transcripts that have all the query's words and
+    /// phrases, best first (of one podcast when given).
+    func searchTranscripts(_ listener: String, _ query: TranscriptQuery, podcastId: Int64?, limit: Int) async throws -> [TranscriptLine]
+    /// Of the listener's podcasts' episodes that name a transcript: how many are indexed, waiting, failed.
+    func transcriptIndexStatus(_ listener: String) async throws -> TranscriptIndexStatus
+
     // MARK: Sync with phones (times in whole seconds since 1970, as the gpodder.net API counts)
 
     // (Users are accounts: ``AccountStore``.)
@@ -149,7 +166,24 @@ package protocol ListeningStore: AccountStore {
     func refreshingPodcast<Result: Sendable>(_ id: Int64, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result
 }
 
-/// What a playback belongs to.
+/// A line of an indexed transcript that a search found.
+package struct TranscriptLine: Sendable, Hashable {
+    package var episodeId: Int64
+    package var seconds: Double
+    package var speaker: String?
+    package var text: String
+
+    package init(episodeId: Int64, seconds: Double, speaker: String?, text: String) {
+        self.episodeId = episodeId
+        self.seconds = seconds
+        self.speaker = speaker
+        self.text = text
+    }
+
+    /// A transcript that failed this many times is not fetched again (until its feed names another).
+    package static let maximumAttempts = 3
+}
+
 /// A row of the `bookmark` table: a listener's moment in an episode or song.
 package struct BookmarkRecord: Sendable, Hashable {
     package var id: Int64
@@ -169,6 +203,7 @@ package struct BookmarkRecord: Sendable, Hashable {
     }
 }
 
+/// What a playback belongs to.
 package enum PlaybackMedia: String, Sendable {
     case episode, track
 

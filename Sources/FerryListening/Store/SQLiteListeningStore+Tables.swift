@@ -265,6 +265,31 @@ extension SQLiteTables {
                     END;
                     """)
             },
+            Migration(28, "v28: transcripts indexed for search (FTS5)") { db in
+                try db.execute(sql: """
+                    -- Which transcript each episode's lines came from, or why it could not be read.
+                    CREATE TABLE transcriptIndex (
+                        episodeId INTEGER PRIMARY KEY REFERENCES episode (id) ON DELETE CASCADE, url TEXT NOT NULL,
+                        claimedAt DATETIME, indexedAt DATETIME, cueCount INTEGER NOT NULL DEFAULT 0,
+                        errorCode TEXT, errorMessage TEXT, attempts INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE transcriptCue (
+                        id INTEGER PRIMARY KEY, episodeId INTEGER NOT NULL REFERENCES transcriptIndex (episodeId) ON DELETE CASCADE,
+                        startSeconds DOUBLE NOT NULL, speaker TEXT, body TEXT NOT NULL
+                    );
+                    CREATE INDEX transcriptCue_episode ON transcriptCue (episodeId);
+                    -- The words' index over transcriptCue's text, which it does not store again.
+                    CREATE VIRTUAL TABLE transcriptText USING fts5 (
+                        body, content = 'transcriptCue', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+                    );
+                    CREATE TRIGGER transcriptCue_added AFTER INSERT ON transcriptCue BEGIN
+                        INSERT INTO transcriptText (rowid, body) VALUES (NEW.id, NEW.body);
+                    END;
+                    CREATE TRIGGER transcriptCue_removed AFTER DELETE ON transcriptCue BEGIN
+                        INSERT INTO transcriptText (transcriptText, rowid, body) VALUES ('delete', OLD.id, OLD.body);
+                    END;
+                    """)
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

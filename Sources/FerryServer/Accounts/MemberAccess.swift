@@ -30,7 +30,7 @@ enum MemberAccess {
 
     private static func reads(_ rest: [String]) -> Bool {
         switch rest.first {
-        case "status", "me", "transfers", "catalog", "podcasts", "episodes", "tracks", "up-next", "bookmarks", "events", "openapi.yaml":
+        case "status", "me", "transfers", "catalog", "podcasts", "episodes", "tracks", "up-next", "bookmarks", "transcripts", "events", "openapi.yaml":
             // A transfer's resume data carries its request's headers.
             return !(rest.count == 3 && rest[0] == "transfers" && rest[2] == "resume-data")
         default:

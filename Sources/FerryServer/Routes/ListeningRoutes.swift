@@ -5,7 +5,7 @@ import Foundation
 import Hummingbird
 
 /// What the player needs of the daemon: where the listener is (`/playback`, `played`), an
-/// episode's chapters and transcript, Up Next, and deleting a heard episode's file.
+/// episode's chapters and transcript, searching what was said, Up Next, and deleting a heard episode's file.
 struct ListeningRoutes {
     let podcasts: PodcastLibrary
 
@@ -39,6 +39,22 @@ struct ListeningRoutes {
         api.get("episodes/:id/transcript") { _, context in
             let id = try context.parameters.mediaID("an episode")
             return try jsonResponse(Transcript(cues: try await podcasts.as(context.listener).transcript(episode: id)))
+        }
+        api.get("transcripts/search") { request, context in
+            let query = request.uri.queryParameters
+            guard let text = query.get("q") else { throw FerryError(.invalidRequest, "Say what to look for: ?q=words") }
+            var podcast: Int64?
+            if let given = query.get("podcast") {
+                guard let id = Int64(given), id > 0 else { throw FerryError(.invalidRequest, "podcast must be a podcast's id.") }
+                podcast = id
+            }
+            let limit = try query.get("limit").map { given throws(FerryError) -> Int in
+                guard let number = Int(given), (1...TranscriptSearch.maximumHits).contains(number) else {
+                    throw FerryError(.invalidRequest, "limit must be a number from 1 to \(TranscriptSearch.maximumHits).")
+                }
+                return number
+            }
+            return try jsonResponse(try await podcasts.as(context.listener).searchTranscripts(text, podcastId: podcast, limit: limit ?? 50))
         }
         api.delete("episodes/:id/file") { _, context in
             let id = try context.parameters.mediaID("an episode")
