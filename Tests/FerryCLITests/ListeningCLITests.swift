@@ -105,6 +105,47 @@ import Testing
         }
     }
 
+    /// `ferry podcast search-transcripts`: hits with their moment and the words marked, as JSON
+    /// too; what is not a search is refused with the reason.
+    @Test func searchWhatWasSaid() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/t/1.vtt", .init(data: Data("WEBVTT\n\n00:10:00.000 --> 00:10:04.000\n<v Vera>The word is Quasar.\n".utf8), contentType: "text/vtt"))
+            origin.serve("/t/2.srt", .init(data: Data("1\n00:00:05,000 --> 00:00:07,000\nNo such word here.\n".utf8), contentType: "application/x-subrip"))
+            let items = (1...2).map { n in
+                """
+                <item><guid>g\(n)</guid><title>Part \(n)</title><enclosure url="\(base.appendingPathComponent("media/\(n).mp3").absoluteString)" type="audio/mpeg"/>
+                <podcast:transcript url="\(base.appendingPathComponent(n == 1 ? "t/1.vtt" : "t/2.srt").absoluteString)" type="\(n == 1 ? "text/vtt" : "application/x-subrip")"/></item>
+                """
+            }
+            origin.serve("/stars.xml", .init(data: Data("""
+                <?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Night Sky</title>
+                \(items.joined())</channel></rss>
+                """.utf8)))
+            try await CommandRunner.withHome { home in
+                func ferry(_ arguments: String...) async throws -> CommandRunner.Output { try await CommandRunner.ferry(arguments, home: home) }
+                #expect(try await ferry("podcast", "add", base.appendingPathComponent("stars.xml").absoluteString).status == 0)
+                try await eventually("both transcripts indexed", timeout: .seconds(60), poll: .milliseconds(200)) {
+                    let json = try await ferry("podcast", "search-transcripts", "quasar", "--json")
+                    return try FerryJSON.decoder().decode(TranscriptSearch.self, from: Data(json.stdout.utf8)).index.indexed == 2
+                }
+                let found = try await ferry("podcast", "search-transcripts", "QUASAR", "--podcast", "night")
+                #expect(found.status == 0, "\(found)")
+                #expect(found.stdout.contains("Night Sky — Part 1 (episode ") && found.stdout.contains(") at 10:00\n    Vera: The word is *Quasar*.\n"), "\(found.stdout)")
+                #expect(found.stdout.hasSuffix("1 hit (2 episodes searched).\n"))
+                let phrase = try await ferry("podcast", "search-transcripts", "\"such word\"", "--json")
+                let hits = try FerryJSON.decoder().decode(TranscriptSearch.self, from: Data(phrase.stdout.utf8)).hits
+                #expect(hits.map(\.seconds) == [5] && hits.first?.episodeTitle == "Part 2")
+                #expect(try await ferry("podcast", "search-transcripts", "nebula").stdout == "Nothing found (2 episodes searched).\n")
+                let empty = try await ferry("podcast", "search-transcripts", "?!")
+                #expect(empty.status == 1 && empty.stderr.contains("Type a word to look for"), "\(empty)")
+                let badLimit = try await ferry("podcast", "search-transcripts", "quasar", "--limit", "0")
+                #expect(badLimit.status != 0 && badLimit.stderr.contains("--limit must be from 1 to 200"), "\(badLimit)")
+                let help = try await ferry("podcast", "search-transcripts", "--help")
+                #expect(help.stdout.contains("double quotes") && help.stdout.contains("Examples:"))
+            }
+        }
+    }
+
     @Test func searchSongsAndDownloadAPreviewByResultNumber() async throws {
         try await Origin.run { origin, base in
             let preview = Origin.File(data: Origin.bytes(25_000), contentType: "audio/x-m4a")

@@ -14,7 +14,7 @@ struct PodcastCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Add.self, Search.self, List.self, Episodes.self, Download.self, Refresh.self, Remove.self, Settings.self,
-            Import.self, Export.self,
+            Import.self, Export.self, SearchTranscripts.self,
         ]
     )
 
@@ -98,6 +98,63 @@ struct PodcastCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await SearchCommand.search(term.joined(separator: " "), podcasts: true, limit: limit, country: country, json: output.json)
+        }
+    }
+
+    struct SearchTranscripts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "search-transcripts",
+            abstract: "Find where your podcasts said something: each hit is an episode and the moment its line starts.",
+            discussion: """
+                Searches the transcripts of every episode of your podcasts that has one (the daemon \
+                fetches and indexes them as episodes arrive). Every word must be in one line; put a \
+                phrase in double quotes to find its words together and in order. Case and accents \
+                do not matter.
+
+                Examples:
+                  ferry podcast search-transcripts quasar
+                  ferry podcast search-transcripts '"dark matter" telescope' --podcast "Night Sky"
+                  ferry podcast search-transcripts quasar --json | jq '.hits[0].seconds'
+
+                Play a hit from its moment in the web app (`ferry open`), which lists the same hits.
+                """
+        )
+
+        @Argument(help: "Words, and \"phrases\" in double quotes.")
+        var words: [String]
+
+        @Option(name: .long, help: "Only this podcast's episodes (number or part of its title).")
+        var podcast: String?
+
+        @Option(name: .long, help: "How many hits at most (1-\(TranscriptSearch.maximumHits)).")
+        var limit = 20
+
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard (1...TranscriptSearch.maximumHits).contains(limit) else {
+                throw ValidationError("--limit must be from 1 to \(TranscriptSearch.maximumHits).")
+            }
+        }
+
+        func run() async throws {
+            let client = try await CLIConnection.connect()
+            let podcastId = try await podcast.asyncMap { try await PodcastCommand.resolve($0, client: client).id }
+            let search = try await client.searchTranscripts(words.joined(separator: " "), podcast: podcastId, limit: limit)
+            if output.json { return try FerryJSON.encoder(pretty: true).printing(search) }
+            let index = search.index
+            var coverage = "\(index.indexed) episode\(index.indexed == 1 ? "" : "s") searched"
+            if index.pending > 0 { coverage += ", \(index.pending) waiting to be indexed" }
+            if index.failed > 0 { coverage += ", \(index.failed) whose transcript could not be read" }
+            guard !search.hits.isEmpty else { return Terminal.print("Nothing found (\(coverage)).") }
+            // Marks stand out in a terminal, and as *words* in a pipe.
+            let (open, close) = isatty(STDOUT_FILENO) == 1 ? ("\u{1B}[1m", "\u{1B}[22m") : ("*", "*")
+            for hit in search.hits {
+                let line = hit.snippet.map { $0.match ? open + $0.text + close : $0.text }.joined()
+                Terminal.print("\(hit.podcastTitle) — \(hit.episodeTitle) (episode \(hit.episodeId)) at \(BookmarkCommand.clock(hit.seconds))")
+                Terminal.print("    " + (hit.speaker.map { "\($0): " } ?? "") + line)
+            }
+            Terminal.print("\(search.hits.count) hit\(search.hits.count == 1 ? "" : "s") (\(coverage)).")
         }
     }
 
