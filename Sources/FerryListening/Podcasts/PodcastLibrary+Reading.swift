@@ -73,6 +73,15 @@ extension PodcastLibrary {
         return (.notDownloaded, nil)
     }
 
+    /// Where the web app plays an episode from: its downloaded file, else (with media) its stream.
+    func playURL(_ record: EpisodeRecord) async -> String? {
+        let transfer = await record.transferId.asyncFlatMap { try? await engine.transfer($0) }
+        return switch standing(record, transfer).0 {
+        case .downloaded: "/v1/episodes/\(record.episodeId)/file"
+        default: record.enclosureURL == nil ? nil : "/v1/episodes/\(record.episodeId)/stream"
+        }
+    }
+
     /// An episode's chapters, fetched from the podcast's host now (at most 2 MiB).
     /// - Throws: `not_found` when the feed names none; `feed_unavailable`, `feed_too_large` or
     ///   `feed_invalid` when the file cannot be had or read (the episode still plays).

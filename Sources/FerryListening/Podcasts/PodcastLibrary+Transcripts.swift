@@ -14,16 +14,18 @@ extension PodcastLibrary {
         let lines = try await store.searchTranscripts(listener, query, podcastId: podcastId, limit: min(max(limit, 1), TranscriptSearch.maximumHits))
         var episodes: [Int64: EpisodeRecord] = [:]
         var podcasts: [Int64: PodcastRecord] = [:]
+        var playURLs: [Int64: String?] = [:]
         var hits: [TranscriptHit] = []
         for line in lines {
             if episodes[line.episodeId] == nil { episodes[line.episodeId] = try await store.episode(id: line.episodeId) }
             guard let episode = episodes[line.episodeId] else { continue }
             if podcasts[episode.podcastId] == nil { podcasts[episode.podcastId] = try await store.podcast(id: episode.podcastId) }
             guard let podcast = podcasts[episode.podcastId] else { continue }
+            if playURLs[line.episodeId] == nil { playURLs[line.episodeId] = await playURL(episode) }
             hits.append(TranscriptHit(
                 episodeId: line.episodeId, episodeTitle: episode.readableTitle, podcastId: podcast.podcastId, podcastTitle: podcast.title,
                 artworkURL: episode.artworkURL ?? podcast.artworkURL, published: episode.published, seconds: line.seconds, speaker: line.speaker,
-                snippet: query.snippet(line.text)
+                playURL: playURLs[line.episodeId] ?? nil, snippet: query.snippet(line.text)
             ))
         }
         return TranscriptSearch(query: text, hits: hits, index: try await store.transcriptIndexStatus(listener))

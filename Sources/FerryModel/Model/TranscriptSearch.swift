@@ -29,14 +29,18 @@ public struct TranscriptHit: Codable, Sendable, Hashable {
     /// Where the line starts, in seconds from the start of the episode.
     public var seconds: Double
     public var speaker: String?
+    /// Where the web app plays the episode from: its downloaded file, else its stream through
+    /// the daemon.
+    public var playURL: String?
     /// The line (or, for a long one, the words around the first match), in parts that say
     /// which words matched: plain text, for a client to mark as it likes.
     public var snippet: [SnippetPart]
 
     public init(
         episodeId: Int64, episodeTitle: String, podcastId: Int64, podcastTitle: String, artworkURL: String? = nil, published: Date? = nil,
-        seconds: Double, speaker: String? = nil, snippet: [SnippetPart]
+        seconds: Double, speaker: String? = nil, playURL: String? = nil, snippet: [SnippetPart]
     ) {
+        self.playURL = playURL
         self.episodeId = episodeId
         self.episodeTitle = episodeTitle
         self.podcastId = podcastId

@@ -112,6 +112,9 @@ export const api = {
     preview: (trackId) => post("/catalog/previews", { trackId, session: SESSION }),
   },
 
+  transcripts: {
+    search: (words, { podcast, limit, signal } = {}) => request(`/transcripts/search${q({ q: words, podcast, limit })}`, { signal }),
+  },
   bookmarks: {
     list: () => request("/bookmarks"),
     ofEpisode: (id) => request(`/episodes/${id}/bookmarks`),

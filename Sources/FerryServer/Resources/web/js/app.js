@@ -1,4 +1,4 @@
-// Ferry's web app: the shell, hash navigation (#/search, #/podcasts, #/podcasts/ID,
+// Ferry's web app: the shell, hash navigation (#/search, #/podcasts, #/podcasts/ID, #/said,
 // #/downloads, #/device, and an admin's #/settings and #/users), the login screen, and the live event stream that keeps the transfer store true.
 
 import { h, icon, replace } from "./dom.js";
@@ -13,6 +13,7 @@ import { languageSwitch, mountToasts, toast } from "./ui.js";
 import { mountSearch } from "./views/search.js";
 import { mountPodcasts } from "./views/podcasts.js";
 import { mountPodcast } from "./views/podcast.js";
+import { mountSaid } from "./views/said.js";
 import { mountDownloads } from "./views/downloads.js";
 import { mountSettings } from "./views/settings.js";
 import { mountUsers } from "./views/users.js";
@@ -24,6 +25,7 @@ const $ = (selector) => document.querySelector(selector);
 const ROUTES = [
   { pattern: /^\/search$/, nav: "search", title: () => t("nav.search"), mount: mountSearch },
   { pattern: /^\/podcasts$/, nav: "podcasts", title: () => t("nav.podcasts"), mount: mountPodcasts },
+  { pattern: /^\/said$/, nav: "podcasts", title: () => t("said.title"), mount: mountSaid },
   { pattern: /^\/podcasts\/(\d+)$/, nav: "podcasts", title: () => t("nav.podcast"), mount: mountPodcast, params: (m) => ({ id: m[1] }) },
   { pattern: /^\/downloads$/, nav: "downloads", title: () => t("nav.downloads"), mount: mountDownloads },
   { pattern: /^\/device$/, nav: "device", title: () => t("nav.device"), mount: mountDevice },

@@ -45,6 +45,7 @@ export function mountPodcasts(root, params, ctx) {
   const importInput = h("input", { type: "file", accept: ".opml,.xml,text/x-opml,application/xml,text/xml", class: "visually-hidden", tabindex: "-1", aria: { hidden: "true" } });
   const importButton = button(t("podcasts.import"), { icon: "upload", kind: "ghost", onClick: () => importInput.click() });
   const exportLink = h("a", { class: "btn btn-ghost", href: api.podcasts.exportURL, download: "ferry-podcasts.opml" }, icon("export"), h("span", { class: "btn-label", text: t("podcasts.export") }));
+  const saidLink = h("a", { class: "btn btn-ghost", href: "#/said" }, icon("search"), h("span", { class: "btn-label", text: t("podcasts.said") }));
   const refreshButton = button(t("podcasts.refreshAll"), { icon: "refresh", kind: "ghost", onClick: (e) => refreshAll(e.currentTarget) });
   const resultsSection = h("section", { class: "section", aria: { label: t("podcasts.results") } });
   const subscriptions = h("section", { class: "section", aria: { labelledby: "subscriptions-title" } });
@@ -55,7 +56,7 @@ export function mountPodcasts(root, params, ctx) {
       "header",
       { class: "view-header" },
       h("div", null, h("h1", { text: t("nav.podcasts") }), h("p", { class: "view-subtitle", text: t("podcasts.subtitle") })),
-      h("div", { class: "toolbar" }, refreshButton, importButton, exportLink, importInput),
+      h("div", { class: "toolbar" }, saidLink, refreshButton, importButton, exportLink, importInput),
     ),
     h("div", { class: "sticky-tools" }, form, login),
     resultsSection,
