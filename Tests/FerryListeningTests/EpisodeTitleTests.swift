@@ -27,6 +27,6 @@ import FerryCore
     func aTitleIsAlwaysReadable(title: String, enclosure: String?, shown: String) {
         let record = Self.record(title: title, enclosure: enclosure)
         #expect(record.readableTitle == shown)
-        if title.isEmpty { #expect(record.preferredFileName.hasPrefix("Episode 7")) }
+        if title.isEmpty { #expect(record.preferredFileName(EpisodeSources(url: enclosure ?? "")).hasPrefix("Episode 7")) }
     }
 }

@@ -95,6 +95,77 @@ import Testing
         }
     }
 
+    /// A podcast that chose "smallest audio" downloads the alternate that is, named by its type and
+    /// checked by its own integrity; the choice is kept, shown, and can go back to the feed's file.
+    @Test func aPodcastsChoiceOfFilesTakesTheSmallestAudio() async throws {
+        try await Origin.run { origin, base in
+            let big = Origin.File(data: Origin.bytes(40_000, seed: 3), contentType: "audio/mpeg")
+            let small = Origin.File(data: Origin.bytes(12_000, seed: 4), contentType: "audio/opus")
+            origin.serve("/media/ep1.mp3", big)
+            origin.serve("/media/ep1.opus", small)
+            let enclosure = base.appendingPathComponent("media/ep1.mp3").absoluteString
+            let item = Self.item(1, enclosure: enclosure, alternate: """
+                <podcast:alternateEnclosure type="audio/mpeg" bitrate="128000" default="true"><podcast:source uri="\(enclosure)"/></podcast:alternateEnclosure>
+                <podcast:alternateEnclosure type="audio/opus" bitrate="32000" length="12000"><podcast:source uri="\(base.appendingPathComponent("media/ep1.opus").absoluteString)"/>
+                <podcast:integrity type="sri" value="\(Self.sri(small.data))"/></podcast:alternateEnclosure>
+                """)
+            origin.serve("/feed.xml", .init(data: Self.feed([item]), contentType: "application/rss+xml"))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let detail = try await d.client.subscribe(url: base.appendingPathComponent("feed.xml").absoluteString)
+                    #expect(detail.podcast.enclosureChoice == nil)
+                    let chosen = try await d.client.updatePodcast(detail.podcast.id, PodcastSettings(enclosureChoice: .smallestAudio))
+                    #expect(chosen.podcast.enclosureChoice == .smallestAudio)
+                    #expect(try await d.client.podcast(detail.podcast.id).podcast.enclosureChoice == .smallestAudio)
+                    let transfer = try await d.client.downloadEpisode(detail.episodes[0].id, session: "test")
+                    try await eventually("the small file") { try await d.client.transfer(transfer.id).state == .completed }
+                    let done = try await d.client.transfer(transfer.id)
+                    #expect(done.url.hasSuffix("/media/ep1.opus") && done.path?.hasSuffix("Episode 1.opus") == true, "\(done.url) \(String(describing: done.path))")
+                    #expect(done.verifiedBy?.contains("checksum sha-384") == true, "\(String(describing: done.verifiedBy))")
+                    #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(done.path))).sha256Hex == small.sha256)
+                    #expect(origin.requests(for: "/media/ep1.mp3").isEmpty, "the big file is not fetched")
+                    // Back to the feed's file; a choice that is none is refused.
+                    #expect(try await d.client.updatePodcast(detail.podcast.id, PodcastSettings(enclosureChoice: .feed)).podcast.enclosureChoice == nil)
+                    let bad = try await d.raw(.PATCH, "/v1/podcasts/\(detail.podcast.id)", body: #"{"enclosureChoice": "tiniest"}"#)
+                    #expect(bad.status == 400, "\(bad.body)")
+                }
+            }
+        }
+    }
+
+    /// A Podping relay's notice fetches a subscribed feed at once (once a minute at most); URLs
+    /// of no subscription are named; a member may not ping; a ping of nothing is refused.
+    @Test func aPingFetchesTheFeedAtOnce() async throws {
+        try await Origin.run { origin, base in
+            origin.serve("/feed.xml", .init(data: Self.feed([], frequency: #"<podcast:podping usesPodping="true"/>"#), etag: "\"v1\"", contentType: "application/rss+xml"))
+            let feed = base.appendingPathComponent("feed.xml").absoluteString
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let show = try await d.client.subscribe(url: feed)
+                    #expect(show.podcast.podcasting?.usesPodping == true)
+                    origin.serve("/feed.xml", .init(data: Self.feed([Self.item(1, enclosure: base.appendingPathComponent("a.mp3").absoluteString, alternate: "")]),
+                                                    etag: "\"v2\"", contentType: "application/rss+xml"))
+                    let fetches = origin.requests(for: "/feed.xml").count
+                    let body = try await d.raw(.POST, "/v1/podcasts/ping", body: #"{"urls": ["\#(feed)", "https://elsewhere.example/feed.xml"]}"#)
+                    #expect(body.status == 200, "\(body.body)")
+                    let answer = try JSONDecoder().decode(FeedPingResponse.self, from: Data(body.body.utf8))
+                    #expect(answer.refreshed == [show.podcast.id] && answer.unknown == ["https://elsewhere.example/feed.xml"])
+                    #expect(origin.requests(for: "/feed.xml").count == fetches + 1)
+                    #expect(try await d.client.podcast(show.podcast.id).episodes.map(\.title) == ["Episode 1"])
+                    // The same ping again within the minute: not fetched again.
+                    let again = try await d.raw(.POST, "/v1/podcasts/ping?url=\(feed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+                    #expect(try JSONDecoder().decode(FeedPingResponse.self, from: Data(again.body.utf8)).skipped == [show.podcast.id], "\(again.body)")
+                    #expect(origin.requests(for: "/feed.xml").count == fetches + 1)
+                    #expect(try await d.raw(.POST, "/v1/podcasts/ping", body: #"{"urls": []}"#).status == 400)
+                    #expect(try await d.raw(.POST, "/v1/podcasts/ping", body: #"{"urls": 3}"#).status == 400)
+                    _ = try await d.client.addUser("mia", password: "mia's password")
+                    let member = DaemonClient(baseURL: d.baseURL, token: try await d.client.makeUserToken("mia").token)
+                    await #expect(throws: FerryError.self) { try await member.pingFeeds([feed]) }
+                }
+            }
+        }
+    }
+
     /// A show that says it publishes weekly on one day is fetched around that day, not hourly.
     @Test func aWeeklyShowIsNotFetchedAgainForDays() async throws {
         var calendar = Calendar(identifier: .gregorian)

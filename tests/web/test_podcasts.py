@@ -210,6 +210,8 @@ def test_what_a_podcasting_2_feed_says_of_its_show(daemon, pages, files):
 <podcast:person>Ann Host</podcast:person><podcast:person role="guest">&lt;b&gt;Bo&lt;/b&gt;</podcast:person>
 <podcast:funding url="{files.base}/fund">Support &lt;script&gt;</podcast:funding><podcast:funding url="javascript:alert(1)">Evil</podcast:funding>
 <podcast:license url="{files.base}/license">CC-BY-4.0</podcast:license>
+<podcast:trailer pubdate="Thu, 01 Apr 2021 08:00:00 GMT" url="{files.base}/trailer.mp3" length="12345" type="audio/mpeg" season="2">Season &lt;i&gt;Two&lt;/i&gt;</podcast:trailer>
+<podcast:txt purpose="verify">S6lpp-7ZCn8-dZfGc-OoyaG</podcast:txt>
 <podcast:podroll><podcast:remoteItem feedGuid="11111111-2222-3333-4444-555555555555" feedUrl="{recommended}"/></podcast:podroll>""")
     detail = daemon.api("POST", "/v1/podcasts", {"url": feed})
     for locale, viewport in (("en-US", PHONE), ("ru-RU", None)):
@@ -233,6 +235,10 @@ def test_what_a_podcasting_2_feed_says_of_its_show(daemon, pages, files):
         expect(about.locator(".podcast-funding a")).to_have_attribute("rel", "noopener noreferrer nofollow external")
         assert "Evil" not in about.locator(".podcast-funding").inner_text()
         expect(about).to_contain_text("License: CC-BY-4.0")
+        # A trailer opens at its host; podcast:txt is shown as text with its purpose.
+        expect(about.locator(".podcast-trailers a")).to_have_text("Season Two (season 2)")
+        expect(about.locator(".podcast-trailers a")).to_have_attribute("href", f"{files.base}/trailer.mp3")
+        expect(about.locator(".podcast-txt")).to_have_text("verify: S6lpp-7ZCn8-dZfGc-OoyaG")
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "fits a phone"
         # A recommended show is subscribed with a tap.
         about.locator(".podroll-item").get_by_role("button", name="Subscribe").click()
@@ -316,3 +322,35 @@ def test_bookmarks_are_made_in_the_player_and_jumped_to(daemon, pages, files):
     mark.get_by_role("button", name="Remove this bookmark").click()
     expect(row.locator(".bookmark")).to_have_count(0)
     assert daemon.api("GET", "/v1/bookmarks")["bookmarks"] == []
+
+
+def test_a_podcast_takes_the_smallest_audio_its_feed_offers(daemon, pages, files):
+    """The files menu shows when the feed offers an episode in several files; "Smallest audio"
+    is kept for the household and the next download takes that file."""
+    big, small = wav(20, rate=16000, seed=5), wav(20, rate=8000, seed=6)
+    big_url = files.add("/media/choice.wav", big, "audio/wav")
+    small_url = files.add("/media/choice-small.wav", small, "audio/x-wav")
+    xml = f"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Choice Show</title>
+<item><guid>choice-1</guid><title>Choice Episode</title><pubDate>Fri, 20 Nov 2026 09:00:00 GMT</pubDate>
+<enclosure url="{big_url}" length="{len(big)}" type="audio/wav"/>
+<podcast:alternateEnclosure type="audio/wav" bitrate="256000" default="true"><podcast:source uri="{big_url}"/></podcast:alternateEnclosure>
+<podcast:alternateEnclosure type="audio/x-wav" bitrate="128000"><podcast:source uri="{small_url}"/></podcast:alternateEnclosure>
+</item></channel></rss>"""
+    plain = namespace_feed(files, "no-choice", "Plain Show", "")
+    detail = daemon.api("POST", "/v1/podcasts", {"url": files.add("/feeds/choice.xml", xml.encode(), "application/rss+xml")})
+    other = daemon.api("POST", "/v1/podcasts", {"url": plain})
+    page = pages.new(daemon, viewport=PHONE, path=f"#/podcasts/{other['podcast']['id']}")
+    expect(page.locator("h1.podcast-title")).to_have_text("Plain Show")
+    expect(page.locator("#enclosure-choice")).to_have_count(0)
+    page.goto(page.url.split("#")[0] + f"#/podcasts/{detail['podcast']['id']}")
+    choice = page.locator("#enclosure-choice")
+    expect(choice).to_have_value("feed")
+    choice.select_option("smallest-audio")
+    expect(page.locator("#toasts")).to_contain_text("Downloads now take: Smallest audio.")
+    assert daemon.api("GET", f"/v1/podcasts/{detail['podcast']['id']}")["podcast"]["enclosureChoice"] == "smallest-audio"
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "fits a phone"
+    transfer = daemon.api("POST", f"/v1/episodes/{detail['episodes'][0]['id']}/download", {})
+    wait_until(lambda: daemon.api("GET", f"/v1/transfers/{transfer['id']}")["state"] == "completed", timeout=20, message="the download")
+    done = daemon.api("GET", f"/v1/transfers/{transfer['id']}")
+    assert done["url"] == small_url, done["url"]

@@ -67,6 +67,12 @@ extension DaemonClient {
         try await send(.PATCH, "/v1/podcasts/\(id)", body: settings)
     }
 
+    /// Tells the daemon these feeds changed (Podping's announcements): each subscription's is
+    /// fetched at once, unless a ping fetched it within the last minute. An admin's.
+    public func pingFeeds(_ urls: [String]) async throws -> FeedPingResponse {
+        try await send(.POST, "/v1/podcasts/ping", body: FeedPing(urls: urls))
+    }
+
     /// Ends a subscription.
     /// - Parameters:
     ///   - id: the ``Podcast/id``.

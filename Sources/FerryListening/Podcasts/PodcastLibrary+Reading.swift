@@ -184,7 +184,7 @@ extension PodcastLibrary {
             keepLatest: subscription.keepLatest, episodeCount: total, newCount: new, downloadedCount: downloaded,
             refreshedAt: record.refreshedAt, error: record.error, user: record.username,
             playbackSpeed: subscription.playbackSpeed, oldestFirst: subscription.oldestFirst, refreshMinutes: record.refreshMinutes,
-            podcasting: record.podcasting
+            enclosureChoice: record.enclosureChoice, podcasting: record.podcasting
         )
     }
 }

@@ -39,6 +39,8 @@ package struct PodcastLibrary: Sendable {
     var library: LibraryFolder { engine.library }
     /// Nudged when episodes arrive, for ``TranscriptIndexer``.
     package let transcriptsWaiting = WorkSignal()
+    /// The Podping announcements heard (``ping(_:)``), which shape the refresh schedule.
+    package let podpings = Podpings()
 
     /// - Parameter store: the listening store; nil: the engine's own SQLite journal.
     package init(engine: TransferEngine, catalog: CatalogClient?, store: (any ListeningStore)? = nil, logger: Logger) {
@@ -245,8 +247,10 @@ package struct PodcastLibrary: Sendable {
     ///   - playbackSpeed: the player's speed for it, 0.5–3 (0 clears it).
     ///   - oldestFirst: list its episodes oldest first (a serial).
     ///   - refreshMinutes: minutes between fetches of its feed, 15–10,080 (0: the daemon's interval).
+    ///   - enclosureChoice: which file its downloads take when an episode offers several.
     package func update(
-        _ id: Int64, autoDownload: Int?, keepLatest: Int?, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil
+        _ id: Int64, autoDownload: Int?, keepLatest: Int?, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil,
+        enclosureChoice: EnclosureChoice? = nil
     ) async throws -> PodcastDetail {
         if let refreshMinutes, refreshMinutes != 0, !(15...10_080).contains(refreshMinutes) {
             throw FerryError.invalidRequest("refreshMinutes must be between 15 and 10080 (a week); 0 goes back to the daemon's interval.")
@@ -266,8 +270,11 @@ package struct PodcastLibrary: Sendable {
             if let playbackSpeed { subscription.playbackSpeed = playbackSpeed == 0 ? nil : playbackSpeed }
             if let oldestFirst { subscription.oldestFirst = oldestFirst }
         }
-        if let refreshMinutes {
-            try await store.updatePodcast(id: id) { podcast in podcast.refreshMinutes = refreshMinutes == 0 ? nil : refreshMinutes }
+        if refreshMinutes != nil || enclosureChoice != nil {
+            try await store.updatePodcast(id: id) { podcast in
+                if let refreshMinutes { podcast.refreshMinutes = refreshMinutes == 0 ? nil : refreshMinutes }
+                if let enclosureChoice { podcast.enclosureChoice = enclosureChoice == .feed ? nil : enclosureChoice }
+            }
         }
         try await downloadNewest(id)
         try await applyRetention(id)
@@ -293,7 +300,7 @@ package struct PodcastLibrary: Sendable {
             case .cancelled: break
             }
         }
-        guard let sources = EpisodeSources(episode.fields) else {
+        guard let sources = EpisodeSources(episode.fields, choice: podcast.enclosureChoice ?? .feed) else {
             throw FerryError(.invalidRequest, "Episode \(id) (\(episode.title)) has no audio or video file to download.")
         }
         let url = try TransferURL.validate(sources.url)
@@ -305,7 +312,7 @@ package struct PodcastLibrary: Sendable {
         let sameHost = URL(string: podcast.feedURL)?.host?.lowercased() == url.host?.lowercased()
         let options = podcast.credentials.flatMap { sameHost ? TransferOptions(user: $0.user, password: $0.password) : nil }
         let transfer = try await engine.enqueue(
-            .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName,
+            .init(urls: [url], session: session, force: true, folder: podcast.folder, preferredName: episode.preferredFileName(sources),
                   taskDescription: "\(podcast.title): \(episode.title)", options: options, mirrors: mirrors,
                   checksum: sources.checksum)
         )[0]
@@ -389,8 +396,10 @@ package struct PodcastLibrary: Sendable {
         let names = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
         guard !names.isEmpty else { return }
         for episode in try await store.episodes(podcastId: id) where episode.transferId == nil && episode.filePath == nil {
-            let name = FileNamer.name(preferred: episode.preferredFileName, contentType: nil, url: nil)
-            if names.contains(name) {
+            // Whichever of its files the podcast's choice took then.
+            let candidates = EnclosureChoice.allCases.compactMap { EpisodeSources(episode.fields, choice: $0) }
+                .map { FileNamer.name(preferred: episode.preferredFileName($0), contentType: nil, url: nil) }
+            if let name = candidates.first(where: names.contains) {
                 try await store.updateEpisode(id: episode.episodeId) { record in
                     record.filePath = "\(podcast.folder)/\(name)"
                     record.isNew = false

@@ -32,6 +32,8 @@ package struct PodcastRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     package var keepLatest: Int?
     /// Minutes between fetches of this feed (nil: the daemon's interval).
     package var refreshMinutes: Int?
+    /// Which file downloads take when an episode offers several (nil: the feed's enclosure).
+    package var enclosureChoice: EnclosureChoice?
     package var createdAt: Date
     package var updatedAt: Date
     /// A private feed's HTTP Basic credentials: a secret, never shown or logged.
@@ -160,7 +162,7 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
 
     /// The title to show: the feed's, else one made from the media file's name
     /// (`.../My_Show%20Ep12.mp3` → "My Show Ep12"), else "Episode N". (The file keeps its
-    /// name from ``preferredFileName``, which finding files on disk again relies on.)
+    /// name from ``preferredFileName(_:)``, which finding files on disk again relies on.)
     var readableTitle: String {
         if !fields.title.isEmpty { return fields.title }
         if let url = fields.enclosureURL.flatMap(URL.init(string:)), url.host != nil, url.path.count > 1 {
@@ -171,16 +173,16 @@ package struct EpisodeRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
         return "Episode \(episodeId)"
     }
 
-    /// The file name an episode gets: `2024-05-01 Title.mp3` (the extension from the enclosure's
-    /// type or URL).
-    var preferredFileName: String {
+    /// The file name an episode gets: `2024-05-01 Title.mp3` (the extension from the type of the
+    /// file downloaded, else its URL: the enclosure, or the alternate its podcast chose).
+    func preferredFileName(_ sources: EpisodeSources) -> String {
         var name = fields.title.isEmpty ? "Episode \(episodeId)" : fields.title
         if let published = fields.published {
             let c = HTTPDate.utcCalendar.dateComponents([.year, .month, .day], from: published)
             name = String(format: "%04d-%02d-%02d ", c.year ?? 0, c.month ?? 0, c.day ?? 0) + name
         }
-        let byType = fields.enclosureType.flatMap(FileNamer.fileExtension(forContentType:))
-        let byURL = fields.enclosureURL.flatMap(URL.init(string:)).map(\.pathExtension).flatMap { ext in
+        let byType = sources.type.flatMap(FileNamer.fileExtension(forContentType:))
+        let byURL = URL(string: sources.url).map(\.pathExtension).flatMap { ext in
             (1...5).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext.lowercased() : nil
         }
         // Slashes in titles ("AC/DC") must not look like folders to the sanitiser.

@@ -57,10 +57,12 @@ package struct PodcastRefresher: Service {
     /// Refreshes the feeds whose turn has come at `now`. - Returns: when the next one is due.
     @discardableResult
     package func refreshDue(now: Date = Date()) async -> Date {
+        let hearsPings = podcasts.podpings.isListening(now: now)
         let feeds = ((try? await podcasts.store.podcasts()) ?? []).map {
             RefreshSchedule.Feed(
                 id: $0.podcastId, refreshedAt: $0.refreshedAt, minutes: $0.refreshMinutes,
-                publishing: $0.podcasting?.updateFrequency.flatMap(PublishingSchedule.init))
+                publishing: $0.podcasting?.updateFrequency.flatMap(PublishingSchedule.init),
+                announced: hearsPings && $0.podcasting?.usesPodping == true)
         }
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let (due, next) = RefreshSchedule.due(feeds, defaultInterval: seconds, now: now)

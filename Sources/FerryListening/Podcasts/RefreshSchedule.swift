@@ -3,14 +3,21 @@ import Foundation
 
 /// When each feed is fetched again: its own interval (`refreshMinutes`), else the daemon's,
 /// counted from its last fetch (a failed one too, so a broken feed is not hammered), shaped by
-/// when the show says it publishes (``PublishingSchedule``). Pure.
+/// when the show says it publishes (``PublishingSchedule``) and whether it announces by Podping
+/// (``Podpings``). Pure.
 enum RefreshSchedule {
     struct Feed {
         var id: Int64
         var refreshedAt: Date?
         var minutes: Int?
         var publishing: PublishingSchedule? = nil
+        /// It announces new episodes by Podping and the daemon hears pings: polling is a safety net.
+        var announced = false
     }
+
+    /// How much less often an announced feed is polled, and the longest wait between its polls.
+    static let announcedFactor = 6.0
+    static let announcedLongest: TimeInterval = 86_400
 
     /// The feeds due now (never fetched, or their interval has passed), and when to look again:
     /// the soonest of the others' turns, at least a minute away.
@@ -18,7 +25,8 @@ enum RefreshSchedule {
         var due: [Int64] = []
         var next = now.addingTimeInterval(defaultInterval)
         for feed in feeds {
-            let interval = feed.minutes.map { TimeInterval($0) * 60 } ?? defaultInterval
+            var interval = feed.minutes.map { TimeInterval($0) * 60 } ?? defaultInterval
+            if feed.announced { interval = max(interval, min(interval * announcedFactor, announcedLongest)) }
             guard let last = feed.refreshedAt else {
                 due.append(feed.id)
                 continue

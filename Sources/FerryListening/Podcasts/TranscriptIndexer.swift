@@ -22,7 +22,7 @@ package struct TranscriptIndexer: Service {
     }
 
     package func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 var claimed = 0
                 do {

@@ -290,6 +290,9 @@ extension SQLiteTables {
                     END;
                     """)
             },
+            Migration(30, "v30: which of an episode's files a podcast's downloads take") { db in
+                try db.alter(table: "podcast") { t in t.add(column: "enclosureChoice", .text) }
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

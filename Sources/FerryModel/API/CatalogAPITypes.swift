@@ -128,8 +128,14 @@ public struct PodcastSettings: Codable, Sendable {
     public var oldestFirst: Bool?
     /// Minutes between fetches of its feed, 15 to 10,080 (a week); 0: back to the daemon's interval.
     public var refreshMinutes: Int?
+    /// Which file downloads take when an episode offers several (the household's, as refreshMinutes).
+    public var enclosureChoice: EnclosureChoice?
     /// Settings to change; a nil field keeps its current value.
-    public init(autoDownload: Int? = nil, keepLatest: Int? = nil, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil) {
+    public init(
+        autoDownload: Int? = nil, keepLatest: Int? = nil, playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil,
+        enclosureChoice: EnclosureChoice? = nil
+    ) {
+        self.enclosureChoice = enclosureChoice
         self.autoDownload = autoDownload
         self.keepLatest = keepLatest
         self.playbackSpeed = playbackSpeed
@@ -209,4 +215,28 @@ public struct EpisodeDownloadRequest: Codable, Sendable {
     public var session: String?
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(session: String? = nil) { self.session = session }
+}
+
+/// `POST /v1/podcasts/ping`: feeds a Podping relay (or any publisher's notice) says changed.
+public struct FeedPing: Codable, Sendable {
+    /// The feeds' URLs, as their subscriptions know them.
+    public var urls: [String]
+    public init(urls: [String]) { self.urls = urls }
+    /// The most URLs one ping names.
+    public static let limit = 100
+}
+
+/// What a ``FeedPing`` did: the podcasts fetched at once, those fetched within the last minute
+/// (a ping repeated is not a reason to fetch again), and the URLs of no subscription.
+public struct FeedPingResponse: Codable, Sendable, Hashable {
+    public var refreshed: [Int64]
+    public var skipped: [Int64]
+    public var unknown: [String]
+    public var failures: [RefreshResponse.Failure]
+    public init(refreshed: [Int64] = [], skipped: [Int64] = [], unknown: [String] = [], failures: [RefreshResponse.Failure] = []) {
+        self.refreshed = refreshed
+        self.skipped = skipped
+        self.unknown = unknown
+        self.failures = failures
+    }
 }

@@ -42,6 +42,8 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
     public var oldestFirst: Bool?
     /// Minutes between fetches of its feed (nil: the daemon's interval, an hour by default).
     public var refreshMinutes: Int?
+    /// Which file its downloads take when an episode offers several (nil: the feed's enclosure).
+    public var enclosureChoice: EnclosureChoice?
     /// The show's Podcasting 2.0 fields: persons, funding, medium (music, video), license,
     /// `locked`, how often it publishes, the shows it recommends, trailers.
     public var podcasting: PodcastNamespace.Show?
@@ -52,8 +54,10 @@ public struct Podcast: Codable, Sendable, Hashable, Identifiable {
         descriptionHTML: String? = nil, artworkURL: String? = nil, link: String? = nil, folder: String,
         autoDownload: Int = 0, keepLatest: Int? = nil, episodeCount: Int = 0, newCount: Int = 0,
         downloadedCount: Int = 0, refreshedAt: Date? = nil, error: TransferErrorInfo? = nil, user: String? = nil,
-        playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil, podcasting: PodcastNamespace.Show? = nil
+        playbackSpeed: Double? = nil, oldestFirst: Bool? = nil, refreshMinutes: Int? = nil, enclosureChoice: EnclosureChoice? = nil,
+        podcasting: PodcastNamespace.Show? = nil
     ) {
+        self.enclosureChoice = enclosureChoice
         self.podcasting = podcasting
         self.playbackSpeed = playbackSpeed
         self.oldestFirst = oldestFirst

@@ -280,3 +280,14 @@ public enum PodcastNamespace {
     /// The most of each list kept from one feed element.
     public static let most = (persons: 50, funding: 10, alternates: 20, sources: 10, soundbites: 20, podroll: 200, trailers: 20, txt: 10)
 }
+
+/// Which of an episode's files a podcast's downloads take when its feed offers several
+/// (`podcast:alternateEnclosure`): the household's choice for the podcast, since the file is shared.
+public enum EnclosureChoice: String, Codable, Sendable, Hashable, CaseIterable {
+    /// The item's `enclosure`, as the feed publishes it.
+    case feed
+    /// The smallest audio file (lowest bitrate, else length): for a phone's data plan, or a video show heard only.
+    case smallestAudio = "smallest-audio"
+    /// The best of the enclosure's kind (audio or video): the highest video, else bitrate, else length.
+    case highestQuality = "highest-quality"
+}

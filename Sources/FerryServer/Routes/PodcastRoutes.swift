@@ -25,6 +25,12 @@ struct PodcastRoutes {
             }
             return try jsonResponse(detail, status: .created)
         }
+        // Podping's announcements, passed on by a relay: `{"urls": […]}` or `?url=`.
+        api.post("podcasts/ping") { request, context in
+            var urls = request.uri.queryParameters.getAll("url").map { String($0) }
+            if urls.isEmpty { urls = try await request.decodeJSON(FeedPing.self, context: context).urls }
+            return try jsonResponse(try await podcasts.as(context.listener).ping(urls))
+        }
         api.post("podcasts/refresh") { _, context in
             let (refreshed, added, errors) = await podcasts.as(context.listener).refreshAll()
             return try jsonResponse(
@@ -58,7 +64,7 @@ struct PodcastRoutes {
             return try jsonResponse(
                 try await podcasts.as(context.listener).update(
                     id, autoDownload: body.autoDownload, keepLatest: body.keepLatest, playbackSpeed: body.playbackSpeed, oldestFirst: body.oldestFirst,
-                    refreshMinutes: body.refreshMinutes
+                    refreshMinutes: body.refreshMinutes, enclosureChoice: body.enclosureChoice
                 )
             )
         }

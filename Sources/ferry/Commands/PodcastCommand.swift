@@ -289,12 +289,17 @@ struct PodcastCommand: AsyncParsableCommand {
 
     struct Settings: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Change a podcast's auto-download, retention, speed, order and refresh interval.",
+            commandName: "set", abstract: "Change a podcast's auto-download, retention, speed, order, refresh interval and which files it downloads.",
             discussion: """
                 Only what you name changes.
                   ferry podcast set jazz --auto-download 3 --keep 10
                   ferry podcast set serial --oldest-first --speed 1.5
                   ferry podcast set news --refresh 15     minutes between fetches (0: the daemon's hour)
+                  ferry podcast set video --files smallest-audio
+                When a feed offers an episode in several files (Podcasting 2.0 alternate enclosures), \
+                --files picks which its downloads take: feed (the feed's own), smallest-audio \
+                (lowest bitrate: for a data plan, or a video show heard only) or highest-quality \
+                (of the feed's kind, audio or video). It is the household's: the file is shared.
                 """
         )
 
@@ -316,18 +321,29 @@ struct PodcastCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Minutes between fetches of its feed, 15 to 10080 (0: the daemon's hour).", valueName: "minutes"))
         var refresh: Int?
 
+        @Option(name: .long, help: ArgumentHelp("Which file downloads take when an episode offers several.", valueName: "feed|smallest-audio|highest-quality"))
+        var files: EnclosureChoice?
+
         func run() async throws {
             let client = try await CLIConnection.connect()
             let target = try await PodcastCommand.resolve(podcast, client: client)
             let detail = try await client.updatePodcast(
                 target.id,
-                PodcastSettings(autoDownload: autoDownload, keepLatest: keep, playbackSpeed: speed, oldestFirst: oldestFirst, refreshMinutes: refresh)
+                PodcastSettings(
+                    autoDownload: autoDownload, keepLatest: keep, playbackSpeed: speed, oldestFirst: oldestFirst, refreshMinutes: refresh,
+                    enclosureChoice: files
+                )
             )
             let podcast = detail.podcast
             var parts = ["auto-download \(podcast.autoDownload)", "keep \(podcast.keepLatest.map(String.init) ?? "all")"]
             parts.append(podcast.playbackSpeed.map { "speed \($0.formatted())×" } ?? "the player's speed")
             parts.append(podcast.oldestFirst == true ? "oldest first" : "newest first")
             parts.append(podcast.refreshMinutes.map { "refreshed every \($0) min" } ?? "refreshed hourly")
+            switch podcast.enclosureChoice ?? .feed {
+            case .feed: break
+            case .smallestAudio: parts.append("downloads the smallest audio")
+            case .highestQuality: parts.append("downloads the highest quality")
+            }
             Terminal.print("\(podcast.title): \(parts.joined(separator: ", ")).")
         }
     }
@@ -362,6 +378,8 @@ struct PodcastCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension EnclosureChoice: ExpressibleByArgument {}
 
 extension Optional {
     func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {

@@ -1,6 +1,6 @@
 // What a Podcasting 2.0 feed says about its show (podcast.podcasting): its medium (music, video,
 // an audiobook), whether its publisher locked it, when it publishes, where to support it, who
-// makes it, its license, and the shows it recommends (each one subscribed with a tap). Every text
+// makes it, its trailers and notes (podcast:txt), its license, and the shows it recommends (each one subscribed with a tap). Every text
 // and link here comes from the feed: texts are set as text, links only when http(s), and open
 // without a referrer.
 
@@ -50,6 +50,17 @@ export function podcastAbout(podcast, ctx) {
   if (about.funding?.length) {
     lines.push(h("p", { class: "podcast-funding" }, h("span", { text: `${tr("podcast.about.support")} ` }),
       ...about.funding.flatMap((f, i) => [i ? ", " : null, webLink(f.url, f.text || host(f.url))])));
+  }
+  // Trailers play at their host (a new tab): they are not episodes of the library.
+  const trailers = (about.trailers || []).filter((trailer) => /^https?:\/\//i.test(trailer.url || "")).slice(0, 10);
+  if (trailers.length) {
+    lines.push(h("p", { class: "podcast-trailers" }, h("span", { text: `${tr("podcast.about.trailers")} ` }),
+      ...trailers.flatMap((trailer, i) => [i ? ", " : null,
+        webLink(trailer.url, trailer.season ? tr("podcast.about.trailerOfSeason", { title: trailer.title || host(trailer.url), season: trailer.season }) : trailer.title || host(trailer.url))])));
+  }
+  // podcast:txt: free text the publisher attaches (a verification code, a note), each with its purpose.
+  for (const note of (about.txt || []).slice(0, 5)) {
+    lines.push(h("p", { class: "podcast-txt" }, note.purpose ? h("span", { class: "podcast-txt-purpose", text: `${note.purpose}: ` }) : null, h("span", { text: note.text })));
   }
   if (about.license) lines.push(h("p", {}, h("span", { text: `${tr("podcast.about.license")} ` }), about.license.url ? webLink(about.license.url, about.license.name) : h("span", { text: about.license.name })));
   const recommended = (about.podroll || []).filter((item) => /^https?:\/\//i.test(item.feedURL || ""));

@@ -146,6 +146,26 @@ export function mountPodcast(root, params, ctx) {
       }
     });
 
+    // Which file downloads take, offered when the feed gives an episode in several.
+    const offersFiles = detail.episodes.some((e) => e.podcasting?.alternateEnclosures?.some((a) => !a.isDefault));
+    const files = h(
+      "select",
+      { id: "enclosure-choice", class: "select", title: tr("podcast.files.title") },
+      ["feed", "smallest-audio", "highest-quality"].map((value) => h("option", { value, text: tr(`podcast.files.${value}`), selected: value === (p.enclosureChoice || "feed") })),
+    );
+    files.addEventListener("change", async () => {
+      files.disabled = true;
+      try {
+        apply(await api.podcasts.update(id, { enclosureChoice: files.value }));
+        toast(tr("podcast.files.changed", { files: tr(`podcast.files.${files.value}`) }), { kind: "success" });
+      } catch (error) {
+        showError(error, tr("podcast.files.notChanged"));
+        files.value = detail.podcast.enclosureChoice || "feed";
+      } finally {
+        files.disabled = false;
+      }
+    });
+
     const refresh = button(tr("podcast.refresh"), {
       icon: "refresh",
       kind: "secondary",
@@ -201,6 +221,7 @@ export function mountPodcast(root, params, ctx) {
           markAll,
           h("label", { class: "select-field" }, h("span", { class: "select-label", text: tr("podcast.autoDownload") }), select),
           h("label", { class: "select-field" }, h("span", { class: "select-label", text: tr("podcast.refreshEvery") }), interval),
+          offersFiles || p.enclosureChoice ? h("label", { class: "select-field" }, h("span", { class: "select-label", text: tr("podcast.files") }), files) : null,
           unsubscribe,
         ),
       ),
