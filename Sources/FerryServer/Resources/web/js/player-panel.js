@@ -1,8 +1,8 @@
 // The panel above the player: an episode's chapters (GET /v1/episodes/{id}/chapters; the one
 // playing is also named in the bar) and its transcript (GET /v1/episodes/{id}/transcript), each
 // line highlighted as it is spoken, searchable; a click on either seeks there. A file the daemon
-// cannot read (422) or fetch is a quiet note: the episode plays on. Other tabs (Up Next) are
-// added with addTab.
+// cannot read (422) or fetch is a quiet note: the episode plays on. Other tabs (Up Next,
+// Playlists) are added with addTab.
 
 import { h, icon, button, replace, debounce } from "./dom.js";
 import { api, isAbort } from "./api.js";
@@ -88,8 +88,8 @@ export class PlayerPanel {
     this.filter.setAttribute("aria-label", t("panel.filter"));
     for (const { tab, opener, label } of this.tabs.values()) {
       tab.textContent = label();
-      opener.setAttribute("aria-label", label());
-      opener.title = label();
+      opener?.setAttribute("aria-label", label());
+      if (opener) opener.title = label();
     }
     // Notes and rows the page wrote (loading, none, unreadable; untitled chapters): again.
     for (const note of [this.chapterNote, this.cueNote]) {
@@ -111,21 +111,24 @@ export class PlayerPanel {
   }
 
   /**
-   * A tab of the panel, with a button for it in the player bar; `label()` names it in the
-   * page's language. Returns the tab.
+   * A tab of the panel, with a button for it in the player bar (not with `opener: false`: the
+   * bar is full on a phone; the tab is reached from the panel's others); `label()` names it in
+   * the page's language. Returns the tab.
    */
-  addTab(name, label, iconName, pane) {
+  addTab(name, label, iconName, pane, { opener: withOpener = true } = {}) {
     const tab = h("button", { type: "button", class: "panel-tab", role: "tab", id: `panel-tab-${name}`, aria: { selected: "false", controls: `panel-${name}` }, text: label() });
     tab.addEventListener("click", () => this.open(name));
-    const opener = button(label(), { icon: iconName, iconOnly: true, kind: "ghost", class: `btn btn-icon btn-ghost player-open-${name}`, onClick: () => (this.active === name && !this.el.hidden ? this.close() : this.open(name)) });
-    opener.setAttribute("aria-expanded", "false");
+    const opener = withOpener
+      ? button(label(), { icon: iconName, iconOnly: true, kind: "ghost", class: `btn btn-icon btn-ghost player-open-${name}`, onClick: () => (this.active === name && !this.el.hidden ? this.close() : this.open(name)) })
+      : null;
+    opener?.setAttribute("aria-expanded", "false");
     pane.id = `panel-${name}`;
     pane.setAttribute("role", "tabpanel");
     pane.setAttribute("aria-labelledby", tab.id);
     pane.hidden = true;
     this.tabList.append(tab);
     this.body.append(pane);
-    this.player.extras.insertBefore(opener, this.player.extras.querySelector(".player-help"));
+    if (opener) this.player.extras.insertBefore(opener, this.player.extras.querySelector(".player-help"));
     const entry = { name, label, tab, opener, pane, onOpen: null };
     this.tabs.set(name, entry);
     return entry;
@@ -135,7 +138,7 @@ export class PlayerPanel {
   setAvailable(name, available) {
     const entry = this.tabs.get(name);
     entry.tab.hidden = !available;
-    entry.opener.hidden = !available;
+    if (entry.opener) entry.opener.hidden = !available;
     if (!available && this.active === name) this.close();
   }
 
@@ -146,8 +149,8 @@ export class PlayerPanel {
     for (const other of this.tabs.values()) {
       const on = other === entry;
       other.tab.setAttribute("aria-selected", String(on));
-      other.opener.setAttribute("aria-expanded", String(on));
-      other.opener.classList.toggle("is-on", on);
+      other.opener?.setAttribute("aria-expanded", String(on));
+      other.opener?.classList.toggle("is-on", on);
       other.pane.hidden = !on;
     }
     this.el.hidden = false;
@@ -161,8 +164,8 @@ export class PlayerPanel {
     this.el.hidden = true;
     document.body.classList.remove("has-panel");
     for (const other of this.tabs.values()) {
-      other.opener.setAttribute("aria-expanded", "false");
-      other.opener.classList.remove("is-on");
+      other.opener?.setAttribute("aria-expanded", "false");
+      other.opener?.classList.remove("is-on");
     }
     this.active = null;
   }

@@ -46,6 +46,8 @@ export function mountPodcasts(root, params, ctx) {
   const importButton = button(t("podcasts.import"), { icon: "upload", kind: "ghost", onClick: () => importInput.click() });
   const exportLink = h("a", { class: "btn btn-ghost", href: api.podcasts.exportURL, download: "ferry-podcasts.opml" }, icon("export"), h("span", { class: "btn-label", text: t("podcasts.export") }));
   const refreshButton = button(t("podcasts.refreshAll"), { icon: "refresh", kind: "ghost", onClick: (e) => refreshAll(e.currentTarget) });
+  // The playlists live in the player's panel; nothing need be playing to open it.
+  const playlistsButton = button(t("playlists.tab"), { icon: "queue", kind: "ghost", class: "btn btn-ghost act-open-playlists", onClick: () => ctx.player.panel.open("playlists") });
   const resultsSection = h("section", { class: "section", aria: { label: t("podcasts.results") } });
   const subscriptions = h("section", { class: "section", aria: { labelledby: "subscriptions-title" } });
 
@@ -55,7 +57,7 @@ export function mountPodcasts(root, params, ctx) {
       "header",
       { class: "view-header" },
       h("div", null, h("h1", { text: t("nav.podcasts") }), h("p", { class: "view-subtitle", text: t("podcasts.subtitle") })),
-      h("div", { class: "toolbar" }, refreshButton, importButton, exportLink, importInput),
+      h("div", { class: "toolbar" }, playlistsButton, refreshButton, importButton, exportLink, importInput),
     ),
     h("div", { class: "sticky-tools" }, form, login),
     resultsSection,
