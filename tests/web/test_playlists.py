@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from conftest import screenshot
 from helpers import audio, episode, wait_for_playable, wait_until
 from servers import wav
 
@@ -85,6 +86,7 @@ def test_a_road_trip_playlist_beside_up_next(daemon, pages, files):
     wait_until(lambda: titles(panel) == ["Leg Two", "Leg One"], message="Leg Three gone from the playlist")
     assert [i["id"] for i in daemon.api("GET", "/v1/up-next")["items"]] == [ids["Leg Three"]]
     assert fits(page), "the panel fits a phone"
+    screenshot(page, "playlist-phone")
 
     # Played through: the first item's end starts the second; the playlist keeps both.
     panel.locator(".playlist-actions .act-play-playlist").click()
@@ -106,10 +108,12 @@ def test_a_road_trip_playlist_beside_up_next(daemon, pages, files):
     ru = pages.new(daemon, viewport=NARROW, path="#/podcasts", locale="ru-RU")
     ru.locator(".act-open-playlists").click()
     ru_panel = ru.locator("#panel-playlists")
-    expect(ru.locator("#panel-tab-playlists")).to_have_text("Плейлисты")
+    expect(ru_panel.locator(".queue-playlists")).to_have_text("Плейлисты")
+    expect(ru.locator("#panel-tab-upnext")).to_have_attribute("aria-selected", "true")
     expect(ru_panel.locator(".playlist-row")).to_contain_text("2 записи")
     ru_panel.locator(".playlist-open").click()
     expect(ru_panel.get_by_role("button", name="Переименовать")).to_be_visible()
+    screenshot(ru, "playlist-ru-phone")
     expect(ru_panel.locator(".playlist-actions .act-play-playlist")).to_have_text("Слушать")
     assert fits(ru)
 

@@ -1,8 +1,8 @@
 // The panel above the player: an episode's chapters (GET /v1/episodes/{id}/chapters; the one
 // playing is also named in the bar) and its transcript (GET /v1/episodes/{id}/transcript), each
 // line highlighted as it is spoken, searchable; a click on either seeks there. A file the daemon
-// cannot read (422) or fetch is a quiet note: the episode plays on. Other tabs (Up Next,
-// Playlists) are added with addTab.
+// cannot read (422) or fetch is a quiet note: the episode plays on. Other tabs (Up Next) are
+// added with addTab, and panes shown under a tab (the playlists, under Up Next's).
 
 import { h, icon, button, replace, debounce } from "./dom.js";
 import { api, isAbort } from "./api.js";
@@ -87,9 +87,10 @@ export class PlayerPanel {
     this.filter.placeholder = t("panel.filter");
     this.filter.setAttribute("aria-label", t("panel.filter"));
     for (const { tab, opener, label } of this.tabs.values()) {
+      if (!tab) continue;
       tab.textContent = label();
-      opener?.setAttribute("aria-label", label());
-      if (opener) opener.title = label();
+      opener.setAttribute("aria-label", label());
+      opener.title = label();
     }
     // Notes and rows the page wrote (loading, none, unreadable; untitled chapters): again.
     for (const note of [this.chapterNote, this.cueNote]) {
@@ -111,24 +112,27 @@ export class PlayerPanel {
   }
 
   /**
-   * A tab of the panel, with a button for it in the player bar (not with `opener: false`: the
-   * bar is full on a phone; the tab is reached from the panel's others); `label()` names it in
-   * the page's language. Returns the tab.
+   * A tab of the panel, with a button for it in the player bar; `label()` names it in the
+   * page's language. With `under` (a tab's name): a pane shown under that tab, with no tab or
+   * button of its own (the tabs only just fit side by side on a phone). Returns the tab.
    */
-  addTab(name, label, iconName, pane, { opener: withOpener = true } = {}) {
-    const tab = h("button", { type: "button", class: "panel-tab", role: "tab", id: `panel-tab-${name}`, aria: { selected: "false", controls: `panel-${name}` }, text: label() });
-    tab.addEventListener("click", () => this.open(name));
-    const opener = withOpener
-      ? button(label(), { icon: iconName, iconOnly: true, kind: "ghost", class: `btn btn-icon btn-ghost player-open-${name}`, onClick: () => (this.active === name && !this.el.hidden ? this.close() : this.open(name)) })
-      : null;
-    opener?.setAttribute("aria-expanded", "false");
+  addTab(name, label, iconName, pane, { under } = {}) {
     pane.id = `panel-${name}`;
     pane.setAttribute("role", "tabpanel");
-    pane.setAttribute("aria-labelledby", tab.id);
+    pane.setAttribute("aria-labelledby", `panel-tab-${under || name}`);
     pane.hidden = true;
-    this.tabList.append(tab);
     this.body.append(pane);
-    if (opener) this.player.extras.insertBefore(opener, this.player.extras.querySelector(".player-help"));
+    if (under) {
+      const entry = { name, label, under, tab: null, opener: null, pane, onOpen: null };
+      this.tabs.set(name, entry);
+      return entry;
+    }
+    const tab = h("button", { type: "button", class: "panel-tab", role: "tab", id: `panel-tab-${name}`, aria: { selected: "false", controls: `panel-${name}` }, text: label() });
+    tab.addEventListener("click", () => this.open(name));
+    const opener = button(label(), { icon: iconName, iconOnly: true, kind: "ghost", class: `btn btn-icon btn-ghost player-open-${name}`, onClick: () => (this.active === name && !this.el.hidden ? this.close() : this.open(name)) });
+    opener.setAttribute("aria-expanded", "false");
+    this.tabList.append(tab);
+    this.player.extras.insertBefore(opener, this.player.extras.querySelector(".player-help"));
     const entry = { name, label, tab, opener, pane, onOpen: null };
     this.tabs.set(name, entry);
     return entry;
@@ -138,20 +142,22 @@ export class PlayerPanel {
   setAvailable(name, available) {
     const entry = this.tabs.get(name);
     entry.tab.hidden = !available;
-    if (entry.opener) entry.opener.hidden = !available;
+    entry.opener.hidden = !available;
     if (!available && this.active === name) this.close();
   }
 
   open(name) {
     const entry = this.tabs.get(name);
-    if (!entry || entry.tab.hidden) return;
+    const selected = entry?.under ? this.tabs.get(entry.under) : entry;
+    if (!selected || selected.tab.hidden) return;
     this.active = name;
     for (const other of this.tabs.values()) {
-      const on = other === entry;
+      other.pane.hidden = other !== entry;
+      if (!other.tab) continue;
+      const on = other === selected;
       other.tab.setAttribute("aria-selected", String(on));
-      other.opener?.setAttribute("aria-expanded", String(on));
-      other.opener?.classList.toggle("is-on", on);
-      other.pane.hidden = !on;
+      other.opener.setAttribute("aria-expanded", String(on));
+      other.opener.classList.toggle("is-on", on);
     }
     this.el.hidden = false;
     document.body.classList.add("has-panel");

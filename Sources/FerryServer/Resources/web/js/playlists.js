@@ -1,6 +1,8 @@
 // Playlists: named queues beside Up Next ("road trip"), each listener's own, kept by the daemon
-// (/v1/playlists). The player panel's "Playlists" tab makes, renames and deletes them, shows one's
-// items, reorders them (buttons), removes them, and moves one to Up Next or another playlist.
+// (/v1/playlists). Their pane, under the player panel's "Up Next" tab (a switch at the top of
+// either goes to the other; the podcasts view opens it too), makes, renames and deletes them,
+// shows one's items, reorders them (buttons), removes them, and moves one to Up Next or another
+// playlist.
 // "Play" plays a playlist through: unlike Up Next, a playlist keeps its items as they play; the
 // player remembers which playlist and which item it is at, and when that item ends the next one
 // of the playlist starts. Playing anything else ends the play-through. Episode rows and songs get
@@ -47,7 +49,10 @@ export class Playlists {
     this.list = h("ul", { class: "playlist-list" });
     this.detail = h("div", { class: "playlist-detail", hidden: true });
     this.home = h("div", { class: "playlist-home" }, this.form, this.note, this.list);
-    const tab = this.player.panel.addTab("playlists", () => t("playlists.tab"), "queue", h("div", { class: "panel-pane playlists-pane" }, this.home, this.detail), { opener: false });
+    // Shown under Up Next's tab: a switch at the top of either pane goes to the other.
+    this.switches = [this.queueSwitch("upnext"), this.queueSwitch("playlists")];
+    const tab = this.player.panel.addTab("playlists", () => t("playlists.tab"), "playlist", h("div", { class: "panel-pane playlists-pane" }, this.switches[1], this.home, this.detail), { under: "upnext" });
+    this.player.panel.tabs.get("upnext")?.pane.prepend(this.switches[0]);
     tab.onOpen = () => this.load();
     onLanguageChange(() => this.render());
     this.render();
@@ -236,8 +241,19 @@ export class Playlists {
 
   // MARK: Drawing
 
+  /** Up Next and Playlists, side by side: `active` pressed, the other opened with a click. */
+  queueSwitch(active) {
+    return h("div", { class: "segmented queue-switch", role: "group" }, ["upnext", "playlists"].map((name) =>
+      h("button", { type: "button", class: `segment queue-${name}`, aria: { pressed: String(name === active) }, on: { click: () => this.player.panel.open(name) } })));
+  }
+
   render() {
     if (!this.list) return;
+    for (const group of this.switches) {
+      group.setAttribute("aria-label", t("playlists.lists"));
+      group.querySelector(".queue-upnext").textContent = t("upnext.tab");
+      group.querySelector(".queue-playlists").textContent = t("playlists.tab");
+    }
     this.nameInput.placeholder = t("playlists.newName");
     this.nameInput.setAttribute("aria-label", t("playlists.newName"));
     this.createButton.querySelector(".btn-label").textContent = t("playlists.create");
@@ -277,7 +293,7 @@ export class Playlists {
       h("div", { class: "playlist-head" },
         button(t("playlists.back"), { icon: "back", iconOnly: true, kind: "ghost", class: "btn btn-icon btn-ghost act-playlists-back", onClick: () => this.show(null) }),
         h("form", { class: "playlist-rename", on: { submit: (event) => this.rename(event, nameInput) } }, nameInput,
-          button(t("playlists.rename"), { kind: "secondary", type: "submit", class: "btn btn-secondary act-rename-playlist" })),
+          button(t("playlists.rename"), { icon: "check", iconOnly: true, kind: "ghost", type: "submit", class: "btn btn-icon btn-ghost act-rename-playlist" })),
         remove),
       h("div", { class: "playlist-actions" },
         button(t("playlists.playAll"), { icon: "play", kind: "primary", class: "btn btn-primary act-play-playlist", disabled: !playlist.items.some((i) => i.playURL), onClick: () => this.play(playlist.id) }),
@@ -323,7 +339,7 @@ export class Playlists {
    */
   picker(title, item, { iconOnly = false } = {}) {
     const label = t("playlists.addName", { title });
-    const opener = button(iconOnly ? label : t("playlists.add"), { icon: "plus", iconOnly, kind: iconOnly ? "ghost" : "secondary", class: iconOnly ? "btn btn-icon btn-ghost act-add-to-playlist" : "btn btn-secondary act-add-to-playlist", "aria-label": label });
+    const opener = button(iconOnly ? label : t("playlists.add"), { icon: "playlist", iconOnly, kind: iconOnly ? "ghost" : "secondary", class: iconOnly ? "btn btn-icon btn-ghost act-add-to-playlist" : "btn btn-secondary act-add-to-playlist", "aria-label": label });
     const wrap = h("span", { class: "playlist-picker" }, opener);
     opener.addEventListener("click", async () => {
       try {
