@@ -8,20 +8,18 @@ struct PlaylistCommand: AsyncParsableCommand {
         commandName: "playlist",
         abstract: "Keep playlists beside Up Next: make, fill, reorder, move items between them, rename, delete.",
         discussion: """
-            A playlist is a named queue ("road trip") of episodes and songs. Unlike Up Next, it keeps
-            its items when they play: the web app's player plays one through, item after item.
-            A PLAYLIST is its name or its id (`ferry playlist ls`); episodes are numbered as
-            `ferry podcast episodes PODCAST` shows them, songs by their catalog track id.
+            A playlist is a named queue ("road trip") of episodes and songs. Unlike Up Next, it keeps its items when they play: the web app's player plays one through, item after item.
+
+            A PLAYLIST is its name or its id (`ferry playlist ls`). Episodes are numbered as `ferry podcast episodes PODCAST` shows them, songs by their catalog track id; `up-next` names Up Next in `move`.
               ferry playlist create "road trip"
               ferry playlist add "road trip" --episode 42
               ferry playlist add "road trip" --episode 43
-              ferry playlist show "road trip"        its items, in order
-              ferry playlist order "road trip" 2 1   item 2 first, then item 1 (the rest after)
+              ferry playlist show "road trip"        (its items, in order)
+              ferry playlist order "road trip" 2 1   (the second first)
               ferry playlist move --episode 42 "road trip" up-next
               ferry playlist rm "road trip" --episode 43
               ferry playlist rename "road trip" "long drive"
               ferry playlist delete "long drive"
-            `up-next` names Up Next wherever a list is asked for in `move`.
             """,
         subcommands: [List.self, Create.self, Show.self, Rename.self, Add.self, Remove.self, Order.self, Move.self, Delete.self]
     )
