@@ -653,12 +653,15 @@ import Testing
             try await store.updateSubscription("ann", podcastId: podcast) { $0.autoDownload = 3 }
             _ = try await store.updatePlayback("ann", .episode, id: ids[0], PlaybackUpdate(positionSeconds: 30), now: t0)
             try await store.setUpNext("ann", [UpNextEntry(kind: .episode, id: ids[0])])
+            let trip = try await store.createPlaylist("ann", name: "road trip", entries: [UpNextEntry(kind: .episode, id: ids[0])], now: t0)
             #expect(try await store.podcast(id: podcast)?.autoDownload == 3)
 
             #expect(try await store.removeAccount("ann"))
             #expect(try await store.subscriptions(of: "ann").isEmpty)
             #expect(try await store.playbacks("ann", podcastId: podcast).isEmpty)
             #expect(try await store.upNextEntries("ann").isEmpty)
+            #expect(try await store.playlists("ann").isEmpty)
+            await #expect(throws: FerryError.self) { try await store.playlist("ann", id: trip.id) }
             #expect(try await store.episodeActions(user: "ann", since: 0, podcast: nil, device: nil, aggregated: false).isEmpty)
             #expect(try await store.syncSubscriptionChanges(user: "ann", since: 0).add.isEmpty)
             #expect(try await store.podcast(id: podcast)?.autoDownload == 0, "the union is the others' again")
