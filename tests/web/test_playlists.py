@@ -4,11 +4,13 @@ at a phone's width, in English and in Russian; another account sees none of it."
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
-from conftest import screenshot
+from conftest import DESKTOP, screenshot
 from helpers import audio, episode, wait_for_playable, wait_until
 from servers import wav
+from test_i18n import LOCALES, catalogue, no_keys_in_labels, no_keys_shown, texts_fit, tr
 
 NARROW = {"width": 360, "height": 740}
 
@@ -127,3 +129,39 @@ def test_a_road_trip_playlist_beside_up_next(daemon, pages, files):
     assert daemon.api("GET", "/v1/playlists", token=token)["playlists"] == []
     status = bob.evaluate(f"fetch('/v1/playlists/{playlist['id']}').then(r => r.status)")
     assert status == 404
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, NARROW], ids=["desktop", "phone"])
+@pytest.mark.parametrize("code", list(LOCALES))
+def test_the_playlists_pane_in_each_language(daemon, pages, files, code, viewport):
+    url, legs = road_feed(files)
+    detail = daemon.api("POST", "/v1/podcasts", {"url": url})
+    items = [{"kind": "episode", "id": e["id"]} for e in detail["episodes"]]
+    daemon.api("POST", "/v1/playlists", {"name": "Дорога · 旅途 · road trip", "items": items})
+    strings = catalogue(code)
+    page = pages.new(daemon, viewport=viewport, path=f"#/podcasts/{detail['podcast']['id']}", locale=LOCALES[code])
+    # An open episode offers "Add to playlist…", with the other actions, in the language.
+    row = episode(page, "Leg One")
+    row.locator(".episode-open").click()
+    expect(row.locator(".act-add-to-playlist")).to_have_text(strings["playlists.add"])
+    row.locator(".act-add-to-playlist").click()
+    expect(row.locator(".playlist-choose option").first).to_have_text(strings["playlists.choose"])
+    texts_fit(page, "li.episode.is-open .episode-more-actions .btn-label")
+
+    page.goto(f"{daemon.url}/#/podcasts")
+    page.locator(".act-open-playlists").click()
+    panel = page.locator("#panel-playlists")
+    expect(panel.locator(".queue-playlists")).to_have_text(strings["playlists.tab"])
+    expect(panel.locator(".playlist-row .playlist-facts")).to_contain_text(tr(page, "playlists.count", count=3))
+    panel.locator(".playlist-open").click()
+    expect(panel.locator(".playlist-items li")).to_have_count(3)
+    expect(panel.locator(".playlist-actions .act-play-playlist")).to_have_text(strings["playlists.playAll"])
+    expect(panel.locator(".playlist-move").first.locator("option").first).to_have_text(strings["playlists.moveToLabel"])
+    assert texts_fit(page, "#player-panel .segment, #player-panel .playlist-actions .btn-label, #player-panel .upnext-title") >= 5
+    # The switch goes back to Up Next, whose own words are there too.
+    panel.locator(".queue-upnext").click()
+    expect(page.locator("#panel-upnext .panel-note")).to_have_text(strings["upnext.empty"])
+    assert fits(page)
+    no_keys_shown(page, strings)
+    no_keys_in_labels(page, strings)
+    screenshot(page, f"i18n-playlists-{code}-{'phone' if viewport == NARROW else 'desktop'}")
