@@ -38,7 +38,7 @@ extension PostgresListeningStore {
             try await connection.query(#"DELETE FROM "syncDevice" WHERE "user" = \#(name)"#, logger: self.logger)
             try await connection.query(#"DELETE FROM "accountCredential" WHERE "user" = \#(name)"#, logger: self.logger)
             // Their places go with them; the podcasts they subscribed to stay in the library (and its files).
-            for table in ["playback", "\"upNext\"", "bookmark", "\"syncPending\"", "\"syncEpisodeAction\""] {
+            for table in ["playback", "\"upNext\"", "bookmark", "playlist", "\"syncPending\"", "\"syncEpisodeAction\""] {
                 var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE listener = $1")
                 query.binds.append(name)
                 try await connection.query(query, logger: self.logger)

@@ -89,6 +89,7 @@ extension PostgresListeningStore {
                 SELECT p."mediaId" FROM playback p JOIN episode e ON e.id = p."mediaId"
                     WHERE p.media = 'episode' AND e."podcastId" = \#(podcastId) AND NOT p.played AND p."positionSeconds" > 0
                 UNION SELECT u."mediaId" FROM "upNext" u JOIN episode e ON e.id = u."mediaId" WHERE u.media = 'episode' AND e."podcastId" = \#(podcastId)
+                UNION SELECT i."mediaId" FROM "playlistItem" i JOIN episode e ON e.id = i."mediaId" WHERE i.media = 'episode' AND e."podcastId" = \#(podcastId)
                 """#, logger: self.logger
             )
             for try await id in rows.decode(Int64.self) { ids.insert(id) }

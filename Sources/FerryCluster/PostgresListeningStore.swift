@@ -113,6 +113,7 @@ package final class PostgresListeningStore: ListeningStore {
                     AND NOT EXISTS (SELECT 1 FROM playback p WHERE p.media = 'episode' AND p."mediaId" = e.id)
                     AND NOT EXISTS (SELECT 1 FROM "upNext" u WHERE u.media = 'episode' AND u."mediaId" = e.id)
                     AND NOT EXISTS (SELECT 1 FROM bookmark b WHERE b.media = 'episode' AND b."mediaId" = e.id)
+                    AND NOT EXISTS (SELECT 1 FROM "playlistItem" i WHERE i.media = 'episode' AND i."mediaId" = e.id)
                 RETURNING id
                 """#, logger: self.logger
             )

@@ -315,6 +315,30 @@ enum PostgresSchema {
                 #"CREATE INDEX "transcriptCue_words" ON "transcriptCue" USING GIN (words)"#,
             ]
         ),
+        Migration(
+            version: 14, name: "each listener's playlists",
+            statements: [
+                #"""
+                CREATE TABLE playlist (
+                    id BIGSERIAL PRIMARY KEY, listener TEXT NOT NULL, name TEXT NOT NULL,
+                    "createdAt" TIMESTAMPTZ NOT NULL, "updatedAt" TIMESTAMPTZ NOT NULL, UNIQUE (listener, name)
+                )
+                """#,
+                #"""
+                CREATE TABLE "playlistItem" (
+                    "playlistId" BIGINT NOT NULL REFERENCES playlist (id) ON DELETE CASCADE, rank BIGINT NOT NULL,
+                    media TEXT NOT NULL, "mediaId" BIGINT NOT NULL, PRIMARY KEY ("playlistId", rank)
+                )
+                """#,
+                #"CREATE INDEX "playlistItem_item" ON "playlistItem" (media, "mediaId")"#,
+                // A forgotten episode leaves the playlists (being in one keeps it from being forgotten).
+                #"""
+                CREATE FUNCTION ferry_episode_playlist_items() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN DELETE FROM "playlistItem" WHERE media = 'episode' AND "mediaId" = OLD.id; RETURN OLD; END $$
+                """#,
+                #"CREATE TRIGGER "episode_playlistItems" AFTER DELETE ON episode FOR EACH ROW EXECUTE FUNCTION ferry_episode_playlist_items()"#,
+            ]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

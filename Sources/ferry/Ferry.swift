@@ -29,7 +29,7 @@ struct Ferry: AsyncParsableCommand {
             """,
         version: FerryVersion.current,
         subcommands: [
-            GetCommand.self, PutCommand.self, ListCommand.self, WaitCommand.self, SearchCommand.self, PreviewCommand.self, PodcastCommand.self, BookmarkCommand.self, SyncCommand.self, UserCommand.self, CredentialsCommand.self, RemoteCommand.self, Aria2Command.self,
+            GetCommand.self, PutCommand.self, ListCommand.self, WaitCommand.self, SearchCommand.self, PreviewCommand.self, PodcastCommand.self, BookmarkCommand.self, PlaylistCommand.self, SyncCommand.self, UserCommand.self, CredentialsCommand.self, RemoteCommand.self, Aria2Command.self,
             PauseCommand.self, ResumeCommand.self, MoveCommand.self, CancelCommand.self, RemoveCommand.self,
             SessionCommand.self, StatusCommand.self, OpenCommand.self, ExtensionCommand.self, ServeCommand.self, StopCommand.self, ServiceCommand.self, ClusterCommand.self, DoctorCommand.self, BackupCommand.self, RestoreCommand.self,
         ]

@@ -334,6 +334,54 @@ import Testing
         }
     }
 
+    /// Playlists are the listener's own, named differently; items move between them and Up Next
+    /// in one step; an item keeps a gone episode from being forgotten, and goes with its episode.
+    @Test(arguments: Kind.available) func playlistsAreEachListenersAndMoveItemsWithUpNext(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let (podcast, ids) = try await subscribe(store, ["a", "b", "c"].map { item($0) })
+            let entries = ids.map { UpNextEntry(kind: .episode, id: $0) }
+            let trip = try await store.createPlaylist("ann", name: "road trip", entries: [entries[0], entries[1], entries[0]], now: t0)
+            #expect(trip.entries == [entries[0], entries[1]])
+            let other = try await store.createPlaylist("ann", name: "commute", entries: [], now: t0)
+            await #expect(throws: FerryError.self) { try await store.createPlaylist("ann", name: "road trip", entries: [], now: t0) }
+            await #expect(throws: FerryError.self) { try await store.renamePlaylist("ann", id: other.id, name: "road trip", now: t0) }
+            await #expect(throws: FerryError.self) { try await store.createPlaylist("ann", name: "x", entries: [UpNextEntry(kind: .episode, id: 999_999)], now: t0) }
+            #expect(try await store.playlists("ann").map(\.name) == ["commute", "road trip"])
+            _ = try await store.createPlaylist("bob", name: "road trip", entries: [], now: t0)
+            #expect(try await store.playlists("bob").count == 1)
+            await #expect(throws: FerryError.self) { try await store.playlist("bob", id: trip.id) }
+            await #expect(throws: FerryError.self) { try await store.deletePlaylist("bob", id: trip.id) }
+            await #expect(throws: FerryError.self) { try await store.setPlaylistEntries("bob", id: trip.id, [], now: t0) }
+
+            // Reordered, renamed; moved to Up Next, to another playlist, added.
+            try await store.setPlaylistEntries("ann", id: trip.id, [entries[1], entries[0]], now: t0 + 1)
+            try await store.renamePlaylist("ann", id: trip.id, name: "Road trip", now: t0 + 2)
+            #expect(try await store.playlist("ann", id: trip.id).name == "Road trip")
+            try await store.setUpNext("ann", [entries[2]])
+            try await store.moveEntry("ann", entries[0], from: .playlist(trip.id), to: .upNext, now: t0)
+            #expect(try await store.upNextEntries("ann") == [entries[2], entries[0]])
+            #expect(try await store.playlist("ann", id: trip.id).entries == [entries[1]])
+            try await store.moveEntry("ann", entries[2], from: .upNext, to: .playlist(other.id), now: t0)
+            try await store.moveEntry("ann", entries[0], from: nil, to: .playlist(other.id), now: t0)
+            #expect(try await store.playlist("ann", id: other.id).entries == [entries[2], entries[0]])
+            #expect(try await store.upNextEntries("ann") == [entries[0]])
+            await #expect(throws: FerryError.self) { try await store.moveEntry("ann", entries[1], from: .upNext, to: .playlist(other.id), now: t0) }
+            await #expect(throws: FerryError.self) { try await store.moveEntry("bob", entries[1], from: .playlist(trip.id), to: .upNext, now: t0) }
+            #expect(try await store.playlist("ann", id: trip.id).entries == [entries[1]], "a refused move changes nothing")
+
+            // Gone from the feed, an episode in a playlist stays; deleted, it leaves the playlist.
+            try await store.setUpNext("ann", [])
+            try await store.setPlaylistEntries("ann", id: other.id, [], now: t0)
+            _ = try await store.mergeEpisodes(podcastId: podcast, [item("d")], markNew: true, now: t0)
+            #expect(try await store.forgetGoneEpisodes(podcastId: podcast, goneBefore: t0 + 1) == 2)
+            #expect(try await store.episode(id: ids[1]) != nil)
+            try await store.deletePodcast(id: podcast)
+            #expect(try await store.playlist("ann", id: trip.id).entries.isEmpty)
+            try await store.deletePlaylist("ann", id: trip.id)
+            #expect(try await store.playlists("ann").map(\.name) == ["commute"])
+        }
+    }
+
     /// Newest first by publication date; the same date: the later added first; no date: last
     /// (as SQLite sorts NULL in a descending order).
     @Test(arguments: Kind.available) func episodesAreListedNewestFirstUndatedLast(_ kind: Kind) async throws {
@@ -669,12 +717,15 @@ import Testing
             try await store.updateSubscription("ann", podcastId: podcast) { $0.autoDownload = 3 }
             _ = try await store.updatePlayback("ann", .episode, id: ids[0], PlaybackUpdate(positionSeconds: 30), now: t0)
             try await store.setUpNext("ann", [UpNextEntry(kind: .episode, id: ids[0])])
+            let trip = try await store.createPlaylist("ann", name: "road trip", entries: [UpNextEntry(kind: .episode, id: ids[0])], now: t0)
             #expect(try await store.podcast(id: podcast)?.autoDownload == 3)
 
             #expect(try await store.removeAccount("ann"))
             #expect(try await store.subscriptions(of: "ann").isEmpty)
             #expect(try await store.playbacks("ann", podcastId: podcast).isEmpty)
             #expect(try await store.upNextEntries("ann").isEmpty)
+            #expect(try await store.playlists("ann").isEmpty)
+            await #expect(throws: FerryError.self) { try await store.playlist("ann", id: trip.id) }
             #expect(try await store.episodeActions(user: "ann", since: 0, podcast: nil, device: nil, aggregated: false).isEmpty)
             #expect(try await store.syncSubscriptionChanges(user: "ann", since: 0).add.isEmpty)
             #expect(try await store.podcast(id: podcast)?.autoDownload == 0, "the union is the others' again")

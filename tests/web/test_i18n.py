@@ -283,7 +283,7 @@ def test_half_tunes_a_podcast_and_the_player_in_each_language(daemon, pages, cat
     texts_fit(page, ".podcast-hero .kicker, .podcast-meta, .podcast-actions .btn-label, .podcast-actions .select-label, .view-podcasts .section-header h2, .episode-count")
     assert texts_fit(page, ".episode-toolbar .segment") == 4
     texts_fit(page, ".episode-toolbar .switch-label, li.episode .episode-meta, li.episode .episode-status, li.episode .tag-label, li.episode .btn-label, .episode-more-facts .tag")
-    assert texts_fit(page, "li.episode.is-open .episode-more-actions .btn-label") == 3  # play, play next, add to Up Next
+    assert texts_fit(page, "li.episode.is-open .episode-more-actions .btn-label") == 4  # play, play next, add to Up Next, add to playlist
     no_keys_shown(page, strings)
     no_keys_in_labels(page, strings)
     screenshot(page, f"i18n-podcast-{name}")

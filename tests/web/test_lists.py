@@ -84,6 +84,7 @@ def test_episodes_open_filter_search_and_order(daemon, pages, player_feeds, view
 
     # Filters.
     filters = page.get_by_role("group", name="Show episodes")
+    filters.scroll_into_view_if_needed()  # the open rows above may have scrolled it off
     for button in filters.get_by_role("button").all():
         assert_not_clipped(button)
     filters.get_by_role("button", name="Unplayed").click()

@@ -5,7 +5,12 @@ import Foundation
 /// Up Next as the web app shows it: each entry with its title, artwork, place and where it plays from.
 extension PodcastLibrary {
     package func upNext() async throws -> UpNext {
-        let entries = try await store.upNextEntries(listener)
+        UpNext(items: try await items(try await store.upNextEntries(listener)))
+    }
+
+    /// The entries of Up Next or a playlist as the web app shows and plays them; those gone
+    /// since are left out.
+    func items(_ entries: [UpNextEntry]) async throws -> [UpNextItem] {
         let episodeIds = entries.filter { $0.kind == .episode }.map(\.id)
         let trackIds = entries.filter { $0.kind == .track }.map(\.id)
         let episodePlaybacks = try await store.playbacks(listener, .episode, ids: episodeIds)
@@ -42,7 +47,7 @@ extension PodcastLibrary {
                 ))
             }
         }
-        return UpNext(items: items)
+        return items
     }
 
     /// Replaces Up Next (see ``ListeningStore/setUpNext(_:)``) and reads it back.

@@ -51,7 +51,7 @@ package protocol ListeningStore: AccountStore {
     /// Ends the listener's subscription (the podcast's union follows).
     /// - Returns: how many listeners are still subscribed. - Throws: `not_found` when not subscribed.
     func unsubscribe(_ listener: String, podcastId: Int64) async throws -> Int
-    /// Episodes of the podcast that some listener is in the middle of or has in Up Next:
+    /// Episodes of the podcast that some listener is in the middle of or has in Up Next or a playlist:
     /// retention keeps their files.
     func episodesInUse(podcastId: Int64) async throws -> Set<Int64>
     /// Merges a parsed feed's episodes into the podcast's, by guid, in one transaction.
@@ -129,6 +129,30 @@ package protocol ListeningStore: AccountStore {
     /// Of the listener's podcasts' episodes that name a transcript: how many are indexed, waiting, failed.
     func transcriptIndexStatus(_ listener: String) async throws -> TranscriptIndexStatus
 
+    // MARK: Playlists (named queues beside Up Next)
+
+    /// The listener's playlists by name, each with its items in order; items whose episode or
+    /// song is gone are left out.
+    func playlists(_ listener: String) async throws -> [PlaylistRecord]
+    /// - Throws: `not_found` unless it is the listener's.
+    func playlist(_ listener: String, id: Int64) async throws -> PlaylistRecord
+    /// - Parameter name: already validated (``Playlist/validated(name:)``).
+    /// - Throws: `invalid_state` for a name the listener already has; `not_found` naming the first
+    ///   missing item; `invalid_request` for more than ``Playlist/limit`` items (nothing changed).
+    func createPlaylist(_ listener: String, name: String, entries: [UpNextEntry], now: Date) async throws -> PlaylistRecord
+    /// - Throws: `not_found` unless it is the listener's; `invalid_state` for a name they already have.
+    func renamePlaylist(_ listener: String, id: Int64, name: String, now: Date) async throws
+    /// - Throws: `not_found` unless it is the listener's.
+    func deletePlaylist(_ listener: String, id: Int64) async throws
+    /// Replaces a playlist's items, as ``setUpNext(_:_:)`` replaces Up Next.
+    /// - Throws: `not_found` unless it is the listener's, or naming the first missing item.
+    func setPlaylistEntries(_ listener: String, id: Int64, _ entries: [UpNextEntry], now: Date) async throws
+    /// In one transaction, takes the item out of `from` (nil: it is only added) and puts it at
+    /// the end of `to`, where it stays in its place if it is there already.
+    /// - Throws: `not_found` for a missing item, a playlist not the listener's, or an item not in
+    ///   `from`; `invalid_request` when `to` is full or is `from`.
+    func moveEntry(_ listener: String, _ entry: UpNextEntry, from: PlaylistPlace?, to: PlaylistPlace, now: Date) async throws
+
     // MARK: Sync with phones (times in whole seconds since 1970, as the gpodder.net API counts)
 
     // (Users are accounts: ``AccountStore``.)
@@ -182,6 +206,21 @@ package struct TranscriptLine: Sendable, Hashable {
 
     /// A transcript that failed this many times is not fetched again (until its feed names another).
     package static let maximumAttempts = 3
+}
+
+/// A row of the `playlist` table with its items (`playlistItem`) in order.
+package struct PlaylistRecord: Sendable, Hashable {
+    package var id: Int64
+    package var name: String
+    package var updatedAt: Date
+    package var entries: [UpNextEntry]
+
+    package init(id: Int64, name: String, updatedAt: Date, entries: [UpNextEntry]) {
+        self.id = id
+        self.name = name
+        self.updatedAt = updatedAt
+        self.entries = entries
+    }
 }
 
 /// A row of the `bookmark` table: a listener's moment in an episode or song.

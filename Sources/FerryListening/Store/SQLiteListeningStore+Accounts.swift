@@ -31,7 +31,8 @@ extension SQLiteListeningStore {
             try db.execute(sql: "DELETE FROM syncDevice WHERE user = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM accountCredential WHERE user = ?", arguments: [name])
             // Their places go with them; the podcasts they subscribed to stay in the library (and its files).
-            for table in ["playback", "upNext", "bookmark", "syncPending", "syncEpisodeAction"] {
+            try db.execute(sql: "DELETE FROM playlistItem WHERE playlistId IN (SELECT id FROM playlist WHERE listener = ?)", arguments: [name])
+            for table in ["playback", "upNext", "bookmark", "playlist", "syncPending", "syncEpisodeAction"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE listener = ?", arguments: [name])
             }
             let podcasts = try Int64.fetchAll(db, sql: "DELETE FROM subscription WHERE listener = ? RETURNING podcastId", arguments: [name])

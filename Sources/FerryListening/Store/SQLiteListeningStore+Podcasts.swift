@@ -74,6 +74,7 @@ extension SQLiteListeningStore: ListeningStore {
                         AND id NOT IN (SELECT mediaId FROM playback WHERE media = 'episode')
                         AND id NOT IN (SELECT mediaId FROM upNext WHERE media = 'episode')
                         AND id NOT IN (SELECT mediaId FROM bookmark WHERE media = 'episode')
+                        AND id NOT IN (SELECT mediaId FROM playlistItem WHERE media = 'episode')
                     """, arguments: [podcastId, goneBefore]
             )
             return db.changesCount

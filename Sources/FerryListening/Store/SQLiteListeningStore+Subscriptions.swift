@@ -69,7 +69,8 @@ extension SQLiteListeningStore {
                     SELECT p.mediaId FROM playback p JOIN episode e ON e.id = p.mediaId
                         WHERE p.media = 'episode' AND e.podcastId = ? AND NOT p.played AND p.positionSeconds > 0
                     UNION SELECT u.mediaId FROM upNext u JOIN episode e ON e.id = u.mediaId WHERE u.media = 'episode' AND e.podcastId = ?
-                    """, arguments: [podcastId, podcastId]
+                    UNION SELECT i.mediaId FROM playlistItem i JOIN episode e ON e.id = i.mediaId WHERE i.media = 'episode' AND e.podcastId = ?
+                    """, arguments: [podcastId, podcastId, podcastId]
             ))
         }
     }

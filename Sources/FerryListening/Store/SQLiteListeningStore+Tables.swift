@@ -290,6 +290,23 @@ extension SQLiteTables {
                     END;
                     """)
             },
+            Migration(29, "v29: each listener's playlists") { db in
+                try db.execute(sql: """
+                    CREATE TABLE playlist (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, listener TEXT NOT NULL, name TEXT NOT NULL,
+                        createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL, UNIQUE (listener, name)
+                    );
+                    CREATE TABLE playlistItem (
+                        playlistId INTEGER NOT NULL REFERENCES playlist (id) ON DELETE CASCADE, rank INTEGER NOT NULL,
+                        media TEXT NOT NULL, mediaId INTEGER NOT NULL, PRIMARY KEY (playlistId, rank)
+                    );
+                    CREATE INDEX playlistItem_item ON playlistItem (media, mediaId);
+                    -- A forgotten episode leaves the playlists (being in one keeps it from being forgotten).
+                    CREATE TRIGGER episode_playlistItems AFTER DELETE ON episode BEGIN
+                        DELETE FROM playlistItem WHERE media = 'episode' AND mediaId = OLD.id;
+                    END;
+                    """)
+            },
             Migration(30, "v30: which of an episode's files a podcast's downloads take") { db in
                 try db.alter(table: "podcast") { t in t.add(column: "enclosureChoice", .text) }
             },

@@ -18,9 +18,11 @@ enum MemberAccess {
         switch method {
         case .get, .head: return reads(rest)
         case .post: return posts(rest)
-        case .put: return rest == ["up-next"] || (rest.count == 3 && ["episodes", "tracks"].contains(rest[0]) && rest[2] == "playback")
-        case .patch: return rest.count == 2 && ["podcasts", "transfers", "bookmarks"].contains(rest[0])
-        case .delete: return rest == ["session"] || (rest.count == 2 && ["podcasts", "transfers", "bookmarks"].contains(rest[0]))
+        case .put:
+            return rest == ["up-next"] || (rest.count == 3 && ["episodes", "tracks"].contains(rest[0]) && rest[2] == "playback")
+                || (rest.count == 3 && rest[0] == "playlists" && rest[2] == "items")
+        case .patch: return rest.count == 2 && ["podcasts", "transfers", "bookmarks", "playlists"].contains(rest[0])
+        case .delete: return rest == ["session"] || (rest.count == 2 && ["podcasts", "transfers", "bookmarks", "playlists"].contains(rest[0]))
         default: return false
         }
     }
@@ -30,7 +32,7 @@ enum MemberAccess {
 
     private static func reads(_ rest: [String]) -> Bool {
         switch rest.first {
-        case "status", "me", "transfers", "catalog", "podcasts", "episodes", "tracks", "up-next", "bookmarks", "transcripts", "events", "openapi.yaml":
+        case "status", "me", "transfers", "catalog", "podcasts", "episodes", "tracks", "up-next", "bookmarks", "playlists", "transcripts", "events", "openapi.yaml":
             // A transfer's resume data carries its request's headers.
             return !(rest.count == 3 && rest[0] == "transfers" && rest[2] == "resume-data")
         default:
@@ -40,13 +42,14 @@ enum MemberAccess {
 
     private static func posts(_ rest: [String]) -> Bool {
         switch rest.count {
-        case 1: return ["transfers", "podcasts"].contains(rest[0])
-        case 2: return rest == ["catalog", "previews"] || rest == ["podcasts", "import"] || rest == ["podcasts", "refresh"]
+        case 1: return ["transfers", "podcasts", "playlists"].contains(rest[0])
+        case 2: return rest == ["catalog", "previews"] || rest == ["podcasts", "import"] || rest == ["podcasts", "refresh"] || rest == ["playlists", "move"]
         case 3:
             return (rest[0] == "transfers" && ["pause", "resume", "cancel"].contains(rest[2]))
                 || (rest[0] == "podcasts" && ["played", "refresh", "seen"].contains(rest[2]))
                 || (rest[0] == "episodes" && rest[2] == "download")
                 || (["episodes", "tracks"].contains(rest[0]) && rest[2] == "bookmarks")
+                || (rest[0] == "playlists" && rest[2] == "items")
         default: return false
         }
     }

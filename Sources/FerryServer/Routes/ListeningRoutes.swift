@@ -5,7 +5,7 @@ import Foundation
 import Hummingbird
 
 /// What the player needs of the daemon: where the listener is (`/playback`, `played`), an
-/// episode's chapters and transcript, searching what was said, Up Next, and deleting a heard episode's file.
+/// episode's chapters and transcript, searching what was said, Up Next and playlists, and deleting a heard episode's file.
 struct ListeningRoutes {
     let podcasts: PodcastLibrary
 
@@ -61,6 +61,7 @@ struct ListeningRoutes {
             return try jsonResponse(try await podcasts.as(context.listener).deleteEpisodeFile(id))
         }
         registerBookmarks(on: api)
+        registerPlaylists(on: api)
         api.get("up-next") { _, context in try jsonResponse(try await podcasts.as(context.listener).upNext()) }
         api.put("up-next") { request, context in
             let order = try await request.decodeJSON(UpNextOrder.self, context: context)

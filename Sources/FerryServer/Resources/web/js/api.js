@@ -169,6 +169,24 @@ export const api = {
     set: (items) => request("/up-next", { method: "PUT", json: { items } }),
   },
 
+  /**
+   * Playlists, named queues beside Up Next: list → {playlists: [{id, name, count, durationSeconds}]};
+   * one → {id, name, items: [as Up Next's]}. A place is a playlist's id or "up-next".
+   */
+  playlists: {
+    list: () => request("/playlists"),
+    get: (id) => request(`/playlists/${id}`),
+    create: (name, items = []) => post("/playlists", { name, items }),
+    rename: (id, name) => request(`/playlists/${id}`, { method: "PATCH", json: { name } }),
+    remove: (id) => request(`/playlists/${id}`, { method: "DELETE" }),
+    /** Replaces the items ([{kind, id}], in order) → the playlist. */
+    set: (id, items) => request(`/playlists/${id}/items`, { method: "PUT", json: { items } }),
+    /** Puts {kind, id} at the end → the playlist. */
+    add: (id, entry) => post(`/playlists/${id}/items`, entry),
+    /** Takes {kind, id} out of `from` and puts it at the end of `to`, in one step. */
+    move: (entry, from, to) => post("/playlists/move", { ...entry, from, to }),
+  },
+
   /** Who is signed in: {user?, role: "admin" | "member", via}. */
   me: () => request("/me"),
 

@@ -9,6 +9,7 @@ import { EventStream } from "./events.js";
 import { notifications } from "./notify.js";
 import { Player } from "./player.js";
 import { UpNext } from "./up-next.js";
+import { Playlists } from "./playlists.js";
 import { languageSwitch, mountToasts, toast } from "./ui.js";
 import { mountSearch } from "./views/search.js";
 import { mountPodcasts } from "./views/podcasts.js";
@@ -295,7 +296,10 @@ async function start() {
   $("#login").hidden = true;
   $("#shell").hidden = false;
   app.player = new Player($("#player"));
+  // A playlist played through hears an item's end before Up Next does: it goes on.
+  const playlists = new Playlists(app.player);
   new UpNext(app.player);
+  playlists.mount();
   const sendPositions = sendPositionsWhenBack(app.player);
   for (const button of document.querySelectorAll(".logout")) {
     button.addEventListener("click", async () => {

@@ -2,7 +2,7 @@
 // playing is also named in the bar) and its transcript (GET /v1/episodes/{id}/transcript), each
 // line highlighted as it is spoken, searchable; a click on either seeks there. A file the daemon
 // cannot read (422) or fetch is a quiet note: the episode plays on. Other tabs (Up Next) are
-// added with addTab.
+// added with addTab, and panes shown under a tab (the playlists, under Up Next's).
 
 import { h, icon, button, replace, debounce } from "./dom.js";
 import { api, isAbort } from "./api.js";
@@ -87,6 +87,7 @@ export class PlayerPanel {
     this.filter.placeholder = t("panel.filter");
     this.filter.setAttribute("aria-label", t("panel.filter"));
     for (const { tab, opener, label } of this.tabs.values()) {
+      if (!tab) continue;
       tab.textContent = label();
       opener.setAttribute("aria-label", label());
       opener.title = label();
@@ -112,19 +113,25 @@ export class PlayerPanel {
 
   /**
    * A tab of the panel, with a button for it in the player bar; `label()` names it in the
-   * page's language. Returns the tab.
+   * page's language. With `under` (a tab's name): a pane shown under that tab, with no tab or
+   * button of its own (the tabs only just fit side by side on a phone). Returns the tab.
    */
-  addTab(name, label, iconName, pane) {
+  addTab(name, label, iconName, pane, { under } = {}) {
+    pane.id = `panel-${name}`;
+    pane.setAttribute("role", "tabpanel");
+    pane.setAttribute("aria-labelledby", `panel-tab-${under || name}`);
+    pane.hidden = true;
+    this.body.append(pane);
+    if (under) {
+      const entry = { name, label, under, tab: null, opener: null, pane, onOpen: null };
+      this.tabs.set(name, entry);
+      return entry;
+    }
     const tab = h("button", { type: "button", class: "panel-tab", role: "tab", id: `panel-tab-${name}`, aria: { selected: "false", controls: `panel-${name}` }, text: label() });
     tab.addEventListener("click", () => this.open(name));
     const opener = button(label(), { icon: iconName, iconOnly: true, kind: "ghost", class: `btn btn-icon btn-ghost player-open-${name}`, onClick: () => (this.active === name && !this.el.hidden ? this.close() : this.open(name)) });
     opener.setAttribute("aria-expanded", "false");
-    pane.id = `panel-${name}`;
-    pane.setAttribute("role", "tabpanel");
-    pane.setAttribute("aria-labelledby", tab.id);
-    pane.hidden = true;
     this.tabList.append(tab);
-    this.body.append(pane);
     this.player.extras.insertBefore(opener, this.player.extras.querySelector(".player-help"));
     const entry = { name, label, tab, opener, pane, onOpen: null };
     this.tabs.set(name, entry);
@@ -141,14 +148,16 @@ export class PlayerPanel {
 
   open(name) {
     const entry = this.tabs.get(name);
-    if (!entry || entry.tab.hidden) return;
+    const selected = entry?.under ? this.tabs.get(entry.under) : entry;
+    if (!selected || selected.tab.hidden) return;
     this.active = name;
     for (const other of this.tabs.values()) {
-      const on = other === entry;
+      other.pane.hidden = other !== entry;
+      if (!other.tab) continue;
+      const on = other === selected;
       other.tab.setAttribute("aria-selected", String(on));
       other.opener.setAttribute("aria-expanded", String(on));
       other.opener.classList.toggle("is-on", on);
-      other.pane.hidden = !on;
     }
     this.el.hidden = false;
     document.body.classList.add("has-panel");
@@ -161,8 +170,8 @@ export class PlayerPanel {
     this.el.hidden = true;
     document.body.classList.remove("has-panel");
     for (const other of this.tabs.values()) {
-      other.opener.setAttribute("aria-expanded", "false");
-      other.opener.classList.remove("is-on");
+      other.opener?.setAttribute("aria-expanded", "false");
+      other.opener?.classList.remove("is-on");
     }
     this.active = null;
   }

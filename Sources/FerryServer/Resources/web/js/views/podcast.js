@@ -343,7 +343,10 @@ export function mountPodcast(root, params, ctx) {
     playbackOf: (episode) => playbackOf(episode),
     markPlayed: (episode, played, target) => markPlayed(episode, played, target),
     deleteFile: (episode, target) => deleteFile(episode, target),
-    extraActions: (episode, item) => ctx.player.upNext?.buttons(episode.title || tr("episode.untitled"), item),
+    extraActions: (episode, item) => [
+      ctx.player.upNext?.buttons(episode.title || tr("episode.untitled"), item),
+      ctx.player.playlists?.picker(episode.title || tr("episode.untitled"), item),
+    ],
   };
 
   /** The newest playback of an episode: the detail's, or one the player saved since. */

@@ -47,6 +47,8 @@ export function mountPodcasts(root, params, ctx) {
   const exportLink = h("a", { class: "btn btn-ghost", href: api.podcasts.exportURL, download: "ferry-podcasts.opml" }, icon("export"), h("span", { class: "btn-label", text: t("podcasts.export") }));
   const saidLink = h("a", { class: "btn btn-ghost", href: "#/said" }, icon("search"), h("span", { class: "btn-label", text: t("podcasts.said") }));
   const refreshButton = button(t("podcasts.refreshAll"), { icon: "refresh", kind: "ghost", onClick: (e) => refreshAll(e.currentTarget) });
+  // The playlists live in the player's panel; nothing need be playing to open it.
+  const playlistsButton = button(t("playlists.tab"), { icon: "playlist", kind: "ghost", class: "btn btn-ghost act-open-playlists", onClick: () => ctx.player.panel.open("playlists") });
   const resultsSection = h("section", { class: "section", aria: { label: t("podcasts.results") } });
   const subscriptions = h("section", { class: "section", aria: { labelledby: "subscriptions-title" } });
 
@@ -56,7 +58,7 @@ export function mountPodcasts(root, params, ctx) {
       "header",
       { class: "view-header" },
       h("div", null, h("h1", { text: t("nav.podcasts") }), h("p", { class: "view-subtitle", text: t("podcasts.subtitle") })),
-      h("div", { class: "toolbar" }, saidLink, refreshButton, importButton, exportLink, importInput),
+      h("div", { class: "toolbar" }, saidLink, playlistsButton, refreshButton, importButton, exportLink, importInput),
     ),
     h("div", { class: "sticky-tools" }, form, login),
     resultsSection,

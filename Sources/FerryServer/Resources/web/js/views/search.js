@@ -323,6 +323,7 @@ function trackRow(initial, ctx) {
           h("span", { class: "tag tag-done", title: tr("episode.downloaded") }, icon("check"), h("span", { class: "tag-label", text: tr("episode.downloaded") })),
           keepControl(() => keepItem(t), { compact: true }),
           ctx.player.upNext?.buttons(result.title, () => playItem(t), { iconOnly: true }),
+          ctx.player.playlists?.picker(result.title, () => playItem(t), { iconOnly: true }),
           h(
             "button",
             {
