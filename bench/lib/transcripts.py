@@ -19,7 +19,7 @@ CUES = 480  # 40 minutes
 
 
 def vocabulary(rng):
-    """About 5,000 made-up words whose frequencies fall off as in speech (Zipf-like)."""
+    """Up to 5,000 made-up words whose frequencies fall off as in speech (Zipf-like)."""
     syllables = ["ka", "lo", "mi", "ter", "on", "va", "su", "pre", "dil", "an", "qu", "or", "el", "tis", "ba", "zen"]
     words = sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(6000)})[:5000]
     weights = [1 / (rank + 1) for rank in range(len(words))]
@@ -53,12 +53,13 @@ def queries(words, count):
     line, and phrases: what a listener types."""
     rng = random.Random(7)
     found = []
+    size = len(words)
     for _ in range(10):
         found.append(("rare", f"needle{rng.randint(1, count)}"))
         found.append(("common", words[rng.randrange(10)]))
-        found.append(("middling", words[rng.randrange(100, 1000)]))
-        found.append(("unusual", words[rng.randrange(3000, 5000)]))
-        found.append(("two words", f"{words[rng.randrange(50, 500)]} {words[rng.randrange(50, 500)]}"))
+        found.append(("middling", words[rng.randrange(size // 50, size // 5)]))
+        found.append(("unusual", words[rng.randrange(size * 3 // 5, size)]))
+        found.append(("two words", f"{words[rng.randrange(size // 100, size // 10)]} {words[rng.randrange(size // 100, size // 10)]}"))
         found.append(("phrase", f'"{words[rng.randrange(20)]} {words[rng.randrange(20)]}"'))
     return found
 
@@ -104,6 +105,7 @@ def transcripts(ctx):
             wait_for(lambda: daemon.api("GET", "/v1/transcripts/search?q=needle1&limit=1")["index"]["pending"] == 0,
                      1800, interval=0.25, what="every transcript indexed")
         index_seconds = time.monotonic() - began
+        log(f"  transcripts: indexed in {index_seconds:.1f} s; now {len(queries(words, count))} searches × {ctx.runs} rounds against grep -r")
         status = daemon.api("GET", "/v1/transcripts/search?q=needle1&limit=1")["index"]
         journal = sum(path.stat().st_size for path in daemon.state.glob("journal.sqlite*"))
         # Every file read once before grep is timed, so that both search from memory.

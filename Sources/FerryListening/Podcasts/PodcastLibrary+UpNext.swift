@@ -25,15 +25,10 @@ extension PodcastLibrary {
                 guard let record = try await store.episode(id: entry.id) else { continue }
                 if podcasts[record.podcastId] == nil { podcasts[record.podcastId] = try await store.podcast(id: record.podcastId) }
                 let podcast = podcasts[record.podcastId]
-                let transfer = await record.transferId.asyncFlatMap { try? await engine.transfer($0) }
-                let playURL: String? = switch standing(record, transfer).0 {
-                case .downloaded: "/v1/episodes/\(entry.id)/file"
-                default: record.enclosureURL == nil ? nil : "/v1/episodes/\(entry.id)/stream"
-                }
                 items.append(UpNextItem(
                     kind: .episode, id: entry.id, title: record.readableTitle, subtitle: podcast?.title,
                     artworkURL: record.artworkURL ?? podcast?.artworkURL, durationSeconds: record.duration,
-                    playURL: playURL, playback: episodePlaybacks[entry.id], podcastId: record.podcastId,
+                    playURL: await playURL(record), playback: episodePlaybacks[entry.id], podcastId: record.podcastId,
                     playbackSpeed: speeds[record.podcastId] ?? nil
                 ))
             case .track:
