@@ -73,12 +73,14 @@ extension PostgresListeningStore {
         try await journal.read { connection in
             let rows = try await connection.query(
                 #"""
-                SELECT c."episodeId", c."startSeconds", c.speaker, c.body
-                FROM "transcriptCue" c, to_tsquery('simple', \#(query.tsquery)) q
-                WHERE c.words @@ q AND c."episodeId" IN (
-                    SELECT e.id FROM episode e JOIN subscription s ON s."podcastId" = e."podcastId"
-                    WHERE s.listener = \#(listener) AND (\#(podcastId)::bigint IS NULL OR e."podcastId" = \#(podcastId)))
-                ORDER BY ts_rank(c.words, q) DESC, c.id LIMIT \#(limit)
+                SELECT found."episodeId", found."startSeconds", found.speaker, found.body FROM (
+                    SELECT c.id, c."episodeId", c."startSeconds", c.speaker, c.body, c.words
+                    FROM "transcriptCue" c WHERE c.words @@ to_tsquery('simple', \#(query.tsquery)) AND c."episodeId" IN (
+                        SELECT e.id FROM episode e JOIN subscription s ON s."podcastId" = e."podcastId"
+                        WHERE s.listener = \#(listener) AND (\#(podcastId)::bigint IS NULL OR e."podcastId" = \#(podcastId)))
+                    ORDER BY c.id DESC LIMIT \#(TranscriptLine.mostRanked)
+                ) found
+                ORDER BY ts_rank(found.words, to_tsquery('simple', \#(query.tsquery))) DESC, found.id DESC LIMIT \#(limit)
                 """#, logger: self.logger
             )
             var lines: [TranscriptLine] = []

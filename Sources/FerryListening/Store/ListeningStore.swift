@@ -124,7 +124,7 @@ package protocol ListeningStore: AccountStore {
     /// The transcript at `url` could not be had or read: kept with the reason, tried again later.
     func transcriptFailed(episodeId: Int64, url: String, error: FerryError, now: Date) async throws
     /// The lines of the listener's podcasts' transcripts that have all the query's words and
-    /// phrases, best first (of one podcast when given).
+    /// phrases, best first among the newest ``TranscriptLine/mostRanked`` (of one podcast when given).
     func searchTranscripts(_ listener: String, _ query: TranscriptQuery, podcastId: Int64?, limit: Int) async throws -> [TranscriptLine]
     /// Of the listener's podcasts' episodes that name a transcript: how many are indexed, waiting, failed.
     func transcriptIndexStatus(_ listener: String) async throws -> TranscriptIndexStatus
@@ -206,6 +206,9 @@ package struct TranscriptLine: Sendable, Hashable {
 
     /// A transcript that failed this many times is not fetched again (until its feed names another).
     package static let maximumAttempts = 3
+    /// A search ranks at most this many lines found, the newest indexed: past it, ranking costs
+    /// more than a listener waits, for a word said in every episode.
+    package static let mostRanked = 500
 }
 
 /// A row of the `playlist` table with its items (`playlistItem`) in order.

@@ -63,15 +63,19 @@ extension SQLiteListeningStore {
     }
 
     package func searchTranscripts(_ listener: String, _ query: TranscriptQuery, podcastId: Int64?, limit: Int) async throws -> [TranscriptLine] {
+        // Ranking (bm25) costs per line found: the newest lines found are ranked, the others
+        // not read at all, so that a word said everywhere is as quick to find as a rare one.
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: """
-                    SELECT c.episodeId, c.startSeconds, c.speaker, c.body
-                    FROM transcriptText JOIN transcriptCue c ON c.id = transcriptText.rowid
-                    WHERE transcriptText MATCH ? AND c.episodeId IN (
-                        SELECT e.id FROM episode e JOIN subscription s ON s.podcastId = e.podcastId WHERE s.listener = ? AND (? IS NULL OR e.podcastId = ?))
-                    ORDER BY transcriptText.rank LIMIT ?
-                    """, arguments: [query.fts5, listener, podcastId, podcastId, limit]
+                    SELECT c.episodeId, c.startSeconds, c.speaker, c.body FROM (
+                        SELECT t.rowid AS id, t.rank AS rank FROM transcriptText t JOIN transcriptCue c ON c.id = t.rowid
+                        WHERE t.transcriptText MATCH ? AND c.episodeId IN (
+                            SELECT e.id FROM episode e JOIN subscription s ON s.podcastId = e.podcastId WHERE s.listener = ? AND (? IS NULL OR e.podcastId = ?))
+                        ORDER BY t.rowid DESC LIMIT ?
+                    ) found JOIN transcriptCue c ON c.id = found.id
+                    ORDER BY found.rank LIMIT ?
+                    """, arguments: [query.fts5, listener, podcastId, podcastId, TranscriptLine.mostRanked, limit]
             ).map { TranscriptLine(episodeId: $0[0], seconds: $0[1], speaker: $0[2], text: $0[3]) }
         }
     }
