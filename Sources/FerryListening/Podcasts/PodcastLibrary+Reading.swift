@@ -86,23 +86,21 @@ extension PodcastLibrary {
     /// - Throws: `not_found` when the feed names none; `feed_unavailable`, `feed_too_large` or
     ///   `feed_invalid` when the file cannot be had or read (the episode still plays).
     package func chapters(episode id: Int64) async throws -> [Chapter] {
-        let data = try await sidecar(episode: id, "chapters", \.chaptersURL)
-        return try EpisodeSidecars.chapters(from: data)
+        try EpisodeSidecars.chapters(from: try await sidecar(episode: id, "chapters", \.chaptersURL).data)
     }
 
     /// An episode's transcript (WebVTT, SRT, Podcasting 2.0 JSON or HTML), fetched now, as plain text.
     /// - Throws: as ``chapters(episode:)``.
     package func transcript(episode id: Int64) async throws -> [TranscriptCue] {
-        let data = try await sidecar(episode: id, "transcript", \.transcriptURL)
+        let (data, url) = try await sidecar(episode: id, "transcript", \.transcriptURL)
         let cues = try EpisodeSidecars.transcript(from: data)
         // What was fetched to be shown is indexed too (a newer file than the index's, maybe).
-        if let url = try await store.episode(id: id)?.transcriptURL {
-            try? await store.indexTranscript(episodeId: id, url: url, cues: TranscriptPassages.of(cues), now: engine.configuration.now())
-        }
+        try? await store.indexTranscript(episodeId: id, url: url, cues: TranscriptPassages.of(cues), now: engine.configuration.now())
         return cues
     }
 
-    func sidecar(episode id: Int64, _ what: String, _ link: KeyPath<EpisodeRecord, String?>) async throws -> Data {
+    /// The file an episode's `link` names, and that URL (as the episode names it now).
+    func sidecar(episode id: Int64, _ what: String, _ link: KeyPath<EpisodeRecord, String?>) async throws -> (data: Data, url: String) {
         guard let record = try await store.episode(id: id) else { throw FerryError(.notFound, "There is no episode \(id).") }
         guard let text = record[keyPath: link], let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw FerryError(.notFound, "Episode \(id) has no \(what).")
@@ -112,7 +110,7 @@ extension PodcastLibrary {
             guard case .fetched(let data, _, _) = try await sidecars.fetch(url, etag: nil, lastModified: nil, credentials: credentials).result else {
                 throw FerryError(.feedUnavailable, "The \(what) at \(url.absoluteString) answered 304 to a plain request.")
             }
-            return data
+            return (data, text)
         } catch let error as FerryError where error.code == .feedTooLarge {
             throw FerryError(.feedTooLarge, "The \(what) file at \(url.absoluteString) is larger than 2 MiB.")
         } catch let error as FerryError where error.code == .feedUnavailable || error.code == .feedCredentials {

@@ -54,8 +54,10 @@ extension PodcastLibrary {
 
     private func indexTranscript(episodeId: Int64, url: String) async {
         do {
-            let cues = try await EpisodeSidecars.transcript(from: try await sidecar(episode: episodeId, "transcript", \.transcriptURL))
-            try await store.indexTranscript(episodeId: episodeId, url: url, cues: TranscriptPassages.of(cues), now: engine.configuration.now())
+            // Indexed under the URL fetched: if the feed named another since the claim, the next claim fetches that.
+            let fetched = try await sidecar(episode: episodeId, "transcript", \.transcriptURL)
+            let cues = try EpisodeSidecars.transcript(from: fetched.data)
+            try await store.indexTranscript(episodeId: episodeId, url: fetched.url, cues: TranscriptPassages.of(cues), now: engine.configuration.now())
         } catch {
             let reason = error as? FerryError ?? FerryError(.feedUnavailable, "\(error)")
             logger.info("transcript not indexed", metadata: ["episode.id": "\(episodeId)", "error": "\(reason.message)"])

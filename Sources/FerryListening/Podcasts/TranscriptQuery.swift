@@ -91,23 +91,13 @@ package struct TranscriptQuery: Sendable, Hashable {
         var cursor = low == 0 ? text.startIndex : spans[low].range.lowerBound
         if low > 0 { add("…", false) }
         for index in low..<high {
-            add(text[cursor..<spans[index].range.lowerBound], false)
+            let gap = text[cursor..<spans[index].range.lowerBound]
+            // Matched words with only spaces between them are one mark (a phrase's words).
+            add(gap, index > low && matched[index - 1] && matched[index] && gap.allSatisfy(\.isWhitespace))
             add(text[spans[index].range], matched[index])
             cursor = spans[index].range.upperBound
         }
         add(high == spans.count ? text[cursor...] : "…", false)
-        // A phrase's words are one mark, with the spaces between them.
-        var joined: [TranscriptHit.SnippetPart] = []
-        for (index, part) in parts.enumerated() {
-            if part.match, joined.count >= 2, joined[joined.count - 1].text.allSatisfy(\.isWhitespace), joined[joined.count - 2].match,
-                index > 0, parts[index - 1].text.allSatisfy(\.isWhitespace)
-            {
-                let space = joined.removeLast()
-                joined[joined.count - 1].text += space.text + part.text
-            } else {
-                joined.append(part)
-            }
-        }
-        return joined
+        return parts
     }
 }
