@@ -57,7 +57,9 @@ def database():
 def test_every_member_shows_the_whole_queue_and_who_runs_each_transfer(database, start_daemon, files, pages):
     files.add("/files/cluster.bin", os.urandom(3 << 20), "application/octet-stream", rate=150_000)
     a = start_daemon(args=("--database", database, "--member", "web-a"))
-    [queued] = create(a, [files.url("/files/cluster.bin")])
+    # One connection: at 150 kB/s each, Ferry's own added connections (ConnectionTuner) would
+    # end the download within seconds, before b's page could pause it.
+    [queued] = create(a, [files.url("/files/cluster.bin")], options={"connections": 1})
     deadline = time.monotonic() + 20
     while not ((t := transfer(a, queued["id"]))["state"] == "running" and t.get("member") == "web-a"):
         assert time.monotonic() < deadline, f"member web-a never ran it: {t}"
