@@ -70,6 +70,51 @@ extension PostgresListeningStore {
         }
     }
 
+    package func syncSubscriptionStates(user: String, since: Int64?) async throws -> [SyncSubscriptionState] {
+        try await journal.read { connection in
+            let rows = try await connection.query(
+                #"""
+                SELECT url, added, at, seq, deleted FROM "syncSubscriptionChange" WHERE seq IN
+                    (SELECT MAX(seq) FROM "syncSubscriptionChange" WHERE listener = \#(user) AND at >= \#(since ?? Int64.min) GROUP BY url)
+                ORDER BY seq
+                """#, logger: self.logger
+            )
+            var states: [SyncSubscriptionState] = []
+            for try await (url, added, at, seq, deleted) in rows.decode((String, Bool, Int64, Int64, Bool).self) {
+                states.append(SyncSubscriptionState(url: url, subscribed: added, at: at, seq: seq, deleted: deleted))
+            }
+            return states
+        }
+    }
+
+    package func markSyncDeletion(user: String, url: String) async throws -> Int64? {
+        try await journal.write { connection in
+            let rows = try await connection.query(
+                #"""
+                UPDATE "syncSubscriptionChange" SET deleted = TRUE WHERE NOT added AND seq =
+                    (SELECT MAX(seq) FROM "syncSubscriptionChange" WHERE listener = \#(user) AND url = \#(url))
+                RETURNING seq
+                """#, logger: self.logger
+            )
+            for try await seq in rows.decode(Int64.self) { return seq }
+            return nil
+        }
+    }
+
+    package func syncDeletion(user: String, id: Int64) async throws -> SyncSubscriptionState? {
+        try await journal.read { connection in
+            let rows = try await connection.query(
+                #"""
+                SELECT url, added, at, seq, deleted FROM "syncSubscriptionChange" WHERE listener = \#(user) AND seq = \#(id) AND deleted
+                """#, logger: self.logger
+            )
+            for try await (url, added, at, seq, deleted) in rows.decode((String, Bool, Int64, Int64, Bool).self) {
+                return SyncSubscriptionState(url: url, subscribed: added, at: at, seq: seq, deleted: deleted)
+            }
+            return nil
+        }
+    }
+
     /// A phone's additions: a podcast the library has is the user's at once; another becomes
     /// pending. Its removals of pending ones are dropped.
     package func applySyncSubscriptions(user: String, device: String, add: [String], remove: [String], now: Date) async throws -> [Int64] {

@@ -339,6 +339,10 @@ enum PostgresSchema {
                 #"CREATE TRIGGER "episode_playlistItems" AFTER DELETE ON episode FOR EACH ROW EXECUTE FUNCTION ferry_episode_playlist_items()"#,
             ]
         ),
+        Migration(
+            version: 15, name: "subscriptions deleted through the Open Podcast API",
+            statements: [#"ALTER TABLE "syncSubscriptionChange" ADD COLUMN deleted BOOLEAN NOT NULL DEFAULT FALSE"#]
+        ),
     ]
 
     /// Brings the database up to the newest migration.

@@ -53,8 +53,15 @@ struct FeedBuilder {
             ownerName: ownerName,
             ownerEmail: FeedText.nonEmpty(ownerEmail),
             podcastGUID: FeedText.nonEmpty(podcastGUID),
-            podcasting: podcasting.isEmpty ? nil : podcasting,
+            podcasting: showFields(),
             episodes: episodes
         )
+    }
+
+    /// The show's Podcasting 2.0 fields, its GUID among them, kept with the podcast.
+    private func showFields() -> PodcastNamespace.Show? {
+        var show = podcasting
+        show.guid = FeedText.nonEmpty(podcastGUID)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return show.isEmpty ? nil : show
     }
 }

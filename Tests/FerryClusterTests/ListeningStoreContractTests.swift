@@ -760,6 +760,40 @@ import Testing
         }
     }
 
+    @Test(arguments: Kind.available) func eachFeedsLastChangeAndTheDeletionsMarkedOnIt(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store, _ in
+            let a = try await store.insertPodcast(draft("https://example.com/a", title: "A")).record.podcastId
+            let b = try await store.insertPodcast(draft("https://example.com/b", title: "B")).record.podcastId
+            for id in [a, b] { try await store.subscribe("ann", podcastId: id, now: t0) }
+            try await store.subscribe("bob", podcastId: b, now: t0)
+            _ = try await store.unsubscribe("ann", podcastId: b)
+
+            let states = try await store.syncSubscriptionStates(user: "ann", since: nil)
+            #expect(states.map(\.url) == ["https://example.com/a", "https://example.com/b"], "oldest change first")
+            #expect(states.map(\.subscribed) == [true, false] && states.allSatisfy { !$0.deleted && $0.at > 0 })
+            let tomorrow = Int64(Date().timeIntervalSince1970) + 86_400
+            #expect(try await store.syncSubscriptionStates(user: "ann", since: tomorrow).isEmpty)
+
+            // Only a removal can be marked deleted: A is subscribed, and Bob's B is not Ann's.
+            #expect(try await store.markSyncDeletion(user: "ann", url: "https://example.com/a") == nil)
+            #expect(try await store.markSyncDeletion(user: "ann", url: "https://example.com/never") == nil)
+            let id = try #require(try await store.markSyncDeletion(user: "ann", url: "https://example.com/b"))
+            #expect(id == states[1].seq)
+            #expect(try await store.syncDeletion(user: "ann", id: id)?.url == "https://example.com/b")
+            #expect(try await store.syncDeletion(user: "bob", id: id) == nil, "a deletion is its user's")
+            #expect(try await store.syncDeletion(user: "ann", id: states[0].seq) == nil, "a change that is no deletion")
+            #expect(try await store.syncSubscriptionStates(user: "ann", since: nil).map(\.deleted) == [false, true])
+            #expect(try await store.syncSubscriptionStates(user: "bob", since: nil).map(\.deleted) == [false])
+
+            // Subscribed again: no longer deleted, and the deletion stays answerable.
+            try await store.subscribe("ann", podcastId: b, now: t0)
+            let again = try await store.syncSubscriptionStates(user: "ann", since: nil)
+            #expect(again.map(\.url) == ["https://example.com/a", "https://example.com/b"] && again.map(\.deleted) == [false, false])
+            #expect(again[1].subscribed && again[1].seq > id)
+            #expect(try await store.syncDeletion(user: "ann", id: id) != nil)
+        }
+    }
+
     @Test(arguments: Kind.available) func aPhonesSubscriptionsBecomeTheUsersPendingOrUnsubscribe(_ kind: Kind) async throws {
         try await Self.withStore(kind) { store, _ in
             let known = try await store.insertPodcast(draft("https://example.com/known", title: "Known")).record.podcastId

@@ -165,6 +165,13 @@ package protocol ListeningStore: AccountStore {
     /// Every subscription made or ended anywhere (web app, CLI, OPML, a moved feed) is logged by
     /// the store itself.
     func syncSubscriptionChanges(user: String, since: Int64) async throws -> (add: [String], remove: [String])
+    /// Each feed's last change at or after `since` (every feed's when nil), oldest first.
+    func syncSubscriptionStates(user: String, since: Int64?) async throws -> [SyncSubscriptionState]
+    /// Marks the feed's last change, a removal, as a deletion (Open Podcast API).
+    /// - Returns: its `seq`, the deletion's id; nil when the last change is not a removal.
+    func markSyncDeletion(user: String, url: String) async throws -> Int64?
+    /// The user's deletion `id` (``markSyncDeletion(user:url:)``'s), if there is one.
+    func syncDeletion(user: String, id: Int64) async throws -> SyncSubscriptionState?
     /// A phone's additions the user is not subscribed to become pending; its removals of pending
     /// ones are dropped. The device is created if new.
     /// - Returns: the removals that are the user's subscriptions, for the caller to unsubscribe.

@@ -59,6 +59,37 @@ extension SQLiteListeningStore {
         }
     }
 
+    package func syncSubscriptionStates(user: String, since: Int64?) async throws -> [SyncSubscriptionState] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: """
+                    SELECT url, added, at, seq, deleted FROM syncSubscriptionChange WHERE seq IN
+                        (SELECT MAX(seq) FROM syncSubscriptionChange WHERE listener = ? AND at >= ? GROUP BY url)
+                    ORDER BY seq
+                    """, arguments: [user, since ?? Int64.min]
+            ).map { SyncSubscriptionState(url: $0[0], subscribed: $0[1], at: $0[2], seq: $0[3], deleted: $0[4]) }
+        }
+    }
+
+    package func markSyncDeletion(user: String, url: String) async throws -> Int64? {
+        try await writer.write { db in
+            guard let seq = try Int64.fetchOne(
+                db, sql: "SELECT MAX(seq) FROM syncSubscriptionChange WHERE listener = ? AND url = ?", arguments: [user, url]
+            ) else { return nil }
+            try db.execute(sql: "UPDATE syncSubscriptionChange SET deleted = 1 WHERE seq = ? AND NOT added", arguments: [seq])
+            return db.changesCount > 0 ? seq : nil
+        }
+    }
+
+    package func syncDeletion(user: String, id: Int64) async throws -> SyncSubscriptionState? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT url, added, at, seq, deleted FROM syncSubscriptionChange WHERE listener = ? AND seq = ? AND deleted",
+                arguments: [user, id]
+            ).map { SyncSubscriptionState(url: $0[0], subscribed: $0[1], at: $0[2], seq: $0[3], deleted: $0[4]) }
+        }
+    }
+
     /// A phone's additions: a podcast the library has is the user's at once; another becomes
     /// pending (fetched by ``SyncLibrary``). Its removals of pending ones are dropped. The device
     /// is created if new.

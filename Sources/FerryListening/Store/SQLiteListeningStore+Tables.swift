@@ -310,6 +310,9 @@ extension SQLiteTables {
             Migration(30, "v30: which of an episode's files a podcast's downloads take") { db in
                 try db.alter(table: "podcast") { t in t.add(column: "enclosureChoice", .text) }
             },
+            Migration(31, "v31: subscriptions deleted through the Open Podcast API") { db in
+                try db.alter(table: "syncSubscriptionChange") { t in t.add(column: "deleted", .boolean).notNull().defaults(to: false) }
+            },
         ],
         namesTransfer: { db, id in
             try Bool.fetchOne(

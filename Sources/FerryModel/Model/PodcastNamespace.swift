@@ -204,6 +204,8 @@ public enum PodcastNamespace {
 
     /// The show's fields (channel level).
     public struct Show: Codable, Sendable, Hashable {
+        /// `podcast:guid`: the show's GUID, which stays when its feed moves.
+        public var guid: String?
         public var persons: [Person]
         public var funding: [Funding]
         /// `podcast:locked`: true means the publisher forbids importing the feed elsewhere.
@@ -224,8 +226,9 @@ public enum PodcastNamespace {
         public init(
             persons: [Person] = [], funding: [Funding] = [], locked: Bool? = nil, lockedOwner: String? = nil, medium: String? = nil,
             license: License? = nil, updateFrequency: UpdateFrequency? = nil, usesPodping: Bool? = nil, podroll: [RemoteItem] = [],
-            trailers: [Trailer] = [], txt: [Text] = []
+            trailers: [Trailer] = [], txt: [Text] = [], guid: String? = nil
         ) {
+            self.guid = guid
             self.persons = persons
             self.funding = funding
             self.locked = locked

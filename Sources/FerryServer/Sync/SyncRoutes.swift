@@ -7,7 +7,7 @@ import HTTPTypes
 import Hummingbird
 
 /// The gpodder.net API (version 2, and the simple API's subscription lists) that AntennaPod,
-/// gPodder and Kasts speak, on the sync listener (`ferry serve --sync-listen`), which serves
+/// gPodder and Kasts speak, with Nextcloud's and the Open Podcast API's paths beside it, on the sync listener (`ferry serve --sync-listen`), which serves
 /// these paths and nothing else. Times are whole seconds since 1970; `since` takes what the
 /// last answer's `timestamp` said (changes at that second are sent again rather than missed).
 struct SyncRoutes {
@@ -25,6 +25,7 @@ struct SyncRoutes {
         registerSimple(on: router.group("subscriptions").add(middleware: SyncSessionMiddleware(auth: auth)))
         NextcloudSyncRoutes(sync: sync, auth: auth, flows: NextcloudLoginFlows(), scheme: scheme, subscribeInBackground: subscribeInBackground)
             .register(on: router)
+        OpenPodcastRoutes(sync: sync, auth: auth, subscribeInBackground: subscribeInBackground).register(on: router)
     }
 
     /// gpodder.net's Advanced API (`/api/2/…`): logins, devices, subscription changes, episode actions.
