@@ -139,6 +139,7 @@ let package = Package(
             dependencies: [
                 "CMalloc",
                 "FerryCore",
+                "FerryFeeds",
                 "FerryListening",
                 "FerryKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

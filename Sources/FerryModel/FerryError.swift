@@ -91,6 +91,8 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let feedTooLarge = Code(rawValue: "feed_too_large")
         /// An OPML file to import cannot be read (HTTP 400).
         public static let opmlInvalid = Code(rawValue: "opml_invalid")
+        /// A Metalink document to download from cannot be read, or names a file unsafely (HTTP 400).
+        public static let metalinkInvalid = Code(rawValue: "metalink_invalid")
         // Catalog
         /// Apple's catalog refused the search or lookup (HTTP 400).
         public static let catalogBadRequest = Code(rawValue: "catalog_bad_request")

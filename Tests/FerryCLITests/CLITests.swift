@@ -104,6 +104,41 @@ import Testing
         }
     }
 
+    /// `ferry get FILE.meta4`: each file of the Metalink from its mirrors (a country's first with
+    /// --metalink-location), checked against its digest; options that name one file are refused.
+    @Test func getAMetalinkFile() async throws {
+        let a = Origin.File(data: Origin.bytes(200_000, seed: 21)), b = Origin.File(data: Origin.bytes(90_000, seed: 22))
+        try await Origin.run { origin, base in
+            origin.serve("/de/a.bin", a)
+            origin.serve("/fr/a.bin", a)
+            origin.serve("/b.bin", b)
+            try await withHome { home in
+                let url = { @Sendable (path: String) in base.appendingPathComponent(path).absoluteString }
+                let document = """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <metalink xmlns="urn:ietf:params:xml:ns:metalink">
+                      <file name="a.bin"><hash type="sha-256">\(a.sha256)</hash>
+                        <url location="fr" priority="1">\(url("fr/a.bin"))</url><url location="de" priority="2">\(url("de/a.bin"))</url></file>
+                      <file name="set/b.bin"><hash type="sha-256">\(b.sha256)</hash><url>\(url("b.bin"))</url></file>
+                    </metalink>
+                    """
+                let path = home.appendingPathComponent("files.meta4")
+                try document.write(to: path, atomically: true, encoding: .utf8)
+                let refused = try await CommandRunner.ferry(["get", "-o", "x.bin", path.path], home: home)
+                #expect(refused.status != 0 && refused.stderr.contains("A Metalink names its files"), "\(refused)")
+                let alone = try await CommandRunner.ferry(["get", "--metalink-location", "de", url("b.bin")], home: home)
+                #expect(alone.status != 0 && alone.stderr.contains("--metalink-location goes with a Metalink"), "\(alone)")
+
+                let get = try await CommandRunner.ferry(["get", "--json", "--metalink-location", "de", path.path], home: home)
+                #expect(get.status == 0, "\(get)")
+                let done = try transfers(get)
+                #expect(done.map(\.sha256) == [a.sha256, b.sha256])
+                #expect(done[0].url == url("de/a.bin"), "the country asked for first")
+                #expect(done[1].path == home.appendingPathComponent("library/Downloads/set/b.bin").path)
+            }
+        }
+    }
+
     /// `ferry session forget`: what went, in words and as JSON; the daemon itself refused.
     @Test func sessionForgetSaysWhatWentAndRefusesTheDaemon() async throws {
         try await Origin.run { origin, base in

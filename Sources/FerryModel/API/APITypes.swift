@@ -34,14 +34,22 @@ public struct CreateTransfersRequest: Codable, Sendable {
     /// Create the transfers paused: they start when resumed (as a URLSession task is made
     /// suspended and starts with `resume()`).
     public var paused: Bool?
+    /// A Metalink document (version 4, `.meta4`, or 3, `.metalink`), instead of `urls`: a
+    /// transfer for each of its files, from its mirrors, checked against its digest.
+    public var metalink: String?
+    /// With `metalink`: country codes (`de`, `fr`) whose mirrors are tried first.
+    public var metalinkLocations: [String]?
 
     /// Makes one from its fields; each parameter sets the property of the same name.
     public init(
         urls: [String]? = nil, resumeData: String? = nil, session: String? = nil, force: Bool? = nil,
         taskDescription: String? = nil, options: TransferOptions? = nil, mirrors: [String]? = nil,
         directory: String? = nil, filename: String? = nil, overwrite: Bool? = nil, createDirectory: Bool? = nil,
-        checksum: String? = nil, priority: TransferPriority? = nil, paused: Bool? = nil
+        checksum: String? = nil, priority: TransferPriority? = nil, paused: Bool? = nil, metalink: String? = nil,
+        metalinkLocations: [String]? = nil
     ) {
+        self.metalink = metalink
+        self.metalinkLocations = metalinkLocations
         self.urls = urls
         self.resumeData = resumeData
         self.session = session

@@ -4,7 +4,7 @@ import Foundation
 
 /// The options of `aria2.addUri` Ferry carries out, read as aria2 writes them (strings, rates
 /// with K and M): `dir`, `out`, `header`, `checksum`, `max-download-limit`, `split`,
-/// `max-connection-per-server`, `pause`, `gid`, `http-user` and `http-passwd` (answered as Ferry
+/// `max-connection-per-server`, `pause`, `gid`, `metalink-location`, `http-user` and `http-passwd` (answered as Ferry
 /// answers `--user`: Basic or Digest, to the URL's own origin only). Others are ignored, as aria2 ignores what does not apply
 /// to a download. A value Ferry cannot use is aria2's error for the call. Pure.
 struct Aria2Options {
@@ -15,6 +15,8 @@ struct Aria2Options {
     /// The GID the client chose (lower-case), if any.
     var gid: String?
     var transferOptions: TransferOptions?
+    /// `metalink-location`: country codes whose mirrors a Metalink's downloads try first.
+    var metalinkLocations: [String] = []
 
     init(_ value: Any) throws {
         guard let options = value as? [String: Any] else { throw Aria2RPC.Failure.aria2("The options are an object of names and values.") }
@@ -35,6 +37,7 @@ struct Aria2Options {
             do { checksum = try Checksum(parsing: value) } catch { throw Aria2RPC.Failure.aria2(error.message) }
         }
         if let value = try text("pause") { paused = value == "true" }
+        metalinkLocations = try text("metalink-location")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
         gid = try text("gid").map(Aria2GID.chosen)
         var transfer = TransferOptions()
         let headers: [String]

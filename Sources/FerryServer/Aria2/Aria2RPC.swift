@@ -1,4 +1,5 @@
 import FerryCore
+import FerryFeeds
 import FerryKit
 import Foundation
 
@@ -19,7 +20,7 @@ struct Aria2RPC: Sendable {
     static let version = "1.37.0"
 
     static let methods = [
-        "aria2.addUri", "aria2.remove", "aria2.forceRemove", "aria2.pause", "aria2.forcePause", "aria2.pauseAll",
+        "aria2.addUri", "aria2.addMetalink", "aria2.remove", "aria2.forceRemove", "aria2.pause", "aria2.forcePause", "aria2.pauseAll",
         "aria2.forcePauseAll", "aria2.unpause", "aria2.unpauseAll", "aria2.tellStatus", "aria2.getUris", "aria2.getFiles",
         "aria2.tellActive", "aria2.tellWaiting", "aria2.tellStopped", "aria2.changePosition", "aria2.getGlobalStat", "aria2.purgeDownloadResult",
         "aria2.removeDownloadResult", "aria2.getVersion", "aria2.getSessionInfo", "aria2.saveSession",
@@ -29,7 +30,6 @@ struct Aria2RPC: Sendable {
     /// What aria2 does and Ferry does not: answered with aria2's error for them.
     static let unsupported: [String: String] = [
         "aria2.addTorrent": "Ferry downloads over HTTP(S): it has no BitTorrent.",
-        "aria2.addMetalink": "Ferry downloads over HTTP(S): it reads no Metalink.",
         "aria2.getPeers": "Ferry has no BitTorrent peers.",
     ]
     static let notifications = [
@@ -110,6 +110,7 @@ struct Aria2RPC: Sendable {
         guard let token = arguments.token(), token == secret else { throw Failure.unauthorized }
         if let reason = Self.unsupported[method] { throw Failure.aria2(reason) }
         if method == "aria2.addUri" { return try await addUri(&arguments) }
+        if method == "aria2.addMetalink" { return try await addMetalink(&arguments) }
         if let answer = try await command(method, &arguments) { return answer }
         if let answer = try await query(method, &arguments) { return answer }
         return try await global(method, &arguments)
@@ -272,6 +273,27 @@ struct Aria2RPC: Sendable {
         }
         if !options.paused { _ = try await engine.resume(transfer.id) }
         return gid
+    }
+
+    /// A download of each file of a Metalink (given in base64, as aria2 takes it), as
+    /// `POST /v1/transfers` with `metalink` makes them; their GIDs, in the document's order.
+    private func addMetalink(_ arguments: inout Arguments) async throws -> [String] {
+        guard let text = arguments.next() as? String, let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            throw Failure.aria2("aria2.addMetalink takes a Metalink document in base64.")
+        }
+        let options = try Aria2Options(arguments.next() ?? [String: Any]())
+        guard options.gid == nil, options.name == nil, options.checksum == nil else {
+            throw Failure.aria2("A Metalink names its files and digests: gid, out and checksum do not apply to it.")
+        }
+        let metalink = try Metalink.parse(data)
+        let request = CreateTransfersRequest(
+            force: true, options: options.transferOptions, directory: options.directory, createDirectory: options.directory != nil, paused: options.paused
+        )
+        var gids: [String] = []
+        for download in try MetalinkDownloads.requests(for: metalink, request, session: Self.session, locations: options.metalinkLocations) {
+            gids += try await engine.enqueue(download).map { Aria2GID.gid($0.id) }
+        }
+        return gids
     }
 
     /// The transfer a GID names (a chosen one, or Ferry's own), with the GID to show.

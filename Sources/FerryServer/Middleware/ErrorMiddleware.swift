@@ -35,7 +35,7 @@ struct ErrorMiddleware: RouterMiddleware {
 
     static func status(for code: FerryError.Code) -> HTTPResponse.Status {
         switch code {
-        case .invalidRequest, .invalidURL, .unsupportedScheme, .resumeDataInvalid, .opmlInvalid, .catalogBadRequest: .badRequest
+        case .invalidRequest, .invalidURL, .unsupportedScheme, .resumeDataInvalid, .opmlInvalid, .metalinkInvalid, .catalogBadRequest: .badRequest
         case .unauthorized: .unauthorized
         case .forbiddenHost, .forbiddenOrigin, .forbidden: .forbidden
         case .notFound: .notFound

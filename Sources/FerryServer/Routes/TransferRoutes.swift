@@ -1,4 +1,5 @@
 import FerryCore
+import FerryFeeds
 import FerryKit
 import Foundation
 import HTTPTypes
@@ -92,32 +93,48 @@ struct TransferRoutes {
             }
             transfers = [try await engine.resume(with: try ResumeData(blob: data), session: session)]
         } else {
-            guard let texts = body.urls, !texts.isEmpty else {
-                throw FerryError.invalidRequest("Give at least one URL in 'urls'.")
-            }
-            guard texts.count <= 10_000 else { throw FerryError.invalidRequest("At most 10000 URLs per request.") }
-            // Every URL is checked before any is journaled: one bad URL rejects the request.
-            let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
-            let mirrors = try (body.mirrors ?? []).map { text throws(FerryError) in try TransferURL.validate(text) }
-            let checksum = try body.checksum.map { text throws(FerryError) in try Checksum(parsing: text) }
-            var download = TransferEngine.DownloadRequest(
-                urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options,
-                mirrors: mirrors, directory: body.directory, createDirectory: body.createDirectory ?? false, outputName: body.filename,
-                overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal
-            )
-            download.requestedBy = context.credential?.user
-            download.paused = body.paused ?? false
+            var downloads = try Self.downloads(body, session: session)
+            for index in downloads.indices { downloads[index].requestedBy = context.credential?.user }
             // RFC 7240: the client needs the ids alone (`ferry get --no-wait -i`).
             if request.headers[HTTPField.Name("Prefer")!]?.lowercased().contains("return=minimal") == true {
-                let records = try await engine.enqueueRecords(download)
+                var records: [TransferRecord] = []
+                for download in downloads { records += try await engine.enqueueRecords(download) }
                 let ids = CreatedTransferIDs(ids: records.map(\.transferId), states: records.map(\.state), lastEventSeq: seq)
                 var response = try jsonResponse(ids, status: .created)
                 response.headers[HTTPField.Name("Preference-Applied")!] = "return=minimal"
                 return response
             }
-            transfers = try await engine.enqueue(download)
+            var created: [Transfer] = []
+            for download in downloads { created += try await engine.enqueue(download) }
+            transfers = created
         }
         return try jsonResponse(TransferList(transfers: transfers, lastEventSeq: seq), status: .created)
+    }
+
+    /// What a request asks to download: its URLs (one request), or each file of its Metalink.
+    /// Everything is checked before any is journaled: one bad URL or file rejects the request.
+    private static func downloads(_ body: CreateTransfersRequest, session: String) throws -> [TransferEngine.DownloadRequest] {
+        if let document = body.metalink {
+            guard body.urls?.isEmpty ?? true, body.mirrors == nil, body.filename == nil, body.checksum == nil else {
+                throw FerryError.invalidRequest("A Metalink names its files, mirrors and digests: give it without urls, mirrors, filename or checksum.")
+            }
+            let metalink = try Metalink.parse(Data(document.utf8))
+            return try MetalinkDownloads.requests(for: metalink, body, session: session, locations: body.metalinkLocations ?? [])
+        }
+        guard let texts = body.urls, !texts.isEmpty else {
+            throw FerryError.invalidRequest("Give at least one URL in 'urls', or a document in 'metalink'.")
+        }
+        guard texts.count <= 10_000 else { throw FerryError.invalidRequest("At most 10000 URLs per request.") }
+        let urls = try texts.map { text throws(FerryError) in try TransferURL.validate(text) }
+        let mirrors = try (body.mirrors ?? []).map { text throws(FerryError) in try TransferURL.validate(text) }
+        let checksum = try body.checksum.map { text throws(FerryError) in try Checksum(parsing: text) }
+        return [
+            TransferEngine.DownloadRequest(
+                urls: urls, session: session, force: body.force ?? false, taskDescription: body.taskDescription, options: body.options,
+                mirrors: mirrors, directory: body.directory, createDirectory: body.createDirectory ?? false, outputName: body.filename,
+                overwrite: body.overwrite ?? false, checksum: checksum, priority: body.priority ?? .normal, paused: body.paused ?? false
+            )
+        ]
     }
 
     private func list(_ request: Request, _ context: FerryRequestContext) async throws -> Response {

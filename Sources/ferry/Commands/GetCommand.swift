@@ -32,20 +32,30 @@ struct GetCommand: AsyncParsableCommand {
 
             The queue starts higher --priority first, then the oldest (`ferry move` changes it).
 
+            A Metalink file (.meta4, or .metalink of version 3) given as a path downloads each \
+            file it names, from its http(s) URLs as mirrors (--metalink-location de,fr tries \
+            those countries' first), checked against its strongest digest; a name with a folder \
+            goes into that folder under the destination, and one that would leave it refuses \
+            the whole file.
+
             Examples:
               ferry get -o ~/isos/debian.iso --checksum sha-256=HEX URL
               ferry get --dir ~/isos --mkdir --overwrite URL1 URL2
               ferry get -i urls.txt --no-wait        (-i - reads standard input)
               ferry get --priority high URL
               ferry get URL --mirror URL2 --mirror URL3
+              ferry get debian.meta4 --metalink-location de
 
             Exit status: 0 when every transfer completed, 1 when one failed or was cancelled, \
             130 after Ctrl-C.
             """
     )
 
-    @Argument(help: "http or https URLs to download.")
+    @Argument(help: "http or https URLs to download, or Metalink files (.meta4, .metalink).")
     var urls: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("With a Metalink: countries (ISO 3166 codes) whose mirrors are tried first.", valueName: "codes"))
+    var metalinkLocation: String?
 
     @Option(name: [.customShort("i"), .customLong("input-file")], help: ArgumentHelp("Read URLs from this file (- for standard input), one download a line, aria2c's way: mirrors after a tab on the same line, indented out=, dir= and checksum= lines below it.", valueName: "file"))
     var inputFile: String?
@@ -95,6 +105,13 @@ struct GetCommand: AsyncParsableCommand {
         guard outputPath == nil || urls.count == 1 else { throw ValidationError("-o goes with one URL; use --dir for several.") }
         guard checksum == nil || urls.count == 1 else { throw ValidationError("--checksum goes with one URL.") }
         guard outputPath == nil || transfer.dir == nil else { throw ValidationError("Give -o or --dir, not both.") }
+        if urls.contains(where: Self.isMetalinkFile) {
+            guard outputPath == nil, checksum == nil, mirror.isEmpty else {
+                throw ValidationError("A Metalink names its files, mirrors and digests: -o, --checksum and --mirror do not go with it.")
+            }
+        } else if metalinkLocation != nil {
+            throw ValidationError("--metalink-location goes with a Metalink file (.meta4, .metalink).")
+        }
         if let checksum {
             do { _ = try Checksum(parsing: checksum) } catch { throw ValidationError(error.message) }
         }
@@ -133,7 +150,7 @@ struct GetCommand: AsyncParsableCommand {
         if noWait { return try await queueWithoutWaiting(requests, client: client) }
         var transfers: [Transfer] = []
         var after: Int64?
-        for request in requests where !(request.urls ?? []).isEmpty {
+        for request in requests where !(request.urls ?? []).isEmpty || request.metalink != nil {
             let created = try await client.createTransfers(request)
             after = after ?? created.lastEventSeq
             transfers += created.transfers
@@ -148,14 +165,41 @@ struct GetCommand: AsyncParsableCommand {
         let (directory, name) = try destination()
         var options = try transfer.options()
         try auth.apply(to: &options)
+        let links = urls.filter(Self.isMetalinkFile)
         let request = CreateTransfersRequest(
-            urls: urls, session: session, force: force, options: options, mirrors: mirror.isEmpty ? nil : mirror,
+            urls: urls.filter { !Self.isMetalinkFile($0) }, session: session, force: force, options: options, mirrors: mirror.isEmpty ? nil : mirror,
             directory: directory, filename: name, overwrite: overwrite ? true : nil, createDirectory: mkdir ? true : nil,
             checksum: checksum, priority: priority
         )
+        let documents = try links.map { path in
+            var document = request
+            document.urls = nil
+            document.metalink = try Self.readMetalink(path)
+            document.metalinkLocations = metalinkLocation?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return document
+        }
         return try inputFile.map { path in
             try InputFile(try Self.read(path)).requests(template: request, resolve: TransferOptionFlags.absolutePath)
-        } ?? [request]
+        } ?? ((request.urls ?? []).isEmpty ? [] : [request]) + documents
+    }
+
+    /// A path (not a URL) to a Metalink file that is there: `.meta4` or `.metalink`.
+    static func isMetalinkFile(_ argument: String) -> Bool {
+        let lower = argument.lowercased()
+        return !lower.contains("://") && (lower.hasSuffix(".meta4") || lower.hasSuffix(".metalink"))
+            && FileManager.default.fileExists(atPath: TransferOptionFlags.absolutePath(argument))
+    }
+
+    /// A Metalink file's text (16 MiB at most; the daemon reads it).
+    static func readMetalink(_ path: String) throws -> String {
+        let url = URL(fileURLWithPath: TransferOptionFlags.absolutePath(path))
+        guard let size = try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize, size <= 16 << 20 else {
+            throw ValidationError("\(path) is not a Metalink Ferry reads: it cannot be read, or is larger than 16 MiB.")
+        }
+        guard let text = String(data: try Data(contentsOf: url), encoding: .utf8) else {
+            throw ValidationError("\(path) is not UTF-8 text, so it is no Metalink.")
+        }
+        return text
     }
 
     /// Queues and says each batch, then forgets it (half a million URLs from -i never sit in
@@ -167,7 +211,7 @@ struct GetCommand: AsyncParsableCommand {
         var saying: Task<Int, Error>?  // The last answer being said; it returns how many are said.
         var said = 0
         if json { Terminal.print("[", terminator: "") }
-        for request in requests where !(request.urls ?? []).isEmpty {
+        for request in requests where !(request.urls ?? []).isEmpty || request.metalink != nil {
             let lines: @Sendable (Int) throws -> (text: String, count: Int)
             do {
                 if json {
