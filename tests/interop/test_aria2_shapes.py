@@ -4,6 +4,13 @@ and the same error objects. Values that are each program's own (GIDs, paths, ver
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import random
+import time
+from pathlib import Path
+
+import aria2p
 import pytest
 
 UNREACHABLE = "http://127.0.0.1:9/file.bin"  # refused at once: the downloads stay paused or fail
@@ -126,3 +133,46 @@ def test_positions_options_and_chosen_gids_answer_alike(ferry, aria2c):
     assert [client.call("aria2.tellStatus", chosen, ["gid"]) for client in clients] == [{"gid": chosen}] * 2
     taken = [client.send("aria2.addUri", [UNREACHABLE], {"pause": "true", "gid": chosen})["error"] for client in clients]
     assert taken[0]["code"] == taken[1]["code"] == 1, taken
+
+
+
+def test_a_metalink_added_by_aria2p_completes_like_aria2cs(ferry, aria2c, files, tmp_path):
+    """aria2p's add_metalink (a .meta4 file, sent in base64) against Ferry, and the same document
+    to aria2c: a GID for each file, both files complete with the same bytes and statuses of the
+    same shape; a document naming a file outside the folder is refused by both."""
+    _, rpc, port = ferry
+    blobs = {name: random.Random(n).randbytes(size) for n, (name, size) in enumerate([("a.bin", 300_000), ("b.bin", 120_000)])}
+    urls = {name: files.add(f"/metalink/{name}", data, "application/octet-stream") for name, data in blobs.items()}
+    entries = "".join(
+        f'<file name="{name}"><size>{len(data)}</size><hash type="sha-256">{hashlib.sha256(data).hexdigest()}</hash>'
+        f'<url priority="1">{urls[name]}</url></file>'
+        for name, data in blobs.items()
+    )
+    document = f'<?xml version="1.0" encoding="UTF-8"?><metalink xmlns="urn:ietf:params:xml:ns:metalink">{entries}</metalink>'
+    path = tmp_path / "files.meta4"
+    path.write_text(document)
+
+    api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=port, secret=rpc.secret))
+    ours = [download.gid for download in api.add_metalink(path, options={"dir": str(tmp_path / "ferry")})]
+    theirs = aria2c.call("aria2.addMetalink", base64.b64encode(document.encode()).decode(), {"dir": str(tmp_path / "aria2c")})
+    assert len(ours) == len(theirs) == 2, (ours, theirs)
+
+    def complete(client, gid):
+        deadline = time.monotonic() + 30
+        while (status := client.call("aria2.tellStatus", gid))["status"] != "complete":
+            assert status["status"] in ("active", "waiting") and time.monotonic() < deadline, status
+            time.sleep(0.05)
+        return status
+
+    for mine, real in zip(ours, theirs):
+        mine, real = complete(rpc, mine), complete(aria2c, real)
+        assert set(shape(mine)) <= set(shape(real)), (mine, real)
+        for key in ("status", "totalLength", "completedLength"):
+            assert mine[key] == real[key], (key, mine, real)
+        assert Path(mine["files"][0]["path"]).read_bytes() == Path(real["files"][0]["path"]).read_bytes()
+
+    # A name that leaves the folder: refused by both, with aria2's error object, nothing written.
+    hostile = base64.b64encode(document.replace('name="a.bin"', 'name="../escape.bin"').encode()).decode()
+    refusals = [client.send("aria2.addMetalink", hostile, {"dir": str(tmp_path / "inner")})["error"] for client in (rpc, aria2c)]
+    assert refusals[0]["code"] == refusals[1]["code"] == 1, refusals
+    assert not (tmp_path / "escape.bin").exists()
