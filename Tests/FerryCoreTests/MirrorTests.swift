@@ -45,6 +45,56 @@ import Testing
         }
     }
 
+    /// Metalink/HTTP (RFC 6249): the mirrors a server names in `Link: …; rel=duplicate` join the
+    /// download at once and are kept with it; none are taken when the transfer sends credentials,
+    /// which must not reach another server.
+    @Test func aServersDuplicateLinksBecomeMirrors() async throws {
+        try await Self.withTwoOrigins { origin, base, mirror, mirrorBase in
+            var file = Origin.File(data: Origin.bytes(3_000_000), bytesPerSecond: 600_000)
+            let copy = mirrorBase.appendingPathComponent("copy").absoluteString
+            file.extraHeaders = ["Link": "<\(copy)>; rel=duplicate; pri=1; geo=de, <ftp://127.0.0.1/f>; rel=duplicate, <\(copy).torrent>; rel=describedby"]
+            origin.serve("/f", file)
+            origin.serve("/private", file)
+            mirror.serve("/copy", Origin.File(data: file.data, bytesPerSecond: 600_000))
+            try await withTemporaryDirectory { home in
+                try await EngineHarness.run(home: home, configuration: Self.configuration) { h in
+                    let t = try await Self.get(h, base.appendingPathComponent("f"), mirrors: [], connections: 4)
+                    let done = try await h.wait(t.id, for: .completed)
+                    #expect(done.sha256 == file.sha256)
+                    #expect(done.mirrors == [TransferMirror(url: copy)], "only the http(s) duplicate")
+                    #expect(mirror.requests(for: "/copy").allSatisfy { $0.range != nil } && mirror.bytesSent("/copy") > 0)
+
+                    let before = mirror.requests(for: "/copy").count
+                    var options = TransferOptions(connections: 4)
+                    options.user = "alice"
+                    options.password = "secret"
+                    let withLogin = try await h.engine.enqueue(.init(urls: [base.appendingPathComponent("private")], session: "test", options: options))[0]
+                    let privately = try await h.wait(withLogin.id, for: .completed)
+                    #expect(privately.mirrors == nil && mirror.requests(for: "/copy").count == before, "credentials stay with the URL's server")
+                }
+            }
+        }
+    }
+
+    @Test func duplicateLinksAreReadAsRFC8288WritesThem() {
+        let base = URL(string: "https://origin.example/files/a.iso")!
+        let links = LinkDuplicates.parse([
+            #"<https://m2.example/a.iso>; rel="duplicate"; pri=2, <//m1.example/a.iso>; rel=duplicate; pri=1; geo="FR""#,
+            #"<../mirror/a.iso>; rel="duplicate", <https://m1.example/a.iso>; rel=duplicate"#,
+            #"<https://x.example/a.meta4>; rel=describedby; type="application/metalink4+xml", <mailto:a@b>; rel=duplicate"#,
+            "<https://broken.example/a.iso; rel=duplicate",
+        ], base: base)
+        #expect(links.map(\.url.absoluteString) == ["https://m1.example/a.iso", "https://m2.example/a.iso", "https://origin.example/mirror/a.iso"])
+        #expect(links.first?.geo == "fr" && links.first?.priority == 1)
+
+        var record = TransferRecord(session: "s", url: base.absoluteString, folder: "Downloads")
+        record.mirrorList = [TransferMirror(url: "https://m2.example/a.iso", dropped: "answered 404 Not Found")]
+        let header = ["<https://m2.example/a.iso>; rel=duplicate, <http://plain.example/a.iso>; rel=duplicate, <https://m3.example/a.iso>; rel=duplicate"]
+        let offered = TransferWorker.offeredMirrors(header, answer: base, record: record, options: TransferOptions())
+        #expect(offered.map(\.absoluteString) == ["https://m3.example/a.iso"], "not a dropped one again, not plain HTTP for an https URL")
+        #expect(TransferWorker.offeredMirrors(header, answer: base, record: record, options: TransferOptions(headers: ["X-Api-Key": "k"])).isEmpty)
+    }
+
     /// A mirror without the file is dropped for good, with the reason, and the rest comes from
     /// the URL.
     @Test func aMirrorThatAnswers404IsDropped() async throws {

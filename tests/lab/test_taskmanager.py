@@ -41,6 +41,9 @@ def test_a_task_list_keyed_by_identifier_across_launches(www, tmp_path):
     home, tm = tmp_path / "ferry", tmp_path / "taskmanager"
     ferry = Ferry(lab, home, env={"TASKMANAGER_HOME": str(tm)})
     try:
+        # One connection each: nginx's limit_rate is per connection, and the connections Ferry adds
+        # by itself ended the second download before it could be paused (a full run saw "done").
+        ferry.cli("session", "set", "com.example.TaskManager.background", "--connections", "1")
         added = run(lab, home, tm, "add", lab.url("slow/first.bin"), lab.url("slow/second.bin"))
         ids = [int(line.split()[1]) for line in added.stdout.splitlines() if line.startswith("task ")]
         assert len(ids) == 2 and all(ferry.transfer(i)["session"] == "com.example.TaskManager.background" for i in ids)

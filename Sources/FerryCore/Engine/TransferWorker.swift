@@ -161,7 +161,11 @@ struct TransferWorker: Sendable {
                 actions += attempt.handle(.head(head))
             case .accept(let from, let total, let validator, let restartReason):
                 guard let response else { throw FerryError(.internalError, "A response was accepted before any came.") }
-                try await accept(response, record: record, from: from, total: total, validator: validator, restartReason: restartReason, sink: sink)
+                let offered = Self.offeredMirrors(response.head.headers["Link"], answer: response.url, record: record, options: settings.merged)
+                try await accept(
+                    response, record: record, from: from, total: total, validator: validator, restartReason: restartReason, offered: offered, sink: sink
+                )
+                mirrors += offered.filter { !mirrors.contains($0) }
             case .fetchRanges(let plan, let validator, let mode, let first):
                 // Continuing a response: its server is the reference; else the URL is.
                 var sources = DownloadSources(reference: url, mirrors: mirrors, own: url)
@@ -197,7 +201,7 @@ struct TransferWorker: Sendable {
     /// digest the server states.
     private func accept(
         _ response: (head: HTTPClientResponse, url: URL, source: URL), record: TransferRecord, from: Int64, total: Int64?,
-        validator: String?, restartReason: String?, sink: DownloadSink
+        validator: String?, restartReason: String?, offered: [URL], sink: DownloadSink
     ) async throws {
         if from == 0, sink.length > 0 { try sink.restart() }
         sink.hashExisting()
@@ -219,10 +223,27 @@ struct TransferWorker: Sendable {
         let accepted = TransferFact.Accepted(
             from: from, total: total, validator: validator, nameHint: nameHint,
             serverDigest: stated.map { "\($0.header) \($0.checksum)" }, restartReason: restartReason,
-            httpVersion: response.head.version.major >= 2 ? "HTTP/\(response.head.version.major)" : "HTTP/\(response.head.version.major).\(response.head.version.minor)"
+            httpVersion: response.head.version.major >= 2 ? "HTTP/\(response.head.version.major)" : "HTTP/\(response.head.version.major).\(response.head.version.minor)",
+            offeredMirrors: offered.map(\.absoluteString)
         )
         try await store.record(.accepted(accepted), of: record.transferId)
         progress.set(record.transferId, bytes: from, total: total)
+    }
+
+    /// The mirrors a server offers with its answer (RFC 6249's `Link: <…>; rel=duplicate`) that
+    /// the transfer does not know yet. None for a transfer that sends credentials or secret
+    /// headers (a server must not send them elsewhere), and only https ones for an https URL.
+    static func offeredMirrors(_ links: [String], answer: URL, record: TransferRecord, options: TransferOptions) -> [URL] {
+        guard !links.isEmpty, options.user == nil, options.password == nil,
+            !(options.headers ?? [:]).keys.contains(where: TransferOptions.isSensitive(header:))
+        else { return [] }
+        let secure = URL(string: record.url)?.scheme?.lowercased() == "https"
+        var known = Set(record.mirrorList.map(\.url) + [record.url, answer.absoluteString])
+        let room = max(0, LinkDuplicates.maximum - record.mirrorList.count)
+        return LinkDuplicates.parse(links, base: answer).map(\.url)
+            .filter { !secure || $0.scheme?.lowercased() == "https" }
+            .filter { known.insert($0.absoluteString).inserted }
+            .prefix(room).map { $0 }
     }
 
     /// Whether a download answered over HTTP/2 should be asked again over HTTP/1.1: a large file

@@ -19,6 +19,8 @@ enum TransferFact: Sendable {
         var restartReason: String?
         /// The HTTP version of the answer (`HTTP/2`, `HTTP/1.1`).
         var httpVersion: String? = nil
+        /// Mirrors the answer offered (RFC 6249), added to the transfer's.
+        var offeredMirrors: [String] = []
     }
 
     // MARK: Downloads
@@ -74,6 +76,9 @@ extension TransferRecord {
             nameHint = accepted.nameHint
             if let digest = accepted.serverDigest { serverDigest = digest } else if accepted.from == 0 { serverDigest = nil }
             httpVersion = accepted.httpVersion ?? httpVersion
+            if !accepted.offeredMirrors.isEmpty {
+                mirrorList += accepted.offeredMirrors.filter { url in !mirrorList.contains { $0.url == url } }.map { TransferMirror(url: $0) }
+            }
             var event = event(accepted.from > 0 ? .resumed : accepted.restartReason != nil ? .restarted : .started)
             event.offset = accepted.from
             event.reason = accepted.restartReason
