@@ -141,6 +141,46 @@ def test_a_file_of_urls_chosen_or_dropped(daemon, pages, files):
     assert sorted(t["url"] for t in daemon.transfers()) == sorted(urls)
 
 
+def metalink(files: dict[str, tuple[str, str]]) -> bytes:
+    """A Metalink 4 document: name → (URL, sha-256)."""
+    body = "".join(f'<file name="{name}"><hash type="sha-256">{sha}</hash><url priority="1">{url}</url></file>' for name, (url, sha) in files.items())
+    return f'<?xml version="1.0" encoding="UTF-8"?><metalink xmlns="urn:ietf:params:xml:ns:metalink">{body}</metalink>'.encode()
+
+
+def test_a_metalink_chosen_downloads_each_file_checked(daemon, pages, files):
+    """A .meta4 chosen in the dialog: each file downloaded and checked against its digest, one in
+    the folder its name gives; a Metalink naming a file outside the folder creates nothing."""
+    files.add("/files/notes-copy.txt", NOTES, "text/plain")
+    sha = hashlib.sha256(NOTES).hexdigest()
+    document = metalink({"notes.txt": (files.url("/files/notes.txt"), sha), "copies/notes.txt": (files.url("/files/notes-copy.txt"), sha)})
+    page = pages.new(daemon, path="#/downloads")
+    dialog = open_dialog(page)
+    dialog.locator("#nd-file").set_input_files(files=[{"name": "notes.meta4", "mimeType": "application/metalink4+xml", "buffer": document}])
+    expect(dialog.locator("#nd-metalink")).to_have_text(
+        "Metalink notes.meta4: 2 files, each downloaded from its mirrors and checked against its digest.")
+    expect(dialog.get_by_label("URLs", exact=True)).to_have_value("")
+    dialog.get_by_role("button", name="Download").click()
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_text("Added 2 downloads.")).to_be_visible()
+    done = wait_until(lambda: (ts := daemon.transfers()) and len(ts) == 2 and all(t["state"] == "completed" for t in ts) and ts,
+                      message="both files to complete")
+    assert sorted(t["path"].split("/Downloads/")[1] for t in done) == ["copies/notes.txt", "notes.txt"], done
+    assert all(t["verifiedBy"] == ["checksum sha-256"] for t in done), done
+
+    # Hostile: a name that leaves the folder. The daemon's sentence, under the URLs; nothing created.
+    dialog = open_dialog(page)
+    hostile = metalink({"../../escape.txt": (files.url("/files/notes.txt"), sha)})
+    dialog.locator("#nd-file").set_input_files(files=[{"name": "hostile.meta4", "mimeType": "application/metalink4+xml", "buffer": hostile}])
+    dialog.get_by_role("button", name="Download").click()
+    expect(dialog.locator(".error-box")).to_contain_text("leaves the download folder")
+    expect(dialog.get_by_label("URLs", exact=True)).to_have_attribute("aria-invalid", "true")
+    # URLs typed besides a Metalink: said before anything is sent.
+    dialog.get_by_label("URLs", exact=True).fill(files.url("/files/notes.txt"))
+    dialog.get_by_role("button", name="Download").click()
+    expect(dialog.locator("#nd-urls-error")).to_contain_text("Give URLs or a Metalink, not both")
+    assert len(daemon.transfers()) == 2
+
+
 def test_the_dialog_at_phone_width(daemon, pages):
     page = pages.new(daemon, viewport=PHONE, path="#/downloads")
     dialog = open_dialog(page)

@@ -1,5 +1,6 @@
 // The New download dialog: what `ferry get` takes. Several URLs (typed, or a text file of them
-// chosen or dropped: one a line, as aria2c's input files), the folder (an admin's), the file's
+// chosen or dropped: one a line, as aria2c's input files; or a Metalink, whose files the daemon
+// downloads from their mirrors and checks against their digests), the folder (an admin's), the file's
 // name, its checksum and mirrors (with one URL), connections, priority, a start time and extra
 // headers. One request: the daemon checks every URL before it creates any, so a bad one creates
 // nothing, and its sentence is shown at the top and next to the field it is about.
@@ -37,7 +38,10 @@ function headersOf(text) {
 export function newDownloadDialog({ admin, onCreated }) {
   const text = (props = {}) => h("input", { type: "text", spellcheck: "false", autocapitalize: "none", autocomplete: "off", ...props });
   const urls = field(t("newDownload.urls"), h("textarea", { id: "nd-urls", rows: "4", spellcheck: "false", placeholder: "https://example.com/file.iso" }), { hint: t("newDownload.urlsHint"), wide: true });
-  const fileInput = h("input", { type: "file", id: "nd-file", accept: ".txt,.list,.uris,.aria2,text/plain" });
+  const fileInput = h("input", { type: "file", id: "nd-file", accept: ".txt,.list,.uris,.aria2,text/plain,.meta4,.metalink,application/metalink4+xml" });
+  // A Metalink chosen or dropped: sent whole, instead of URLs.
+  let metalink = null;
+  const metalinkNote = h("p", { class: "field-hint metalink-note", id: "nd-metalink", hidden: true });
   const filePick = h("div", { class: "field field-wide" }, h("label", { for: "nd-file", text: t("newDownload.file") }), h("div", { class: "file-pick" }, fileInput));
   const folder = field(t("newDownload.folder"), text({ id: "nd-folder", placeholder: "/srv/media/Downloads" }), { hint: t("newDownload.folderHint") });
   const mkdir = check(t("newDownload.mkdir"), { id: "nd-mkdir" });
@@ -54,7 +58,7 @@ export function newDownloadDialog({ admin, onCreated }) {
   const submit = button(t("newDownload.submit"), { type: "submit", kind: "primary", icon: "download" });
   const dismiss = button(t("action.cancel"), { kind: "secondary" });
 
-  const drop = h("div", { class: "fields drop-target" }, urls.el, filePick);
+  const drop = h("div", { class: "fields drop-target" }, urls.el, filePick, metalinkNote);
   const form = h(
     "form",
     { method: "dialog", novalidate: true },
@@ -71,23 +75,49 @@ export function newDownloadDialog({ admin, onCreated }) {
 
   dismiss.addEventListener("click", () => el.close());
 
-  /** A file of URLs, chosen or dropped: its lines join what is typed. */
+  /** A Metalink's text and how many files it names, or null for another file. */
+  function metalinkOf(file, content) {
+    const named = /\.(meta4|metalink)$/i.test(file.name);
+    if (!named && !/<metalink[\s>]/.test(content.slice(0, 4096))) return null;
+    const xml = new DOMParser().parseFromString(content, "application/xml");
+    const root = xml.documentElement;
+    if (root.localName !== "metalink" || xml.getElementsByTagName("parsererror").length) return { text: content, files: null };
+    return { text: content, files: root.getElementsByTagNameNS("*", "file").length };
+  }
+
+  function setMetalink(found, fileName) {
+    metalink = found;
+    metalinkNote.hidden = !found;
+    metalinkNote.textContent = found ? (found.files === null ? t("newDownload.metalinkBroken", { name: fileName }) : t("newDownload.metalinkRead", { count: found.files, name: fileName })) : "";
+  }
+
+  /** A file of URLs, chosen or dropped: its lines join what is typed. A Metalink is kept whole. */
   async function readList(file) {
     if (!file) return;
-    if (file.size > 4 << 20) {
+    if (file.size > 16 << 20) {
       urls.showError(t("newDownload.fileTooBig"));
       return;
     }
     const content = await file.text();
-    const found = urlsOf(content);
-    if (!found.length) {
+    const found = metalinkOf(file, content);
+    if (found) {
+      setMetalink(found, file.name);
+      urls.clearError();
+      return;
+    }
+    if (file.size > 4 << 20) {
+      urls.showError(t("newDownload.fileTooBig"));
+      return;
+    }
+    const list = urlsOf(content);
+    if (!list.length) {
       urls.showError(t("newDownload.fileEmpty", { name: file.name }));
       return;
     }
     const typed = urls.input.value.trim();
-    urls.input.value = [typed, ...found].filter(Boolean).join("\n");
+    urls.input.value = [typed, ...list].filter(Boolean).join("\n");
     urls.clearError();
-    toast(t("newDownload.fileRead", { count: found.length, name: file.name }), { kind: "info" });
+    toast(t("newDownload.fileRead", { count: list.length, name: file.name }), { kind: "info" });
   }
   fileInput.addEventListener("change", () => readList(fileInput.files?.[0]));
   drop.addEventListener("dragover", (event) => {
@@ -107,7 +137,12 @@ export function newDownloadDialog({ admin, onCreated }) {
   /** The request, or null when a field is wrong (said next to it). */
   function request() {
     const list = urlsOf(urls.input.value);
-    if (!list.length) {
+    if (metalink && list.length) {
+      urls.showError(t("newDownload.metalinkAndURLs"));
+      urls.input.focus();
+      return null;
+    }
+    if (!list.length && !metalink) {
       urls.showError(t("newDownload.noURLs"));
       urls.input.focus();
       return null;
@@ -145,6 +180,7 @@ export function newDownloadDialog({ admin, onCreated }) {
     }
     if (Object.keys(parsed.headers).length) options.headers = parsed.headers;
     if (Object.keys(options).length) extra.options = options;
+    if (metalink) extra.metalink = metalink.text;
     return { list, extra };
   }
 
@@ -159,6 +195,7 @@ export function newDownloadDialog({ admin, onCreated }) {
         toast(t("newDownload.added", { count: transfers.length }), { kind: "success" });
         el.close();
         form.reset();
+        setMetalink(null);
         onCreated(transfers);
       } catch (error) {
         // Which field the daemon's sentence is about: a URL it quotes, else its words.
@@ -166,6 +203,7 @@ export function newDownloadDialog({ admin, onCreated }) {
         const inMirrors = quoted && mirrors.input.value.includes(quoted) && !urls.input.value.includes(quoted);
         showRequestError(top, error, [
           [/^/, error.code === "invalid_url" || error.code === "unsupported_scheme" ? (inMirrors ? mirrors : urls) : null],
+          [/^/, error.code === "metalink_invalid" ? urls : null],
           [/checksum|digest/i, checksum],
           [/mirror/i, mirrors],
           [/file name|filename/i, name],
