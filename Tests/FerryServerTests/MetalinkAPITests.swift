@@ -53,6 +53,29 @@ import Testing
         }
     }
 
+    @Test func aMetalinksURLIsFetchedByTheDaemon() async throws {
+        try await Origin.run { origin, base in
+            let file = Origin.File(data: Origin.bytes(60_000, seed: 16))
+            origin.serve("/d.bin", file)
+            let document = Self.document([("d.bin", file.sha256, [base.appendingPathComponent("d.bin").absoluteString])])
+            origin.serve("/files.meta4", Origin.File(data: Data(document.utf8), contentType: "application/metalink4+xml"))
+            try await withTemporaryDirectory { home in
+                try await DaemonHarness.run(home: home) { d in
+                    let created = try await d.client.createTransfers(CreateTransfersRequest(metalinkURL: base.appendingPathComponent("files.meta4").absoluteString))
+                    #expect(created.transfers.map(\.url) == [base.appendingPathComponent("d.bin").absoluteString])
+                    #expect(try await Self.reach(d, created.transfers[0].id, .completed).sha256 == file.sha256)
+                    do {
+                        _ = try await d.client.createTransfers(CreateTransfersRequest(metalinkURL: base.appendingPathComponent("gone.meta4").absoluteString))
+                        Issue.record("a Metalink that is not there queued something")
+                    } catch let error as FerryError {
+                        #expect(error.code == .httpStatus && error.message.contains("404"), "\(error)")
+                    }
+                    #expect(try await d.client.transfers().transfers.count == 1)
+                }
+            }
+        }
+    }
+
     @Test func aDigestThatDoesNotMatchPlacesNothing() async throws {
         try await Origin.run { origin, base in
             origin.serve("/c.bin", Origin.File(data: Origin.bytes(50_000, seed: 13)))

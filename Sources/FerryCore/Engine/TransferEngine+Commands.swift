@@ -266,6 +266,38 @@ extension TransferEngine {
         )
     }
 
+    /// A small document a download is described by (a Metalink), fetched as the session's
+    /// downloads are (its proxy, certificates, cookies and headers).
+    /// - Throws: what a transfer's attempt would fail with; `http_status` for an answer that is
+    ///   not 2xx; `invalid_request` for one larger than `maximumBytes`.
+    package nonisolated func fetchDocument(_ url: URL, session: String, maximumBytes: Int) async throws -> Data {
+        try Self.validateSession(session)
+        let settings = TransferSettings(
+            daemon: try await journal.daemonOptions(), session: try await journal.sessionOptions(session), sessionName: session
+        )
+        do {
+            let (response, finalURL) = try await worker.fetcher.get(
+                url, headers: [], extra: settings.headers, headTimeout: settings.headTimeout ?? .seconds(60), options: settings.merged,
+                session: session
+            )
+            guard (200..<300).contains(Int(response.status.code)) else {
+                throw FerryError(.httpStatus, "\(finalURL.absoluteString) answered \(response.status.code) \(response.status.reasonPhrase).")
+            }
+            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maximumBytes {
+                throw FerryError.invalidRequest("\(url.absoluteString) is \(length) bytes, more than the \(maximumBytes) a Metalink may have.")
+            }
+            let body = try await response.body.collect(upTo: maximumBytes + 1)
+            guard body.readableBytes <= maximumBytes else {
+                throw FerryError.invalidRequest("\(url.absoluteString) is more than the \(maximumBytes) bytes a Metalink may have.")
+            }
+            return Data(body.readableBytesView)
+        } catch let error as FerryError {
+            throw error
+        } catch {
+            throw AttemptFailure(error, url: url).error
+        }
+    }
+
     /// `application/x-www-form-urlencoded`: letters, digits and `*-._` as they are, spaces as
     /// `+`, the rest percent-encoded.
     static func formEncode(_ text: String) -> String {

@@ -37,6 +37,9 @@ public struct CreateTransfersRequest: Codable, Sendable {
     /// A Metalink document (version 4, `.meta4`, or 3, `.metalink`), instead of `urls`: a
     /// transfer for each of its files, from its mirrors, checked against its digest.
     public var metalink: String?
+    /// A Metalink's URL, instead of `metalink`: the daemon fetches it (16 MiB at most) as the
+    /// session's downloads are fetched.
+    public var metalinkURL: String?
     /// With `metalink`: country codes (`de`, `fr`) whose mirrors are tried first.
     public var metalinkLocations: [String]?
 
@@ -46,9 +49,10 @@ public struct CreateTransfersRequest: Codable, Sendable {
         taskDescription: String? = nil, options: TransferOptions? = nil, mirrors: [String]? = nil,
         directory: String? = nil, filename: String? = nil, overwrite: Bool? = nil, createDirectory: Bool? = nil,
         checksum: String? = nil, priority: TransferPriority? = nil, paused: Bool? = nil, metalink: String? = nil,
-        metalinkLocations: [String]? = nil
+        metalinkURL: String? = nil, metalinkLocations: [String]? = nil
     ) {
         self.metalink = metalink
+        self.metalinkURL = metalinkURL
         self.metalinkLocations = metalinkLocations
         self.urls = urls
         self.resumeData = resumeData

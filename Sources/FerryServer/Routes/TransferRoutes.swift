@@ -93,6 +93,13 @@ struct TransferRoutes {
             }
             transfers = [try await engine.resume(with: try ResumeData(blob: data), session: session)]
         } else {
+            var body = body
+            if let text = body.metalinkURL {
+                guard body.metalink == nil else { throw FerryError.invalidRequest("Give a Metalink or its URL, not both.") }
+                let url = try TransferURL.validate(text)
+                let data = try await engine.fetchDocument(url, session: session, maximumBytes: 16 << 20)
+                body.metalink = String(decoding: data, as: UTF8.self)
+            }
             var downloads = try Self.downloads(body, session: session)
             for index in downloads.indices { downloads[index].requestedBy = context.credential?.user }
             // RFC 7240: the client needs the ids alone (`ferry get --no-wait -i`).

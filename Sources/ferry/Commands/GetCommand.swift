@@ -32,7 +32,8 @@ struct GetCommand: AsyncParsableCommand {
 
             The queue starts higher --priority first, then the oldest (`ferry move` changes it).
 
-            A Metalink file (.meta4, or .metalink of version 3) given as a path downloads each \
+            A Metalink (.meta4, or .metalink of version 3), given as a path or an http(s) URL \
+            (the daemon fetches it), downloads each \
             file it names, from its http(s) URLs as mirrors (--metalink-location de,fr tries \
             those countries' first), checked against its strongest digest; a name with a folder \
             goes into that folder under the destination, and one that would leave it refuses \
@@ -105,7 +106,7 @@ struct GetCommand: AsyncParsableCommand {
         guard outputPath == nil || urls.count == 1 else { throw ValidationError("-o goes with one URL; use --dir for several.") }
         guard checksum == nil || urls.count == 1 else { throw ValidationError("--checksum goes with one URL.") }
         guard outputPath == nil || transfer.dir == nil else { throw ValidationError("Give -o or --dir, not both.") }
-        if urls.contains(where: Self.isMetalinkFile) {
+        if urls.contains(where: { Self.isMetalinkFile($0) || Self.isMetalinkURL($0) }) {
             guard outputPath == nil, checksum == nil, mirror.isEmpty else {
                 throw ValidationError("A Metalink names its files, mirrors and digests: -o, --checksum and --mirror do not go with it.")
             }
@@ -166,16 +167,24 @@ struct GetCommand: AsyncParsableCommand {
         var options = try transfer.options()
         try auth.apply(to: &options)
         let links = urls.filter(Self.isMetalinkFile)
+        let remote = urls.filter(Self.isMetalinkURL)
         let request = CreateTransfersRequest(
-            urls: urls.filter { !Self.isMetalinkFile($0) }, session: session, force: force, options: options, mirrors: mirror.isEmpty ? nil : mirror,
+            urls: urls.filter { !Self.isMetalinkFile($0) && !Self.isMetalinkURL($0) }, session: session, force: force, options: options, mirrors: mirror.isEmpty ? nil : mirror,
             directory: directory, filename: name, overwrite: overwrite ? true : nil, createDirectory: mkdir ? true : nil,
             checksum: checksum, priority: priority
         )
+        let locations = metalinkLocation?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let documents = try links.map { path in
             var document = request
             document.urls = nil
             document.metalink = try Self.readMetalink(path)
-            document.metalinkLocations = metalinkLocation?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            document.metalinkLocations = locations
+            return document
+        } + remote.map { url in
+            var document = request
+            document.urls = nil
+            document.metalinkURL = url
+            document.metalinkLocations = locations
             return document
         }
         return try inputFile.map { path in
@@ -188,6 +197,13 @@ struct GetCommand: AsyncParsableCommand {
         let lower = argument.lowercased()
         return !lower.contains("://") && (lower.hasSuffix(".meta4") || lower.hasSuffix(".metalink"))
             && FileManager.default.fileExists(atPath: TransferOptionFlags.absolutePath(argument))
+    }
+
+    /// An http(s) URL whose path ends in `.meta4` or `.metalink`: the daemon fetches the document.
+    static func isMetalinkURL(_ argument: String) -> Bool {
+        guard let url = URL(string: argument), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return false }
+        let path = url.path.lowercased()
+        return path.hasSuffix(".meta4") || path.hasSuffix(".metalink")
     }
 
     /// A Metalink file's text (16 MiB at most; the daemon reads it).
