@@ -83,8 +83,9 @@ final class MetalinkXMLHandler: NSObject, XMLParserDelegate {
                 guard hashes.allSatisfy({ (try? Checksum(algorithm: algorithm, hex: $0)) != nil }) else {
                     return stop(parser, "a piece's \(algorithm.rawValue) of \(file!.name) is not \(algorithm.byteCount * 2) hex digits")
                 }
-                if let size = file!.size, Int64(hashes.count) != (size + length - 1) / length {
-                    return stop(parser, "\(hashes.count) piece digests for \(file!.name), whose \(size) bytes make \((size + length - 1) / length)")
+                // (Not `(size + length - 1) / length`: a hostile size near Int64.max would overflow.)
+                if let size = file!.size, case let count = size / length + (size % length == 0 ? 0 : 1), Int64(hashes.count) != count {
+                    return stop(parser, "\(hashes.count) piece digests for \(file!.name), whose \(size) bytes make \(count)")
                 }
                 file!.pieces = Metalink.Pieces(length: length, algorithm: algorithm, hashes: hashes)
             }

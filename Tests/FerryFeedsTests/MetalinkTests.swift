@@ -124,6 +124,7 @@ import Testing
             (Self.document(file: "a", #"<hash type="sha-256">abc</hash><url>https://x/a</url>"#), "sha-256 of a is not 64 hex digits"),
             (Self.document(file: "a", "<size>2048</size><pieces length=\"1024\" type=\"sha-1\"><hash>\(Self.sha1)</hash></pieces><url>https://x/a</url>"), "1 piece digests"),
             (Self.document(file: "a", #"<pieces length="1" type="sha-1"><hash>00</hash></pieces><url>https://x/a</url>"#), "piece length of 1"),
+            (Self.document(file: "a", "<size>\(Int64.max)</size><pieces length=\"4096\" type=\"sha-1\"><hash>\(Self.sha1)</hash></pieces><url>https://x/a</url>"), "1 piece digests"),
             (Self.document(file: "a", ""), "no URL for a"),
             (#"<metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a"><url>https://x/a</url></file><file name="a"><url>https://x/b</url></file></metalink>"#, "names a twice"),
             (#"<metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a"><url>https://x/a</url>"#, "broken"),
