@@ -34,6 +34,16 @@ extension Parameters {
 }
 
 extension Request {
+    /// A whole-number query parameter within `range`; nil when it is absent or empty.
+    /// - Throws: `invalid_request` for anything else, saying the range.
+    func integerQuery(_ name: String, in range: ClosedRange<Int>) throws(FerryError) -> Int? {
+        guard let text = uri.queryParameters.get(name), !text.isEmpty else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw FerryError.invalidRequest("\(name) must be a number from \(range.lowerBound) to \(range.upperBound) ('\(text.prefix(20))' is not).")
+        }
+        return number
+    }
+
     /// Decodes a JSON body, turning malformed input into a clear 400.
     func decodeJSON<Value: Decodable>(_ type: Value.Type, context: FerryRequestContext) async throws -> Value {
         guard let value = try await decodeJSONIfAny(type, context: context) else {

@@ -48,12 +48,7 @@ struct ListeningRoutes {
                 guard let id = Int64(given), id > 0 else { throw FerryError(.invalidRequest, "podcast must be a podcast's id.") }
                 podcast = id
             }
-            let limit = try query.get("limit").map { given throws(FerryError) -> Int in
-                guard let number = Int(given), (1...TranscriptSearch.maximumHits).contains(number) else {
-                    throw FerryError(.invalidRequest, "limit must be a number from 1 to \(TranscriptSearch.maximumHits).")
-                }
-                return number
-            }
+            let limit = try request.integerQuery("limit", in: 1...TranscriptSearch.maximumHits)
             return try jsonResponse(try await podcasts.as(context.listener).searchTranscripts(text, podcastId: podcast, limit: limit ?? 50))
         }
         api.delete("episodes/:id/file") { _, context in

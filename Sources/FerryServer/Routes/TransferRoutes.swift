@@ -172,12 +172,7 @@ struct TransferRoutes {
                 }
             )
         }
-        let limit = try query.get("limit").map { text throws(FerryError) in
-            guard let limit = Int(text), (1...10_000).contains(limit) else {
-                throw FerryError.invalidRequest("limit must be a number from 1 to 10000 ('\(text.prefix(20))' is not).")
-            }
-            return limit
-        }
+        let limit = try request.integerQuery("limit", in: 1...10_000)
         let order = query.get("order") ?? "asc"
         guard order == "asc" || order == "desc" else { throw FerryError.invalidRequest("order is asc (oldest first) or desc (newest first).") }
         var list = try await engine.list(session: session, states: states, limit: limit, cursor: query.get("cursor"), newestFirst: order == "desc")

@@ -119,15 +119,8 @@ struct OpenPodcastRoutes {
     }
 
     static func page(_ all: [OpenPodcastSubscription], request: Request, since: String?) throws -> Subscriptions {
-        func number(_ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
-            guard let text = request.uri.queryParameters.get(name), !text.isEmpty else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw FerryError.invalidRequest("\(name) is a whole number from \(range.lowerBound) to \(range.upperBound).")
-            }
-            return number
-        }
-        let perPage = try number("per_page", default: Self.perPage, in: 1...Self.maxPerPage)
-        let page = try number("page", default: 1, in: 1...Int(Int32.max))
+        let perPage = try request.integerQuery("per_page", in: 1...Self.maxPerPage) ?? Self.perPage
+        let page = try request.integerQuery("page", in: 1...Int(Int32.max)) ?? 1
         let start = min(all.count, (page - 1).multipliedReportingOverflow(by: perPage).overflow ? all.count : (page - 1) * perPage)
         let end = min(all.count, start + perPage)
         func link(_ page: Int) -> String {

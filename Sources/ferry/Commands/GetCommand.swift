@@ -238,7 +238,10 @@ struct GetCommand: AsyncParsableCommand {
                     }
                 } else {
                     let created = try await client.createTransferIDs(request)
-                    lines = { _ in (TransferFollower.lines(created, urls: request.urls ?? []), created.ids.count) }
+                    // A Metalink's transfers are said with the document they came from.
+                    let from = request.metalinkURL ?? (request.metalink != nil ? "(Metalink)" : nil)
+                    let urls = from.map { Array(repeating: $0, count: created.ids.count) } ?? request.urls ?? []
+                    lines = { _ in (TransferFollower.lines(created, urls: urls), created.ids.count) }
                 }
             } catch {
                 _ = try? await saying?.value  // What was queued before is said.
