@@ -31,7 +31,7 @@ public struct Metalink: Sendable, Hashable {
         public var metaurls: [URL]
 
         /// The folder part of ``name`` (nil for a bare name) and its last component.
-        public var folder: String? { name.contains("/") ? String(name[..<name.lastIndex(of: "/")!]) : nil }
+        public var folder: String? { name.lastIndex(of: "/").map { String(name[..<$0]) } }
         public var fileName: String { name.split(separator: "/").last.map(String.init) ?? name }
 
         /// The strongest digest given (SHA-512 before SHA-384, SHA-256, SHA-1, MD5).

@@ -243,9 +243,7 @@ extension TransferEngine {
     /// - Returns: the last hop's status and URL, and the jar after.
     package nonisolated func logIn(session: String, url: URL, form: [(name: String, value: String)]) async throws -> SessionLogin {
         try Self.validateSession(session)
-        let settings = TransferSettings(
-            daemon: try await journal.daemonOptions(), session: try await journal.sessionOptions(session), sessionName: session
-        )
+        let settings = try await sessionSettings(session)
         let body = form.map { Self.formEncode($0.name) + "=" + Self.formEncode($0.value) }.joined(separator: "&")
         let response: HTTPClientResponse, finalURL: URL
         do {
@@ -266,15 +264,18 @@ extension TransferEngine {
         )
     }
 
+    /// What a session's requests are made with: the daemon's options under the session's.
+    private nonisolated func sessionSettings(_ session: String) async throws -> TransferSettings {
+        TransferSettings(daemon: try await journal.daemonOptions(), session: try await journal.sessionOptions(session), sessionName: session)
+    }
+
     /// A small document a download is described by (a Metalink), fetched as the session's
     /// downloads are (its proxy, certificates, cookies and headers).
     /// - Throws: what a transfer's attempt would fail with; `http_status` for an answer that is
     ///   not 2xx; `invalid_request` for one larger than `maximumBytes`.
     package nonisolated func fetchDocument(_ url: URL, session: String, maximumBytes: Int) async throws -> Data {
         try Self.validateSession(session)
-        let settings = TransferSettings(
-            daemon: try await journal.daemonOptions(), session: try await journal.sessionOptions(session), sessionName: session
-        )
+        let settings = try await sessionSettings(session)
         do {
             let (response, finalURL) = try await worker.fetcher.get(
                 url, headers: [], extra: settings.headers, headTimeout: settings.headTimeout ?? .seconds(60), options: settings.merged,

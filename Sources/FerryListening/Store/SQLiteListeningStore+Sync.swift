@@ -67,8 +67,13 @@ extension SQLiteListeningStore {
                         (SELECT MAX(seq) FROM syncSubscriptionChange WHERE listener = ? AND at >= ? GROUP BY url)
                     ORDER BY seq
                     """, arguments: [user, since ?? Int64.min]
-            ).map { SyncSubscriptionState(url: $0[0], subscribed: $0[1], at: $0[2], seq: $0[3], deleted: $0[4]) }
+            ).map(Self.subscriptionState)
         }
+    }
+
+    /// A `url, added, at, seq, deleted` row of the subscription log.
+    private static func subscriptionState(_ row: Row) -> SyncSubscriptionState {
+        SyncSubscriptionState(url: row[0], subscribed: row[1], at: row[2], seq: row[3], deleted: row[4])
     }
 
     package func markSyncDeletion(user: String, url: String) async throws -> Int64? {
@@ -86,7 +91,7 @@ extension SQLiteListeningStore {
             try Row.fetchOne(
                 db, sql: "SELECT url, added, at, seq, deleted FROM syncSubscriptionChange WHERE listener = ? AND seq = ? AND deleted",
                 arguments: [user, id]
-            ).map { SyncSubscriptionState(url: $0[0], subscribed: $0[1], at: $0[2], seq: $0[3], deleted: $0[4]) }
+            ).map(Self.subscriptionState)
         }
     }
 

@@ -14,20 +14,25 @@ extension SyncLibrary {
     /// (every one when nil), oldest change first.
     package func openSubscriptions(user: String, since: Int64?) async throws -> [OpenPodcastSubscription] {
         var states = try await store.syncSubscriptionStates(user: user, since: since)
+        let podcasts = try await podcastsByFeed()
         if since == nil {
-            // Subscriptions older than the log (journals before v14) are subscribed all the same.
+            // Subscriptions older than the log (journals before v14) are subscribed all the same,
+            // since the podcast was first read.
             let logged = Set(states.map(\.url))
             for url in try await store.syncSubscriptions(user: user) where !logged.contains(url) {
-                states.append(SyncSubscriptionState(url: url, subscribed: true, at: 0, seq: 0, deleted: false))
+                let at = Int64(podcasts[url]?.createdAt.timeIntervalSince1970 ?? 0)
+                states.append(SyncSubscriptionState(url: url, subscribed: true, at: at, seq: 0, deleted: false))
             }
         }
-        let podcasts = Dictionary(try await store.podcasts().map { ($0.feedURL, $0) }, uniquingKeysWith: { first, _ in first })
         return states.map { state in
             let podcast = podcasts[state.url]
-            var subscription = OpenPodcastSubscription(state, feedGUID: podcast?.podcasting?.guid, firstRead: podcast?.createdAt)
-            if state.at == 0 { subscription.subscriptionChanged = podcast?.createdAt }
-            return subscription
+            return OpenPodcastSubscription(state, feedGUID: podcast?.podcasting?.guid, firstRead: podcast?.createdAt)
         }
+    }
+
+    /// The library's podcasts by feed URL: their GUIDs and when each was first read.
+    private func podcastsByFeed() async throws -> [String: PodcastRecord] {
+        Dictionary(try await store.podcasts().map { ($0.feedURL, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The subscription a client's GUID names (its own or its feed's newer one), deleted or not.
@@ -43,15 +48,15 @@ extension SyncLibrary {
     {
         var success: [OpenPodcastSubscription] = [], failure: [(url: String, message: String)] = [], urls: [String] = []
         let now = Self.now()
-        let known = Dictionary(try await store.podcasts().map { ($0.feedURL, $0) }, uniquingKeysWith: { first, _ in first })
+        let known = try await podcastsByFeed()
         for feed in feeds {
-            let url = feed.url.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard url.contains("://") else {
-                failure.append((feed.url, "No protocol present: a feed URL starts with http:// or https://."))
-                continue
-            }
-            guard url.utf8.count <= 4096, EpisodeAction.isWebURL(url) else {
-                failure.append((feed.url, "Not a feed Ferry can fetch: only http and https URLs are."))
+            guard let url = Self.feedURL(cleaning: feed.url) else {
+                failure.append((
+                    feed.url,
+                    feed.url.contains("://")
+                        ? "Not a feed Ferry can fetch: only http and https URLs are."
+                        : "No protocol present: a feed URL starts with http:// or https://."
+                ))
                 continue
             }
             let guid = feed.guid.flatMap(OpenPodcastGUID.normalized)
@@ -86,32 +91,20 @@ extension SyncLibrary {
         guard newFeedURL != nil || isSubscribed != nil else {
             throw FerryError.invalidRequest("Give new_feed_url or is_subscribed: there is nothing else to change.")
         }
-        var patch = OpenSubscriptionPatch()
+        let target = try newFeedURL.map { text in
+            guard let url = Self.feedURL(cleaning: text) else { throw FerryError.invalidRequest("new_feed_url must be an http or https URL.") }
+            return url
+        } ?? subscription.feedURL
+        let moved = target != subscription.feedURL
         let subscribed = isSubscribed ?? subscription.isSubscribed
-        if let newFeedURL {
-            let url = newFeedURL.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard url.utf8.count <= 4096, EpisodeAction.isWebURL(url) else {
-                throw FerryError.invalidRequest("new_feed_url must be an http or https URL.")
-            }
-            if url != subscription.feedURL {
-                _ = try await changeSubscriptions(
-                    user: user, device: Self.openPodcastDevice, add: subscribed ? [url] : [], remove: subscription.isSubscribed ? [subscription.feedURL] : []
-                )
-                patch.newFeedURL = url
-                if isSubscribed != nil { patch.isSubscribed = subscribed }
-                patch.subscriptionChanged = Date(timeIntervalSince1970: TimeInterval(Self.now()))
-                return patch
-            }
+        // Moved: the new feed subscribed (if wanted), the old one left; else only the change asked.
+        let add = subscribed && (moved || !subscription.isSubscribed) ? [target] : []
+        let remove = subscription.isSubscribed && (moved || !subscribed) ? [subscription.feedURL] : []
+        if !add.isEmpty || !remove.isEmpty {
+            _ = try await changeSubscriptions(user: user, device: Self.openPodcastDevice, add: add, remove: remove)
         }
-        if let isSubscribed, isSubscribed != subscription.isSubscribed {
-            _ = try await changeSubscriptions(
-                user: user, device: Self.openPodcastDevice, add: isSubscribed ? [subscription.feedURL] : [], remove: isSubscribed ? [] : [subscription.feedURL]
-            )
-            patch.isSubscribed = isSubscribed
-            patch.subscriptionChanged = Date(timeIntervalSince1970: TimeInterval(Self.now()))
-        } else if let isSubscribed {
-            patch.isSubscribed = isSubscribed
-        }
+        var patch = OpenSubscriptionPatch(newFeedURL: moved ? target : nil, isSubscribed: isSubscribed)
+        if moved || !add.isEmpty || !remove.isEmpty { patch.subscriptionChanged = Date(timeIntervalSince1970: TimeInterval(Self.now())) }
         return patch
     }
 

@@ -89,13 +89,12 @@ package struct SyncLibrary: Sendable {
         var updates: [[String]] = []
         func clean(_ urls: [String]) -> [String] {
             urls.compactMap { url in
-                let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard trimmed.utf8.count <= 4096, EpisodeAction.isWebURL(trimmed) else {
+                guard let cleaned = Self.feedURL(cleaning: url) else {
                     updates.append([url, ""])
                     return nil
                 }
-                if trimmed != url { updates.append([url, trimmed]) }
-                return trimmed
+                if cleaned != url { updates.append([url, cleaned]) }
+                return cleaned
             }
         }
         let added = clean(add), removed = clean(remove)
@@ -106,6 +105,13 @@ package struct SyncLibrary: Sendable {
             try? await podcasts.as(user).unsubscribe(id, deleteFiles: false)
         }
         return updates
+    }
+
+    /// A feed URL as every dialect takes it: trimmed, http or https, 4,096 bytes at most; nil
+    /// for anything else.
+    static func feedURL(cleaning text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.utf8.count <= 4096 && EpisodeAction.isWebURL(trimmed) ? trimmed : nil
     }
 
     /// Subscribes users to the feeds their phones added; one that fails stays pending with its

@@ -96,6 +96,7 @@ struct TransferRoutes {
             var body = body
             if let text = body.metalinkURL {
                 guard body.metalink == nil else { throw FerryError.invalidRequest("Give a Metalink or its URL, not both.") }
+                try Self.checkMetalinkAlone(body)  // before fetching anything
                 let url = try TransferURL.validate(text)
                 let data = try await engine.fetchDocument(url, session: session, maximumBytes: 16 << 20)
                 body.metalink = String(decoding: data, as: UTF8.self)
@@ -118,13 +119,18 @@ struct TransferRoutes {
         return try jsonResponse(TransferList(transfers: transfers, lastEventSeq: seq), status: .created)
     }
 
+    /// A Metalink names its files, mirrors and digests: a request that gives one names none.
+    private static func checkMetalinkAlone(_ body: CreateTransfersRequest) throws(FerryError) {
+        guard body.urls?.isEmpty ?? true, body.mirrors == nil, body.filename == nil, body.checksum == nil else {
+            throw FerryError.invalidRequest("A Metalink names its files, mirrors and digests: give it without urls, mirrors, filename or checksum.")
+        }
+    }
+
     /// What a request asks to download: its URLs (one request), or each file of its Metalink.
     /// Everything is checked before any is journaled: one bad URL or file rejects the request.
     private static func downloads(_ body: CreateTransfersRequest, session: String) throws -> [TransferEngine.DownloadRequest] {
         if let document = body.metalink {
-            guard body.urls?.isEmpty ?? true, body.mirrors == nil, body.filename == nil, body.checksum == nil else {
-                throw FerryError.invalidRequest("A Metalink names its files, mirrors and digests: give it without urls, mirrors, filename or checksum.")
-            }
+            try checkMetalinkAlone(body)
             let metalink = try Metalink.parse(Data(document.utf8))
             return try MetalinkDownloads.requests(for: metalink, body, session: session, locations: body.metalinkLocations ?? [])
         }

@@ -63,11 +63,7 @@ struct OpenPodcastRoutes {
         api.delete("subscriptions/:guid") { request, context in
             try await answer {
                 let user = try await auth.authenticate(request, context: context)
-                let guid = try context.parameters.require("guid")
-                guard let subscription = try await sync.openSubscription(user: user, guid: guid) else {
-                    throw FerryError(.notFound, "There is no subscription \(guid.prefix(80)).")
-                }
-                let id = try await sync.deleteOpenSubscription(user: user, subscription)
+                let id = try await sync.deleteOpenSubscription(user: user, try await named(user, context))
                 return try jsonResponse(Received(deletionId: id, message: "Deletion request was received and will be processed"), status: .accepted)
             }
         }
@@ -83,12 +79,18 @@ struct OpenPodcastRoutes {
         }
     }
 
-    /// The subscription the path's GUID names; 404 for none, 410 (the draft's Gone) for a deleted one.
-    private func existing(_ user: String, _ context: FerryRequestContext) async throws -> OpenPodcastSubscription {
+    /// The subscription the path's GUID names, deleted or not; 404 for none.
+    private func named(_ user: String, _ context: FerryRequestContext) async throws -> OpenPodcastSubscription {
         let guid = try context.parameters.require("guid")
         guard let subscription = try await sync.openSubscription(user: user, guid: guid) else {
             throw FerryError(.notFound, "There is no subscription \(guid.prefix(80)).")
         }
+        return subscription
+    }
+
+    /// The subscription the path's GUID names; 404 for none, 410 (the draft's Gone) for a deleted one.
+    private func existing(_ user: String, _ context: FerryRequestContext) async throws -> OpenPodcastSubscription {
+        let subscription = try await named(user, context)
         guard subscription.deleted == nil else { throw Gone() }
         return subscription
     }
@@ -121,7 +123,7 @@ struct OpenPodcastRoutes {
     static func page(_ all: [OpenPodcastSubscription], request: Request, since: String?) throws -> Subscriptions {
         let perPage = try request.integerQuery("per_page", in: 1...Self.maxPerPage) ?? Self.perPage
         let page = try request.integerQuery("page", in: 1...Int(Int32.max)) ?? 1
-        let start = min(all.count, (page - 1).multipliedReportingOverflow(by: perPage).overflow ? all.count : (page - 1) * perPage)
+        let start = min(all.count, (page - 1) * perPage)  // at most 2³¹ × 500: no overflow
         let end = min(all.count, start + perPage)
         func link(_ page: Int) -> String {
             var query = [("page", String(page)), ("per_page", String(perPage))]
